@@ -1,0 +1,62 @@
+// A configuration's outcome as a value: "did it run" (status) apart from "was it right" (verified), with its timings.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cutune {
+
+/// How far a configuration's evaluation got. Only Ok results have a time that may count.
+enum class Status {
+  Ok,            ///< compiled, ran, verified, timed
+  CompileError,  ///< NVRTC rejected it (message holds the log)
+  LaunchError,   ///< could not be loaded or launched (resources, launch configuration)
+  RuntimeError,  ///< faulted while running (illegal address, trap, ...)
+  WrongResult,   ///< ran but the output differs from the reference
+  Timeout,       ///< ran past its deadline
+};
+std::string_view to_string(Status s);
+/// Inverse of to_string(); throws DatabaseError on an unknown name.
+Status status_from_string(std::string_view s);
+
+/// One configuration tried on one device, kernel version and shape.
+struct Result {
+  std::string config;                ///< canonical "NAME=VALUE,..." form
+  Status status = Status::Ok;
+  std::string message;               ///< compile log or error, empty when Ok
+  std::vector<double> samples_ms;    ///< every timed run, in order, milliseconds
+  double median_ms = 0.0;
+  double min_ms = 0.0;
+  double max_ms = 0.0;
+  double spread = 0.0;               ///< interquartile range over the median (0.01 = 1%)
+  double metric = 0.0;               ///< GB/s or GFLOP/s at the median time
+  double max_error = 0.0;            ///< largest |out - ref| seen in verification
+  int registers = 0;                 ///< per thread, after compile (0 when unknown)
+  double compile_ms = 0.0;
+};
+
+/// Device identity: name, compute capability and SM count are the key; the rest is provenance.
+struct DeviceIdentity {
+  std::string name;            ///< as the driver reports it, e.g. "NVIDIA H200"
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+  int memory_clock_khz = 0;
+  int memory_bus_bits = 0;
+  std::int64_t total_memory = 0;  ///< bytes
+  std::string uuid;
+  int driver_version = 0;      ///< as cuDriverGetVersion, e.g. 13000
+  int nvrtc_version = 0;       ///< major * 1000 + minor * 10, e.g. 13000
+  std::string arch() const { return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor); }
+};
+
+/// Kernel identity: the family name and the hash of its source and spec (its version).
+struct KernelIdentity {
+  std::string name;
+  std::string hash;
+};
+
+}  // namespace cutune

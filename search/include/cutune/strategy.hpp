@@ -1,0 +1,42 @@
+// Strategy: proposes which configurations of a space to evaluate next, as a small ask/tell object.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cutune/space.hpp"
+
+namespace cutune {
+
+/// The tuner asks for configurations (indices into the space), evaluates them, and tells each outcome.
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  /// Up to `n` indices never asked before; fewer, or none, when the strategy has nothing more to propose.
+  virtual std::vector<std::size_t> ask(std::size_t n) = 0;
+  /// The outcome of an asked index: its time in ms, or nullopt when the configuration failed.
+  virtual void tell(std::size_t index, std::optional<double> time_ms) = 0;
+};
+
+/// Every configuration once, in the space's order.
+class ExhaustiveStrategy final : public Strategy {
+ public:
+  explicit ExhaustiveStrategy(std::size_t space_size) : size_(space_size) {}
+  std::vector<std::size_t> ask(std::size_t n) override;
+  void tell(std::size_t, std::optional<double>) override {}
+
+ private:
+  std::size_t size_;
+  std::size_t next_ = 0;
+};
+
+/// The names make_strategy() accepts.
+std::vector<std::string> strategy_names();
+/// A strategy by name over `space`; deterministic for a given seed. Throws InputError for an unknown name.
+std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& space, std::uint64_t seed);
+
+}  // namespace cutune

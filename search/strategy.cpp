@@ -1,0 +1,25 @@
+// The strategy registry and the exhaustive strategy.
+#include "cutune/strategy.hpp"
+
+#include <algorithm>
+
+#include "cutune/error.hpp"
+
+namespace cutune {
+
+std::vector<std::size_t> ExhaustiveStrategy::ask(std::size_t n) {
+  std::vector<std::size_t> out;
+  for (; out.size() < n && next_ < size_; ++next_) out.push_back(next_);
+  return out;
+}
+
+std::vector<std::string> strategy_names() { return {"exhaustive"}; }
+
+std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& space, std::uint64_t /*seed*/) {
+  if (name == "exhaustive") return std::make_unique<ExhaustiveStrategy>(space.size());
+  std::string known;
+  for (const auto& n : strategy_names()) known += (known.empty() ? "" : ", ") + n;
+  throw InputError("unknown strategy '" + std::string(name) + "' (known: " + known + ")");
+}
+
+}  // namespace cutune

@@ -1,0 +1,232 @@
+// Sets up a Workbench: support kernels, argument buffers with their inputs, and the reference output.
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "cutune/error.hpp"
+#include "embedded_support.hpp"
+#include "nvrtc.hpp"
+#include "workbench.hpp"
+
+namespace cutune {
+namespace detail {
+namespace {
+
+constexpr std::array<const char*, 5> kTypeNames = {"float", "double", "int", "long long", "unsigned"};
+
+const NvrtcOutput& support_binary(const std::string& arch) {
+  static std::mutex mutex;
+  static std::map<std::string, NvrtcOutput> compiled;
+  std::lock_guard lock(mutex);
+  auto it = compiled.find(arch);
+  if (it != compiled.end()) return it->second;
+  std::vector<std::string> names;
+  for (const char* type : kTypeNames) {
+    names.push_back(std::string("fill_random<") + type + ">");
+    names.push_back(std::string("fill_value<") + type + ">");
+    names.push_back(std::string("compare<") + type + ">");
+  }
+  names.push_back("flush_l2");
+  NvrtcOutput out = nvrtc_compile(std::string(support_source()), "support.cu", names, {}, arch);
+  if (!out.ok) throw CudaError("cutune's support kernels do not compile for " + arch + ": " + out.log);
+  return compiled.emplace(arch, std::move(out)).first->second;
+}
+
+}  // namespace
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  CU_CHECK(cuMemAlloc, &ptr_, bytes == 0 ? 1 : bytes);
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_ != 0) driver().cuMemFree(ptr_);
+}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    if (ptr_ != 0) driver().cuMemFree(ptr_);
+    ptr_ = other.ptr_;
+    bytes_ = other.bytes_;
+    other.ptr_ = 0;
+  }
+  return *this;
+}
+
+CUresult Module::load(const std::string& cubin) { return driver().cuModuleLoadData(&module_, cubin.data()); }
+
+Module::~Module() {
+  if (module_ != nullptr) driver().cuModuleUnload(module_);
+}
+
+CUresult Module::function(const std::string& lowered_name, CUfunction* out) const {
+  return driver().cuModuleGetFunction(out, module_, lowered_name.c_str());
+}
+
+SupportKernels::SupportKernels(const std::string& arch) {
+  const NvrtcOutput& binary = support_binary(arch);
+  check(module.load(binary.cubin), "cuModuleLoadData(support.cu)");
+  std::size_t k = 0;
+  for (std::size_t t = 0; t < kTypeNames.size(); ++t) {
+    check(module.function(binary.lowered_names[k++], &fill_random[t]), "cuModuleGetFunction(fill_random)");
+    check(module.function(binary.lowered_names[k++], &fill_value[t]), "cuModuleGetFunction(fill_value)");
+    check(module.function(binary.lowered_names[k++], &compare[t]), "cuModuleGetFunction(compare)");
+  }
+  check(module.function(binary.lowered_names[k], &flush_l2), "cuModuleGetFunction(flush_l2)");
+}
+
+}  // namespace detail
+
+namespace {
+
+// Little-endian bytes of a scalar argument of the given type.
+std::array<unsigned char, 8> scalar_bytes(ElementType type, const Value& v) {
+  std::array<unsigned char, 8> out{};
+  auto put = [&out](auto x) { std::memcpy(out.data(), &x, sizeof x); };
+  switch (type) {
+    case ElementType::Float32: put(static_cast<float>(v.as_double())); break;
+    case ElementType::Float64: put(v.as_double()); break;
+    case ElementType::Int32: put(static_cast<std::int32_t>(v.as_int())); break;
+    case ElementType::Int64: put(static_cast<std::int64_t>(v.as_int())); break;
+    case ElementType::UInt32: put(static_cast<std::uint32_t>(v.as_int())); break;
+  }
+  return out;
+}
+
+}  // namespace
+
+Workbench::Impl::~Impl() {
+  if (stream != nullptr) detail::driver().cuStreamDestroy(stream);
+}
+
+CUresult Workbench::Impl::launch_support(CUfunction f, std::uint64_t n, void** params) {
+  const std::uint64_t wanted = (n + 255) / 256;
+  const std::uint64_t cap = static_cast<std::uint64_t>(device.identity().sm_count) * 8;
+  const unsigned blocks = static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(wanted, cap)));
+  return detail::driver().cuLaunchKernel(f, blocks, 1, 1, 256, 1, 1, 0, stream, params, nullptr);
+}
+
+void Workbench::Impl::fill(detail::DeviceArgument& arg, Fill fill, std::uint64_t salt) {
+  const auto t = static_cast<std::size_t>(arg.spec->type);
+  std::uint64_t n = arg.count;
+  CUdeviceptr p = arg.buffer.get();
+  if (fill == Fill::Zero || fill == Fill::Poison) {
+    CU_CHECK(cuMemsetD8Async, p, fill == Fill::Zero ? 0x00 : 0xff, arg.buffer.bytes(), stream);
+  } else if (fill == Fill::Random) {
+    std::uint64_t seed = options.seed * 0x9e3779b97f4a7c15ull + salt;
+    void* params[] = {&p, &n, &seed};
+    detail::check(launch_support(support->fill_random[t], n, params), "fill_random");
+  } else {
+    std::array<unsigned char, 8> one = scalar_bytes(arg.spec->type, Value(1));
+    void* params[] = {&p, &n, one.data()};
+    detail::check(launch_support(support->fill_value[t], n, params), "fill_value");
+  }
+}
+
+void Workbench::Impl::reset_outputs() {
+  for (auto& arg : args) {
+    if (!arg.spec->is_buffer || !arg.spec->output) continue;
+    if (arg.initial.get() != 0) {
+      CU_CHECK(cuMemcpyDtoDAsync, arg.buffer.get(), arg.initial.get(), arg.buffer.bytes(), stream);
+    } else {
+      fill(arg, arg.spec->fill, 0);  // Poison, Zero or One: no data to keep
+    }
+  }
+}
+
+std::vector<void*> Workbench::Impl::parameters(const Config& config) {
+  const std::vector<Value> scope = spec.scope(config, &shape);
+  std::vector<void*> params;
+  for (auto& arg : args) {
+    if (arg.spec->is_buffer) {
+      arg.pointer = arg.buffer.get();
+      params.push_back(&arg.pointer);
+    } else {
+      arg.scalar = scalar_bytes(arg.spec->type, arg.spec->value.eval(scope));
+      params.push_back(arg.scalar.data());
+    }
+  }
+  return params;
+}
+
+CUresult Workbench::Impl::launch(CUfunction f, const Launch& l, std::vector<void*>& params) {
+  return detail::driver().cuLaunchKernel(
+      f, static_cast<unsigned>(l.grid[0]), static_cast<unsigned>(l.grid[1]), static_cast<unsigned>(l.grid[2]),
+      static_cast<unsigned>(l.block[0]), static_cast<unsigned>(l.block[1]), static_cast<unsigned>(l.block[2]),
+      static_cast<unsigned>(l.shared_memory), stream, params.data(), nullptr);
+}
+
+void Workbench::Impl::flush_l2() {
+  CUdeviceptr p = flush_buffer.get();
+  CUdeviceptr s = sink.get();
+  std::uint64_t n = flush_buffer.bytes() / 16;
+  void* params[] = {&p, &n, &s};
+  detail::check(launch_support(support->flush_l2, n, params), "flush_l2");
+}
+
+Workbench::Workbench(const Device& device, const KernelSpec& spec, const Shape& shape, const MeasureOptions& options)
+    : impl_(std::make_unique<Impl>(device, spec, shape, options)) {
+  Impl& w = *impl_;
+  device.make_current();
+  CU_CHECK(cuStreamCreate, &w.stream, CU_STREAM_NON_BLOCKING);
+  w.support = std::make_unique<detail::SupportKernels>(device.identity().arch());
+
+  const std::vector<Value> scope = spec.scope(spec.default_config(), &shape);
+  w.args.reserve(spec.arguments.size());
+  std::uint64_t salt = 1;
+  for (const Argument& a : spec.arguments) {
+    detail::DeviceArgument& arg = w.args.emplace_back();
+    arg.spec = &a;
+    if (!a.is_buffer) continue;
+    for (const Parameter& p : spec.parameters) {
+      if (a.size.uses(p.name)) {
+        throw SpecError("spec " + spec.name + ": arguments." + a.name + ".size may use shape names only, not " + p.name);
+      }
+    }
+    const std::int64_t count = a.size.eval(scope).as_int();
+    if (count <= 0) throw InputError("argument " + a.name + " of " + spec.name + " has no elements at shape " + shape.str());
+    arg.count = static_cast<std::size_t>(count);
+    arg.buffer = detail::DeviceBuffer(arg.count * element_size(a.type));
+    w.fill(arg, a.fill, salt++);
+    if (a.output) {
+      arg.reference = detail::DeviceBuffer(arg.buffer.bytes());
+      if (a.fill == Fill::Random) {
+        arg.initial = detail::DeviceBuffer(arg.buffer.bytes());
+        CU_CHECK(cuMemcpyDtoDAsync, arg.initial.get(), arg.buffer.get(), arg.buffer.bytes(), w.stream);
+      }
+    }
+  }
+  w.stats = detail::DeviceBuffer(3 * sizeof(std::uint64_t));
+  w.sink = detail::DeviceBuffer(sizeof(int));
+  if (options.flush_l2) {
+    w.flush_buffer = detail::DeviceBuffer(static_cast<std::size_t>(std::max<std::int64_t>(device.l2_bytes(), 1 << 20)) * 2);
+    CU_CHECK(cuMemsetD8Async, w.flush_buffer.get(), 0, w.flush_buffer.bytes(), w.stream);
+  }
+
+  // The reference output, computed once and kept per output buffer.
+  const CompileOutput ref = compile_reference(spec, device.identity().arch());
+  if (!ref.ok) throw CudaError("the reference kernel " + spec.reference_kernel + " of " + spec.name + " does not compile:\n" + ref.log);
+  detail::Module module;
+  detail::check(module.load(ref.cubin), "cuModuleLoadData(reference)");
+  CUfunction f = nullptr;
+  detail::check(module.function(ref.lowered_name, &f), "cuModuleGetFunction(reference)");
+  const Launch launch = spec.resolve(spec.reference_launch, spec.default_config(), shape);
+  if (launch.shared_memory > 48 * 1024) {
+    CU_CHECK(cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(launch.shared_memory));
+  }
+  w.reset_outputs();
+  std::vector<void*> params = w.parameters(spec.default_config());
+  detail::check(w.launch(f, launch, params), "cuLaunchKernel(reference)");
+  CU_CHECK(cuStreamSynchronize, w.stream);
+  for (auto& arg : w.args) {
+    if (arg.spec->is_buffer && arg.spec->output) {
+      CU_CHECK(cuMemcpyDtoDAsync, arg.reference.get(), arg.buffer.get(), arg.buffer.bytes(), w.stream);
+    }
+  }
+  CU_CHECK(cuStreamSynchronize, w.stream);
+}
+
+Workbench::~Workbench() = default;
+
+bool Workbench::usable() const { return impl_->usable; }
+
+}  // namespace cutune

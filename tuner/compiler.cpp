@@ -1,0 +1,47 @@
+// The compile pool: NVRTC is thread-safe per program, so every core compiles a configuration of its own.
+#include "cutune/compiler.hpp"
+
+namespace cutune {
+
+CompilePool::CompilePool(unsigned threads) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  workers_.reserve(threads);
+  for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
+}
+
+CompilePool::~CompilePool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    queue_.clear();  // abandoned jobs: their futures report broken_promise
+  }
+  ready_.notify_all();
+  for (auto& worker : workers_) worker.join();
+}
+
+std::future<CompileOutput> CompilePool::submit(std::function<CompileOutput()> job) {
+  std::packaged_task<CompileOutput()> task(std::move(job));
+  auto future = task.get_future();
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(std::move(task));
+  }
+  ready_.notify_one();
+  return future;
+}
+
+void CompilePool::work() {
+  for (;;) {
+    std::packaged_task<CompileOutput()> task;
+    {
+      std::unique_lock lock(mutex_);
+      ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    task();
+  }
+}
+
+}  // namespace cutune

@@ -1,0 +1,324 @@
+// Tokenizer and recursive-descent parser of the expression language, following Python's precedence.
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <utility>
+
+#include "cutune/error.hpp"
+#include "expr_node.hpp"
+
+namespace cutune::detail {
+namespace {
+
+enum class Tok { Int, Float, Name, Op, LParen, RParen, Comma, End };
+
+struct Token {
+  Tok kind = Tok::End;
+  std::string_view text;
+  std::size_t pos = 0;
+  Value number;
+};
+
+struct Function {
+  std::string_view name;
+  Op op;
+  std::size_t min_args;
+  std::size_t max_args;
+};
+
+constexpr std::size_t kUnlimited = static_cast<std::size_t>(-1);
+constexpr Function kFunctions[] = {
+    {"min", Op::Min, 2, kUnlimited}, {"max", Op::Max, 2, kUnlimited}, {"ceil_div", Op::CeilDiv, 2, 2},
+    {"abs", Op::Abs, 1, 1},          {"int", Op::Int, 1, 1},          {"float", Op::Float, 1, 1},
+};
+
+bool is_name_start(char ch) { return std::isalpha(static_cast<unsigned char>(ch)) || ch == '_'; }
+bool is_name_char(char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }
+bool is_digit(char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; }
+
+class Parser {
+ public:
+  Parser(std::string_view text, std::vector<std::string>& names) : text_(text), names_(names) { tokenize(); }
+
+  Node parse() {
+    if (tokens_.size() == 1) fail_at(0, "empty expression");
+    Node root = parse_or();
+    if (peek().kind != Tok::End) fail_unexpected();
+    return root;
+  }
+
+ private:
+  [[noreturn]] void fail_at(std::size_t pos, const std::string& what) const {
+    throw SpecError("invalid expression '" + std::string(text_) + "': " + what + " at column " +
+                    std::to_string(pos + 1));
+  }
+
+  [[noreturn]] void fail_unexpected() const {
+    const Token& t = peek();
+    if (t.kind == Tok::End) fail_at(t.pos, "unexpected end");
+    fail_at(t.pos, "unexpected '" + std::string(t.text) + "'");
+  }
+
+  void tokenize() {
+    std::size_t i = 0;
+    while (i < text_.size()) {
+      const char ch = text_[i];
+      if (std::isspace(static_cast<unsigned char>(ch))) {
+        ++i;
+      } else if (is_digit(ch) || (ch == '.' && i + 1 < text_.size() && is_digit(text_[i + 1]))) {
+        i = lex_number(i);
+      } else if (is_name_start(ch)) {
+        std::size_t end = i;
+        while (end < text_.size() && is_name_char(text_[end])) ++end;
+        push(Tok::Name, i, end);
+        i = end;
+      } else if (ch == '(' || ch == ')' || ch == ',') {
+        push(ch == '(' ? Tok::LParen : (ch == ')' ? Tok::RParen : Tok::Comma), i, i + 1);
+        ++i;
+      } else {
+        i = lex_operator(i);
+      }
+    }
+    tokens_.push_back(Token{Tok::End, {}, text_.size(), {}});
+  }
+
+  void push(Tok kind, std::size_t begin, std::size_t end, Value number = {}) {
+    tokens_.push_back(Token{kind, text_.substr(begin, end - begin), begin, number});
+  }
+
+  std::size_t lex_number(std::size_t begin) {
+    std::size_t end = begin;
+    bool is_float = false;
+    while (end < text_.size() && is_digit(text_[end])) ++end;
+    if (end < text_.size() && text_[end] == '.') {
+      is_float = true;
+      ++end;
+      while (end < text_.size() && is_digit(text_[end])) ++end;
+    }
+    if (end < text_.size() && (text_[end] == 'e' || text_[end] == 'E')) {
+      std::size_t exp = end + 1;
+      if (exp < text_.size() && (text_[exp] == '+' || text_[exp] == '-')) ++exp;
+      if (exp >= text_.size() || !is_digit(text_[exp])) fail_at(end, "malformed number exponent");
+      while (exp < text_.size() && is_digit(text_[exp])) ++exp;
+      is_float = true;
+      end = exp;
+    }
+    if (end < text_.size() && is_name_char(text_[end])) fail_at(end, "malformed number");
+    const char* first = text_.data() + begin;
+    const char* last = text_.data() + end;
+    if (is_float) {
+      double f = 0;
+      const auto r = std::from_chars(first, last, f);
+      if (r.ec != std::errc{} || r.ptr != last || !std::isfinite(f)) fail_at(begin, "number out of range");
+      push(Tok::Float, begin, end, f);
+    } else {
+      std::int64_t v = 0;
+      const auto r = std::from_chars(first, last, v);
+      if (r.ec != std::errc{} || r.ptr != last) fail_at(begin, "integer does not fit 64 bits");
+      push(Tok::Int, begin, end, v);
+    }
+    return end;
+  }
+
+  std::size_t lex_operator(std::size_t begin) {
+    static constexpr std::string_view kOperators[] = {"**", "//", "==", "!=", "<=", ">=", "+",
+                                                      "-",  "*",  "/",  "%",  "<",  ">"};
+    for (const auto op : kOperators) {
+      if (text_.substr(begin, op.size()) == op) {
+        push(Tok::Op, begin, begin + op.size());
+        return begin + op.size();
+      }
+    }
+    fail_at(begin, "unexpected character '" + std::string(1, text_[begin]) + "'");
+  }
+
+  const Token& peek() const { return tokens_[next_]; }
+  const Token& take() { return tokens_[next_++]; }
+  bool at_op(std::string_view op) const { return peek().kind == Tok::Op && peek().text == op; }
+  bool at_keyword(std::string_view word) const { return peek().kind == Tok::Name && peek().text == word; }
+
+  static Node make(Op op, std::vector<Node> args) {
+    Node n;
+    n.op = op;
+    n.args = std::move(args);
+    return n;
+  }
+
+  Node parse_or() {
+    Node left = parse_and();
+    while (at_keyword("or")) {
+      take();
+      left = make(Op::Or, {std::move(left), parse_and()});
+    }
+    return left;
+  }
+
+  Node parse_and() {
+    Node left = parse_not();
+    while (at_keyword("and")) {
+      take();
+      left = make(Op::And, {std::move(left), parse_not()});
+    }
+    return left;
+  }
+
+  Node parse_not() {
+    if (at_keyword("not")) {
+      take();
+      return make(Op::Not, {parse_not()});
+    }
+    return parse_comparison();
+  }
+
+  bool take_compare_op(CompareOp& op) {
+    static constexpr std::pair<std::string_view, CompareOp> kCompares[] = {
+        {"==", CompareOp::Eq}, {"!=", CompareOp::Ne}, {"<", CompareOp::Lt},
+        {"<=", CompareOp::Le}, {">", CompareOp::Gt},  {">=", CompareOp::Ge}};
+    for (const auto& [text, value] : kCompares) {
+      if (at_op(text)) {
+        take();
+        op = value;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  Node parse_comparison() {
+    Node first = parse_sum();
+    CompareOp op{};
+    if (!take_compare_op(op)) return first;
+    Node chain = make(Op::Compare, {});
+    chain.args.push_back(std::move(first));
+    do {
+      chain.compares.push_back(op);
+      chain.args.push_back(parse_sum());
+    } while (take_compare_op(op));
+    return chain;
+  }
+
+  Node parse_sum() {
+    Node left = parse_product();
+    while (at_op("+") || at_op("-")) {
+      const Op op = take().text == "+" ? Op::Add : Op::Sub;
+      left = make(op, {std::move(left), parse_product()});
+    }
+    return left;
+  }
+
+  Node parse_product() {
+    Node left = parse_unary();
+    while (at_op("*") || at_op("/") || at_op("//") || at_op("%")) {
+      const auto text = take().text;
+      const Op op = text == "*" ? Op::Mul : text == "/" ? Op::Div : text == "//" ? Op::FloorDiv : Op::Mod;
+      left = make(op, {std::move(left), parse_unary()});
+    }
+    return left;
+  }
+
+  // Unary minus binds looser than **, so -2 ** 2 is -4, while 2 ** -1 is 0.5.
+  Node parse_unary() {
+    if (at_op("-") || at_op("+")) {
+      const Op op = take().text == "-" ? Op::Neg : Op::Pos;
+      return make(op, {parse_unary()});
+    }
+    return parse_power();
+  }
+
+  Node parse_power() {
+    Node base = parse_atom();
+    if (!at_op("**")) return base;
+    take();
+    return make(Op::Pow, {std::move(base), parse_unary()});  // recursion makes ** right-associative
+  }
+
+  Node parse_atom() {
+    const Token& t = peek();
+    switch (t.kind) {
+      case Tok::Int:
+      case Tok::Float: {
+        take();
+        Node n;
+        n.constant = t.number;
+        return n;
+      }
+      case Tok::LParen: {
+        take();
+        Node inner = parse_or();
+        expect(Tok::RParen, "')'");
+        return inner;
+      }
+      case Tok::Name:
+        return parse_name();
+      default:
+        fail_unexpected();
+    }
+  }
+
+  void expect(Tok kind, std::string_view what) {
+    if (peek().kind != kind) {
+      const Token& t = peek();
+      std::string found = "the end";
+      if (t.kind != Tok::End) found = std::string("'").append(t.text).append("'");
+      fail_at(t.pos, "expected " + std::string(what) + ", found " + found);
+    }
+    take();
+  }
+
+  Node parse_name() {
+    const Token& t = take();
+    if (t.text == "True" || t.text == "False") {
+      Node n;
+      n.constant = t.text == "True" ? 1 : 0;
+      return n;
+    }
+    if (t.text == "and" || t.text == "or" || t.text == "not")
+      fail_at(t.pos, "unexpected '" + std::string(t.text) + "'");
+    if (peek().kind == Tok::LParen) return parse_call(t);
+    Node n;
+    n.op = Op::Name;
+    std::size_t index = 0;
+    while (index < names_.size() && names_[index] != t.text) ++index;
+    if (index == names_.size()) names_.emplace_back(t.text);
+    n.name = index;
+    return n;
+  }
+
+  Node parse_call(const Token& name) {
+    const Function* function = nullptr;
+    for (const auto& f : kFunctions) {
+      if (f.name == name.text) function = &f;
+    }
+    if (function == nullptr) fail_at(name.pos, "unknown function '" + std::string(name.text) + "'");
+    take();  // (
+    Node call = make(function->op, {});
+    if (peek().kind != Tok::RParen) {
+      call.args.push_back(parse_or());
+      while (peek().kind == Tok::Comma) {
+        take();
+        call.args.push_back(parse_or());
+      }
+    }
+    expect(Tok::RParen, "',' or ')'");
+    const auto n = call.args.size();
+    if (n < function->min_args || n > function->max_args) {
+      std::string need = function->min_args == function->max_args ? std::to_string(function->min_args)
+                                                                  : "at least " + std::to_string(function->min_args);
+      fail_at(name.pos, std::string(name.text) + "() takes " + need + " argument" +
+                            (function->min_args == 1 && function->max_args == 1 ? "" : "s") + ", got " +
+                            std::to_string(n));
+    }
+    return call;
+  }
+
+  std::string_view text_;
+  std::vector<std::string>& names_;
+  std::vector<Token> tokens_;
+  std::size_t next_ = 0;
+};
+
+}  // namespace
+
+Node parse_expression(std::string_view text, std::vector<std::string>& names) { return Parser(text, names).parse(); }
+
+}  // namespace cutune::detail

@@ -1,0 +1,61 @@
+// Compiler: NVRTC compiles of a spec's kernel for one configuration, run in parallel on all CPU cores.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cutune/spec.hpp"
+
+namespace cutune {
+
+/// A compiled kernel, or why it did not compile. A failed compile is a value, never an exception.
+struct CompileOutput {
+  bool ok = false;
+  std::string cubin;         ///< the binary, for cuModuleLoadData
+  std::string lowered_name;  ///< the kernel's symbol in the binary
+  std::string log;           ///< NVRTC's log (errors, warnings, ptxas resource report)
+  int registers = 0;         ///< per thread, from the ptxas report (0 when it gave none)
+  int spill_bytes = 0;       ///< spill stores + loads, from the ptxas report
+  double ms = 0.0;           ///< wall time of the compile
+};
+
+/// NVRTC's version as major * 1000 + minor * 10 (13.0 -> 13000).
+int nvrtc_version();
+
+/// Compiles `kernel` from the spec's source with `options` added to cutune's own, for `arch` (e.g. "sm_90").
+CompileOutput compile(const KernelSpec& spec, const std::string& kernel, const std::vector<std::string>& options,
+                      const std::string& arch);
+/// The spec's kernel with a configuration's #defines.
+CompileOutput compile_config(const KernelSpec& spec, const Config& config, const std::string& arch);
+/// The spec's reference kernel, with the default configuration's #defines.
+CompileOutput compile_reference(const KernelSpec& spec, const std::string& arch);
+
+/// A fixed set of threads that run compile jobs in submission order.
+class CompilePool {
+ public:
+  /// `threads` = 0 uses every hardware thread.
+  explicit CompilePool(unsigned threads = 0);
+  ~CompilePool();
+  CompilePool(const CompilePool&) = delete;
+  CompilePool& operator=(const CompilePool&) = delete;
+
+  std::future<CompileOutput> submit(std::function<CompileOutput()> job);
+  unsigned threads() const { return static_cast<unsigned>(workers_.size()); }
+
+ private:
+  void work();
+
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::packaged_task<CompileOutput()>> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace cutune

@@ -1,0 +1,42 @@
+// A CUDA device: its identity for the database and its launch limits for the space.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cutune/result.hpp"
+#include "cutune/space.hpp"
+
+namespace cutune {
+
+/// A GPU with its primary context made current on the calling thread. Not copyable.
+class Device {
+ public:
+  /// Number of CUDA devices; 0 when there is no driver or no GPU.
+  static int count();
+  /// Why no device can be used ("no CUDA device: ..."), or an empty string when one can.
+  static std::string unavailable_reason();
+
+  /// Opens device `ordinal`. Throws NoDeviceError without a driver or device, InputError for a bad ordinal.
+  explicit Device(int ordinal = 0);
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  int ordinal() const { return ordinal_; }
+  const DeviceIdentity& identity() const { return identity_; }
+  const DeviceLimits& limits() const { return limits_; }
+  std::int64_t l2_bytes() const { return l2_bytes_; }
+  /// Makes this device's context current on the calling thread.
+  void make_current() const;
+
+ private:
+  int ordinal_ = 0;
+  int handle_ = 0;       // CUdevice
+  void* context_ = nullptr;  // CUcontext (primary)
+  DeviceIdentity identity_;
+  DeviceLimits limits_;
+  std::int64_t l2_bytes_ = 0;
+};
+
+}  // namespace cutune

@@ -1,0 +1,76 @@
+// The small expression language of specs: constraints, launch geometry, sizes and metrics (DESIGN.md, decision 2).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cutune {
+
+/// A number of the expression language: an integer or a float, with Python's arithmetic rules
+/// (`/` gives a float, `//` floors, `%` takes the divisor's sign, comparisons and logic give 0 or 1).
+class Value {
+ public:
+  constexpr Value() = default;
+  constexpr Value(std::int64_t i) : is_float_(false), i_(i) {}  // NOLINT: implicit on purpose
+  constexpr Value(int i) : is_float_(false), i_(i) {}           // NOLINT
+  constexpr Value(double f) : is_float_(true), f_(f) {}         // NOLINT
+
+  bool is_float() const { return is_float_; }
+  /// The integer; a float with an integral value converts, any other float throws SpecError.
+  std::int64_t as_int() const;
+  double as_double() const { return is_float_ ? f_ : static_cast<double>(i_); }
+  bool truthy() const { return is_float_ ? f_ != 0.0 : i_ != 0; }
+  /// Canonical printed form: integers as digits, floats with the shortest round-trip digits (always with a '.' or exponent).
+  std::string str() const;
+
+  /// Numeric equality (1 == 1.0), as in Python.
+  friend bool operator==(const Value& a, const Value& b);
+
+ private:
+  bool is_float_ = false;
+  std::int64_t i_ = 0;
+  double f_ = 0.0;
+};
+
+namespace detail {
+struct Node;
+}
+
+/// A parsed expression. Grammar, loosest first:
+///   or / and / not / comparisons (== != < <= > >=, chained as in Python) / + - / * / // % / unary - + / ** (right assoc)
+///   atoms: integer and float literals, True, False, names, ( expr ), calls min(a, b, ...), max(a, b, ...),
+///   ceil_div(a, b), abs(a), int(a), float(a).
+/// Names are bound to slots before evaluation, so that evaluation costs no string lookups.
+class Expr {
+ public:
+  Expr();  ///< the constant 0
+  /// Parses `text`; throws SpecError naming the position on a syntax error.
+  static Expr parse(std::string_view text);
+  /// A constant expression.
+  static Expr constant(Value v);
+
+  const std::string& text() const { return text_; }
+  /// The free names, each once, in order of first use.
+  const std::vector<std::string>& names() const { return names_; }
+  bool uses(std::string_view name) const;
+
+  /// Resolves names to indices into `slots`; throws SpecError "unknown name 'X' in 'TEXT'" when a name is missing.
+  void bind(const std::vector<std::string>& slots);
+  bool bound() const { return bound_; }
+  /// Evaluates with values[i] standing for slots[i] of the last bind(). Throws SpecError on division by zero,
+  /// or when called before bind() on an expression that has names.
+  Value eval(std::span<const Value> values) const;
+
+ private:
+  std::string text_;
+  std::vector<std::string> names_;
+  std::shared_ptr<const detail::Node> root_;  // immutable, shared by copies; names refer to names_ by index
+  std::vector<std::size_t> slot_of_name_;     // filled by bind(): names_[i] lives at values[slot_of_name_[i]]
+  bool bound_ = false;
+};
+
+}  // namespace cutune

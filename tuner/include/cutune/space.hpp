@@ -1,0 +1,47 @@
+// Space: the spec's parameter values × its constraints, minus what the device cannot launch (DESIGN.md, decision 3).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "cutune/spec.hpp"
+
+namespace cutune {
+
+/// What a device can launch. Defaults are those of compute capability 9.0.
+struct DeviceLimits {
+  std::int64_t max_threads_per_block = 1024;
+  std::array<std::int64_t, 3> max_block{1024, 1024, 64};
+  std::array<std::int64_t, 3> max_grid{2147483647, 65535, 65535};
+  std::int64_t max_shared_per_block = 48 * 1024;            ///< without opt-in, bytes
+  std::int64_t max_shared_per_block_optin = 227 * 1024;     ///< with opt-in, bytes
+};
+
+/// The valid configurations of a spec, in enumeration order (the cartesian product in parameter order,
+/// last parameter fastest), with counts of what was removed and why.
+class Space {
+ public:
+  /// Enumerates, checking each constraint as soon as the parameters it names are bound. Block size and
+  /// dynamic shared memory are checked against `limits`; grid size only when a shape is given. Throws
+  /// InputError when a constraint or the block/shared-memory geometry needs shape names and no shape is given.
+  static Space enumerate(const KernelSpec& spec, const std::optional<Shape>& shape, const DeviceLimits& limits);
+
+  const std::vector<Config>& configs() const { return configs_; }
+  std::size_t size() const { return configs_.size(); }
+  std::uint64_t cartesian_size() const { return cartesian_size_; }
+  std::uint64_t removed_by_constraints() const { return removed_by_constraints_; }
+  std::uint64_t removed_by_device() const { return removed_by_device_; }
+
+ private:
+  std::vector<Config> configs_;
+  std::uint64_t cartesian_size_ = 0;
+  std::uint64_t removed_by_constraints_ = 0;
+  std::uint64_t removed_by_device_ = 0;
+};
+
+/// Why a launch exceeds the limits, or nullopt when it fits.
+std::optional<std::string> check_launch(const Launch& launch, const DeviceLimits& limits, bool check_grid);
+
+}  // namespace cutune

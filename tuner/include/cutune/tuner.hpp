@@ -1,0 +1,63 @@
+// Tuner: the facade that runs space → strategy → compile ‖ measure → store for one kernel and shape.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "cutune/database.hpp"
+#include "cutune/device.hpp"
+#include "cutune/measure.hpp"
+#include "cutune/spec.hpp"
+
+namespace cutune {
+
+/// Where a tuning run stands, reported after every configuration.
+struct Progress {
+  std::size_t done = 0;        ///< configurations evaluated or resumed so far
+  std::size_t total = 0;       ///< configurations the strategy may evaluate (the space size for exhaustive)
+  std::size_t resumed = 0;     ///< of done, taken from the database
+  double elapsed_s = 0.0;
+  const Result* last = nullptr;
+  const Result* best = nullptr;  ///< fastest Ok so far, or null
+};
+
+struct TuneOptions {
+  MeasureOptions measure;
+  std::string strategy = "exhaustive";
+  std::uint64_t seed = 1;
+  unsigned compile_threads = 0;  ///< 0: every hardware thread
+  std::string command;           ///< the command line, kept as the run's provenance
+  std::function<void(const Progress&)> on_progress;
+};
+
+/// The outcome of tuning one shape.
+struct ShapeReport {
+  Shape shape;
+  std::size_t space_size = 0;
+  std::size_t evaluated = 0;   ///< measured in this run
+  std::size_t resumed = 0;     ///< already in the database
+  std::size_t failed = 0;      ///< of evaluated and resumed, not Ok
+  std::optional<Result> best;
+  double copy_gbs = 0.0;       ///< device-to-device copy bandwidth at this shape's bytes (bytes metrics only)
+  double seconds = 0.0;        ///< wall time of this shape
+  double compile_seconds = 0.0;  ///< summed over compile threads
+};
+
+class Tuner {
+ public:
+  Tuner(const Device& device, Database& database, TuneOptions options);
+
+  /// Tunes one shape: configurations already stored for this device, kernel version and shape are skipped
+  /// (resume); every new result is committed as it arrives. Throws CudaError when a candidate's fault leaves
+  /// the CUDA context unusable (its result is stored first, so running again resumes past it).
+  ShapeReport tune(const KernelSpec& spec, const Shape& shape);
+
+ private:
+  const Device& device_;
+  Database& database_;
+  TuneOptions options_;
+};
+
+}  // namespace cutune

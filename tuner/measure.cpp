@@ -1,0 +1,187 @@
+// Evaluates one configuration: load, verify against the reference, then time with CUDA events after L2 flushes.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "cutune/error.hpp"
+#include "workbench.hpp"
+
+namespace cutune {
+namespace {
+
+// Quantile by linear interpolation on sorted samples.
+double quantile(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+// Pairs of events around each timed launch, recorded back to back and read after one synchronisation.
+class EventPairs {
+ public:
+  explicit EventPairs(int n) : events_(2 * static_cast<std::size_t>(n), nullptr) {
+    for (auto& e : events_) CU_CHECK(cuEventCreate, &e, CU_EVENT_DEFAULT);
+  }
+  ~EventPairs() {
+    for (auto e : events_)
+      if (e != nullptr) detail::driver().cuEventDestroy(e);
+  }
+  CUevent start(int i) const { return events_[2 * static_cast<std::size_t>(i)]; }
+  CUevent stop(int i) const { return events_[2 * static_cast<std::size_t>(i) + 1]; }
+  std::vector<double> elapsed_ms(int n) const {
+    std::vector<double> out;
+    for (int i = 0; i < n; ++i) {
+      float ms = 0.0f;
+      CU_CHECK(cuEventElapsedTime, &ms, start(i), stop(i));
+      out.push_back(ms);
+    }
+    return out;
+  }
+
+ private:
+  std::vector<CUevent> events_;
+};
+
+}  // namespace
+
+Timing summarize(std::vector<double> samples) {
+  Timing t;
+  if (samples.empty()) return t;
+  std::sort(samples.begin(), samples.end());
+  t.min = samples.front();
+  t.max = samples.back();
+  t.median = quantile(samples, 0.5);
+  t.spread = t.median > 0 ? (quantile(samples, 0.75) - quantile(samples, 0.25)) / t.median : 0.0;
+  return t;
+}
+
+Result Workbench::evaluate(const Config& config, const CompileOutput& compiled) {
+  Impl& w = *impl_;
+  const KernelSpec& spec = w.spec;
+  Result r;
+  r.config = spec.format(config);
+  r.registers = compiled.registers;
+  r.compile_ms = compiled.ms;
+  if (!w.usable) {
+    r.status = Status::RuntimeError;
+    r.message = "not run: an earlier fault left the CUDA context unusable";
+    return r;
+  }
+  if (!compiled.ok) {
+    r.status = Status::CompileError;
+    r.message = compiled.log;
+    return r;
+  }
+  w.device.make_current();
+  // Any failure from here on is this configuration's: a status and the driver's words for it.
+  auto fail = [&](Status status, CUresult code, const char* call) {
+    r.status = status;
+    r.message = detail::describe(code, call);
+    if (detail::is_sticky(code)) {
+      w.usable = false;
+      r.status = Status::RuntimeError;
+    }
+    return r;
+  };
+
+  detail::Module module;
+  if (CUresult e = module.load(compiled.cubin); e != CUDA_SUCCESS) return fail(Status::LaunchError, e, "cuModuleLoadData");
+  CUfunction f = nullptr;
+  if (CUresult e = module.function(compiled.lowered_name, &f); e != CUDA_SUCCESS) {
+    return fail(Status::LaunchError, e, "cuModuleGetFunction");
+  }
+  const Launch launch = spec.resolve(spec.launch, config, w.shape);
+  if (launch.shared_memory > 48 * 1024) {
+    CUresult e = detail::driver().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                     static_cast<int>(launch.shared_memory));
+    if (e != CUDA_SUCCESS) return fail(Status::LaunchError, e, "cuFuncSetAttribute(max dynamic shared memory)");
+  }
+  std::vector<void*> params = w.parameters(config);
+
+  // Verification run on reset outputs.
+  w.reset_outputs();
+  if (CUresult e = w.launch(f, launch, params); e != CUDA_SUCCESS) return fail(Status::LaunchError, e, "cuLaunchKernel");
+  if (CUresult e = detail::driver().cuStreamSynchronize(w.stream); e != CUDA_SUCCESS) {
+    return fail(Status::RuntimeError, e, "kernel execution");
+  }
+  for (auto& arg : w.args) {
+    if (!arg.spec->is_buffer || !arg.spec->output) continue;
+    CU_CHECK(cuMemsetD8Async, w.stats.get(), 0, 2 * sizeof(std::uint64_t), w.stream);
+    CU_CHECK(cuMemsetD8Async, w.stats.get() + sizeof(std::uint64_t), 0xff, sizeof(std::uint64_t), w.stream);
+    CU_CHECK(cuMemsetD8Async, w.stats.get() + 2 * sizeof(std::uint64_t), 0, sizeof(std::uint64_t), w.stream);
+    CUdeviceptr out = arg.buffer.get(), ref = arg.reference.get(), stats = w.stats.get();
+    std::uint64_t n = arg.count;
+    double atol = spec.tolerance.atol, rtol = spec.tolerance.rtol;
+    void* cmp[] = {&out, &ref, &n, &atol, &rtol, &stats};
+    detail::check(w.launch_support(w.support->compare[static_cast<std::size_t>(arg.spec->type)], n, cmp), "compare");
+    std::uint64_t host[3] = {};
+    CU_CHECK(cuStreamSynchronize, w.stream);
+    CU_CHECK(cuMemcpyDtoH, host, w.stats.get(), sizeof host);
+    double max_error = 0.0;
+    std::memcpy(&max_error, &host[2], sizeof max_error);
+    r.max_error = std::max(r.max_error, max_error);
+    if (host[0] != 0) {
+      std::ostringstream msg;
+      msg << host[0] << " of " << n << " elements of " << arg.spec->name << " differ from the reference (first at index "
+          << host[1] << ", largest error " << max_error << ")";
+      r.status = Status::WrongResult;
+      r.message = msg.str();
+      return r;
+    }
+  }
+
+  // Timing: warm-up, then each timed launch after an L2 flush that is outside its events.
+  CUresult launch_error = CUDA_SUCCESS;
+  try {
+    r.samples_ms = time([&](void*) {
+      const CUresult e = w.launch(f, launch, params);
+      if (launch_error == CUDA_SUCCESS) launch_error = e;
+    });
+  } catch (const CudaError& e) {
+    // A fault while timing: the verification run passed, so it depends on the inputs' history or the timing.
+    r.status = Status::RuntimeError;
+    r.message = e.what();
+    w.usable = !detail::is_sticky(detail::driver().cuCtxSynchronize());
+    r.samples_ms.clear();
+    return r;
+  }
+  if (launch_error != CUDA_SUCCESS) return fail(Status::LaunchError, launch_error, "cuLaunchKernel");
+  const Timing t = summarize(r.samples_ms);
+  r.median_ms = t.median;
+  r.min_ms = t.min;
+  r.max_ms = t.max;
+  r.spread = t.spread;
+  r.metric = spec.metric_amount(w.shape) / (t.median * 1e-3) / 1e9;
+  r.status = Status::Ok;
+  return r;
+}
+
+std::vector<double> Workbench::time(const std::function<void(void* stream)>& enqueue) {
+  Impl& w = *impl_;
+  w.device.make_current();
+  for (int i = 0; i < w.options.warmup; ++i) enqueue(w.stream);
+  const int repeats = std::max(1, w.options.repeats);
+  EventPairs events(repeats);
+  for (int i = 0; i < repeats; ++i) {
+    if (w.options.flush_l2) w.flush_l2();
+    CU_CHECK(cuEventRecord, events.start(i), w.stream);
+    enqueue(w.stream);
+    CU_CHECK(cuEventRecord, events.stop(i), w.stream);
+  }
+  CU_CHECK(cuStreamSynchronize, w.stream);
+  return events.elapsed_ms(repeats);
+}
+
+double Workbench::copy_bandwidth(std::int64_t bytes) {
+  impl_->device.make_current();
+  detail::DeviceBuffer from(static_cast<std::size_t>(bytes)), to(static_cast<std::size_t>(bytes));
+  CU_CHECK(cuMemsetD8Async, from.get(), 0x3c, from.bytes(), impl_->stream);
+  const Timing t = summarize(time([&](void* stream) {
+    CU_CHECK(cuMemcpyDtoDAsync, to.get(), from.get(), from.bytes(), static_cast<CUstream>(stream));
+  }));
+  return 2.0 * static_cast<double>(bytes) / (t.median * 1e-3) / 1e9;
+}
+
+}  // namespace cutune

@@ -1,0 +1,130 @@
+// NVRTC compiles to a cubin for one architecture, with the log and the ptxas resource report kept.
+#include <nvrtc.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <regex>
+
+#include "cutune/compiler.hpp"
+#include "cutune/error.hpp"
+#include "nvrtc.hpp"
+
+namespace cutune {
+namespace {
+
+void check(nvrtcResult result, const char* call) {
+  if (result != NVRTC_SUCCESS) throw CudaError(std::string(call) + ": " + nvrtcGetErrorString(result));
+}
+
+struct ProgramDeleter {
+  void operator()(nvrtcProgram* p) const {
+    nvrtcDestroyProgram(p);
+    delete p;
+  }
+};
+
+std::string program_log(nvrtcProgram program) {
+  size_t size = 0;
+  if (nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size <= 1) return {};
+  std::string log(size, '\0');
+  if (nvrtcGetProgramLog(program, log.data()) != NVRTC_SUCCESS) return {};
+  log.resize(size - 1);
+  return log;
+}
+
+// Headers such as cuda_fp16.h live in the toolkit; user kernels may include them.
+std::string toolkit_include_option() {
+  for (const char* var : {"CUDA_PATH", "CUDA_HOME"}) {
+    if (const char* root = std::getenv(var)) {
+      std::filesystem::path include = std::filesystem::path(root) / "include";
+      if (std::filesystem::exists(include / "cuda.h")) return "--include-path=" + include.string();
+    }
+  }
+  if (std::filesystem::exists("/usr/local/cuda/include/cuda.h")) return "--include-path=/usr/local/cuda/include";
+  return {};
+}
+
+void read_resources(CompileOutput& out) {
+  static const std::regex registers(R"(Used (\d+) registers)");
+  static const std::regex spills(R"((\d+) bytes spill stores, (\d+) bytes spill loads)");
+  std::smatch m;
+  if (std::regex_search(out.log, m, registers)) out.registers = std::stoi(m[1]);
+  if (std::regex_search(out.log, m, spills)) out.spill_bytes = std::stoi(m[1]) + std::stoi(m[2]);
+}
+
+}  // namespace
+
+int nvrtc_version() {
+  int major = 0, minor = 0;
+  check(nvrtcVersion(&major, &minor), "nvrtcVersion");
+  return major * 1000 + minor * 10;
+}
+
+namespace detail {
+
+NvrtcOutput nvrtc_compile(const std::string& source, const std::string& source_name,
+                          const std::vector<std::string>& names, const std::vector<std::string>& options,
+                          const std::string& arch) {
+  NvrtcOutput out;
+  std::unique_ptr<nvrtcProgram, ProgramDeleter> program(new nvrtcProgram{});
+  check(nvrtcCreateProgram(program.get(), source.c_str(), source_name.c_str(), 0, nullptr, nullptr),
+        "nvrtcCreateProgram");
+  for (const auto& name : names) check(nvrtcAddNameExpression(*program, name.c_str()), "nvrtcAddNameExpression");
+
+  static const std::string include = toolkit_include_option();
+  std::vector<std::string> all = {"--gpu-architecture=" + arch, "-std=c++17", "--ptxas-options=-v", "-DCUTUNE=1"};
+  if (!include.empty()) all.push_back(include);
+  all.insert(all.end(), options.begin(), options.end());
+  std::vector<const char*> argv;
+  for (const auto& o : all) argv.push_back(o.c_str());
+
+  const nvrtcResult result = nvrtcCompileProgram(*program, static_cast<int>(argv.size()), argv.data());
+  out.log = program_log(*program);
+  if (result != NVRTC_SUCCESS) {
+    if (out.log.empty()) out.log = nvrtcGetErrorString(result);
+    return out;
+  }
+  for (const auto& name : names) {
+    const char* lowered = nullptr;
+    check(nvrtcGetLoweredName(*program, name.c_str(), &lowered), "nvrtcGetLoweredName");
+    out.lowered_names.emplace_back(lowered);
+  }
+  size_t size = 0;
+  check(nvrtcGetCUBINSize(*program, &size), "nvrtcGetCUBINSize");
+  out.cubin.resize(size);
+  check(nvrtcGetCUBIN(*program, out.cubin.data()), "nvrtcGetCUBIN");
+  out.ok = true;
+  return out;
+}
+
+}  // namespace detail
+
+CompileOutput compile(const KernelSpec& spec, const std::string& kernel, const std::vector<std::string>& options,
+                      const std::string& arch) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::string> all = spec.compile_options;
+  all.insert(all.end(), options.begin(), options.end());
+  detail::NvrtcOutput nvrtc = detail::nvrtc_compile(spec.source, spec.source_name, {kernel}, all, arch);
+  CompileOutput out;
+  out.ok = nvrtc.ok;
+  out.log = std::move(nvrtc.log);
+  out.cubin = std::move(nvrtc.cubin);
+  if (out.ok) {
+    out.lowered_name = nvrtc.lowered_names.front();
+    read_resources(out);
+  }
+  out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+CompileOutput compile_config(const KernelSpec& spec, const Config& config, const std::string& arch) {
+  return compile(spec, spec.kernel, spec.defines(config), arch);
+}
+
+CompileOutput compile_reference(const KernelSpec& spec, const std::string& arch) {
+  return compile(spec, spec.reference_kernel, spec.defines(spec.default_config()), arch);
+}
+
+}  // namespace cutune

@@ -1,0 +1,173 @@
+// Enumerates a spec's valid configurations by backtracking, pruning with constraints and device limits.
+#include "cutune/space.hpp"
+
+#include <algorithm>
+
+#include "cutune/error.hpp"
+
+namespace cutune {
+namespace detail {
+namespace {
+
+constexpr const char* kAxis[] = {"x", "y", "z"};
+
+std::string dims_text(const std::array<std::int64_t, 3>& d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+void require_shape_free(const KernelSpec& spec, const Expr& e, const std::string& what) {
+  for (const auto& name : spec.shape_names) {
+    if (e.uses(name)) throw InputError(what + " '" + e.text() + "' depends on the shape; give a shape");
+  }
+}
+
+// Depth-first walk over the parameters; a constraint sits at the depth where its last parameter is bound,
+// so one failing check removes the whole subtree below it without visiting it.
+class Enumerator {
+ public:
+  Enumerator(const KernelSpec& spec, const std::optional<Shape>& shape, const DeviceLimits& limits)
+      : spec_(spec), limits_(limits), with_grid_(shape.has_value()) {
+    const std::size_t n = spec.parameters.size();
+    if (shape) {
+      if (shape->dims.size() != spec.shape_names.size()) {
+        throw InputError("shape " + shape->str() + " does not have the " + std::to_string(spec.shape_names.size()) +
+                         " dimensions of " + spec.name);
+      }
+    } else {
+      for (const auto& c : spec.constraints) require_shape_free(spec, c, "constraint");
+      for (const auto& b : spec.launch.block) require_shape_free(spec, b, "block");
+      require_shape_free(spec, spec.launch.shared_memory, "shared_memory");
+    }
+    values_.resize(n);
+    for (std::size_t i = 0; i < spec.shape_names.size(); ++i) {
+      values_.emplace_back(shape ? shape->dims[i] : std::int64_t{0});
+    }
+
+    constraints_at_.resize(n + 1);
+    for (const auto& c : spec.constraints) {
+      std::size_t depth = 0;
+      for (std::size_t p = 0; p < n; ++p) {
+        if (c.uses(spec.parameters[p].name)) depth = p + 1;
+      }
+      constraints_at_[depth].push_back(&c);
+    }
+
+    subtree_.assign(n + 1, 1);
+    for (std::size_t d = n; d-- > 0;) {
+      if (__builtin_mul_overflow(subtree_[d + 1], spec.parameters[d].values.size(), &subtree_[d])) {
+        throw InputError("the space of " + spec.name + " has more than 2^64 points");
+      }
+    }
+  }
+
+  void run() { visit(0); }
+
+  std::uint64_t cartesian_size() const { return subtree_[0]; }
+  std::vector<Config> configs;
+  std::uint64_t removed_by_constraints = 0;
+  std::uint64_t removed_by_device = 0;
+
+ private:
+  void visit(std::size_t depth) {
+    for (const Expr* c : constraints_at_[depth]) {
+      if (!c->eval(values_).truthy()) {
+        removed_by_constraints += subtree_[depth];
+        return;
+      }
+    }
+    if (depth == spec_.parameters.size()) {
+      keep_if_launchable();
+      return;
+    }
+    for (const Value& v : spec_.parameters[depth].values) {
+      values_[depth] = v;
+      visit(depth + 1);
+    }
+  }
+
+  std::int64_t integer(const Expr& e, const std::string& field) const {
+    const Value v = e.eval(values_);
+    try {
+      return v.as_int();
+    } catch (const SpecError&) {
+      throw SpecError("spec " + spec_.name + ": " + field + " '" + e.text() + "' is " + v.str() + ", not an integer");
+    }
+  }
+
+  void keep_if_launchable() {
+    Launch launch;
+    for (std::size_t i = 0; i < 3; ++i) {
+      launch.block[i] = integer(spec_.launch.block[i], std::string("block.") + kAxis[i]);
+      if (with_grid_) launch.grid[i] = integer(spec_.launch.grid[i], std::string("grid.") + kAxis[i]);
+    }
+    launch.shared_memory = integer(spec_.launch.shared_memory, "shared_memory");
+    if (check_launch(launch, limits_, with_grid_)) {
+      ++removed_by_device;
+      return;
+    }
+    configs.push_back(
+        Config{{values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(spec_.parameters.size())}});
+  }
+
+  const KernelSpec& spec_;
+  const DeviceLimits& limits_;
+  bool with_grid_;
+  std::vector<Value> values_;                             // the scope: parameters bound so far, then the shape
+  std::vector<std::vector<const Expr*>> constraints_at_;  // by the number of parameters bound
+  std::vector<std::uint64_t> subtree_;                    // subtree_[d]: points below a prefix of d parameters
+};
+
+}  // namespace
+}  // namespace detail
+
+Space Space::enumerate(const KernelSpec& spec, const std::optional<Shape>& shape, const DeviceLimits& limits) {
+  detail::Enumerator e(spec, shape, limits);
+  e.run();
+  Space space;
+  space.configs_ = std::move(e.configs);
+  space.cartesian_size_ = e.cartesian_size();
+  space.removed_by_constraints_ = e.removed_by_constraints;
+  space.removed_by_device_ = e.removed_by_device;
+  return space;
+}
+
+std::optional<std::string> check_launch(const Launch& launch, const DeviceLimits& limits, bool check_grid) {
+  using detail::kAxis;
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (launch.block[i] <= 0)
+      return "block." + std::string(kAxis[i]) + " = " + std::to_string(launch.block[i]) + " is not positive";
+  }
+  std::int64_t threads = 0;
+  const bool overflow = __builtin_mul_overflow(launch.block[0], launch.block[1], &threads) ||
+                        __builtin_mul_overflow(threads, launch.block[2], &threads);
+  if (overflow) return "block " + detail::dims_text(launch.block) + " has more than 2^63 threads";
+  if (threads > limits.max_threads_per_block) {
+    return std::to_string(threads) + " threads per block > " + std::to_string(limits.max_threads_per_block);
+  }
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (launch.block[i] > limits.max_block[i]) {
+      return "block." + std::string(kAxis[i]) + " = " + std::to_string(launch.block[i]) + " > " +
+             std::to_string(limits.max_block[i]);
+    }
+  }
+  if (launch.shared_memory < 0) {
+    return "dynamic shared memory of " + std::to_string(launch.shared_memory) + " bytes is negative";
+  }
+  if (launch.shared_memory > limits.max_shared_per_block_optin) {
+    return std::to_string(launch.shared_memory) + " bytes of dynamic shared memory > " +
+           std::to_string(limits.max_shared_per_block_optin);
+  }
+  if (check_grid) {
+    for (std::size_t i = 0; i < 3; ++i) {
+      if (launch.grid[i] <= 0)
+        return "grid." + std::string(kAxis[i]) + " = " + std::to_string(launch.grid[i]) + " is not positive";
+      if (launch.grid[i] > limits.max_grid[i]) {
+        return "grid." + std::string(kAxis[i]) + " = " + std::to_string(launch.grid[i]) + " > " +
+               std::to_string(limits.max_grid[i]);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace cutune

@@ -1,0 +1,82 @@
+// Looks kernels up among the files embedded from templates/ (or CUTUNE_TEMPLATES_DIR), or loads a spec file.
+#include "cutune/templates.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "cutune/embedded_files.hpp"
+#include "cutune/error.hpp"
+#include "embedded_support.hpp"
+
+namespace cutune {
+namespace detail {
+
+std::string_view support_source() {
+  for (const auto& f : kEmbeddedFiles)
+    if (f.name == "support.cu") return f.text;
+  throw Error("support.cu is missing from the build");  // a build defect, not a user error
+}
+
+}  // namespace detail
+
+namespace {
+
+std::optional<std::string_view> embedded(std::string_view name) {
+  for (const auto& f : detail::kEmbeddedFiles)
+    if (f.name == name) return f.text;
+  return std::nullopt;
+}
+
+const char* templates_dir() {
+  const char* dir = std::getenv("CUTUNE_TEMPLATES_DIR");
+  return dir != nullptr && *dir != '\0' ? dir : nullptr;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+std::vector<std::string> builtin_kernels() {
+  std::vector<std::string> names;
+  if (const char* dir = templates_dir()) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+      if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  } else {
+    for (const auto& f : detail::kEmbeddedFiles)
+      if (ends_with(f.name, ".json")) names.emplace_back(f.name.substr(0, f.name.size() - 5));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+KernelSpec load_kernel(std::string_view name_or_path) {
+  const std::string name(name_or_path);
+  if (ends_with(name, ".json")) {
+    if (!std::filesystem::exists(name)) throw InputError("spec file '" + name + "' does not exist");
+    return KernelSpec::load(name);
+  }
+  if (const char* dir = templates_dir()) {
+    const auto path = std::filesystem::path(dir) / (name + ".json");
+    if (std::filesystem::exists(path)) return KernelSpec::load(path);
+  } else if (auto spec_text = embedded(name + ".json")) {
+    std::string source_name;
+    try {
+      source_name = nlohmann::json::parse(*spec_text).at("source").get<std::string>();
+    } catch (const nlohmann::json::exception& e) {
+      throw SpecError("built-in spec " + name + ".json: " + e.what());
+    }
+    auto source = embedded(source_name);
+    if (!source) throw SpecError("built-in spec " + name + ".json names source '" + source_name + "', which is not embedded");
+    return KernelSpec::from_json(*spec_text, std::string(*source), source_name);
+  }
+  std::string known;
+  for (const auto& k : builtin_kernels()) known += (known.empty() ? "" : ", ") + k;
+  throw InputError("unknown kernel '" + name + "' (built-in kernels: " + known + "; or pass a spec file ending in .json)");
+}
+
+}  // namespace cutune

@@ -1,0 +1,99 @@
+// Internals of the Workbench: device buffers, modules, the support kernels, and the argument list.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuda_driver.hpp"
+#include "cutune/measure.hpp"
+
+namespace cutune::detail {
+
+/// Owns device memory.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept : ptr_(other.ptr_), bytes_(other.bytes_) { other.ptr_ = 0; }
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  CUdeviceptr get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  CUdeviceptr ptr_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+/// Owns a loaded module.
+class Module {
+ public:
+  /// Returns the driver's result instead of throwing: a candidate's cubin may fail to load.
+  CUresult load(const std::string& cubin);
+  ~Module();
+  CUresult function(const std::string& lowered_name, CUfunction* out) const;
+
+ private:
+  CUmodule module_ = nullptr;
+};
+
+/// The tuner's own kernels (support.cu), one instance per element type.
+struct SupportKernels {
+  Module module;
+  std::array<CUfunction, 5> fill_random{};  // indexed by ElementType
+  std::array<CUfunction, 5> fill_value{};
+  std::array<CUfunction, 5> compare{};
+  CUfunction flush_l2 = nullptr;
+  /// Compiles support.cu once per process and architecture, then loads it into the current context.
+  explicit SupportKernels(const std::string& arch);
+};
+
+/// One kernel argument on the device: a buffer (with its reference output and initial content when it is an
+/// output) or a scalar's bytes.
+struct DeviceArgument {
+  const Argument* spec = nullptr;
+  std::size_t count = 0;      // elements, buffers only
+  DeviceBuffer buffer;
+  DeviceBuffer reference;     // outputs: what the reference kernel wrote
+  DeviceBuffer initial;       // outputs that start with data: the data, restored before each verification
+  CUdeviceptr pointer = 0;    // cuLaunchKernel reads the argument through a pointer to this
+  std::array<unsigned char, 8> scalar{};
+};
+
+}  // namespace cutune::detail
+
+namespace cutune {
+
+struct Workbench::Impl {
+  const Device& device;
+  const KernelSpec& spec;
+  Shape shape;
+  MeasureOptions options;
+  CUstream stream = nullptr;
+  std::unique_ptr<detail::SupportKernels> support;
+  std::vector<detail::DeviceArgument> args;
+  detail::DeviceBuffer flush_buffer;
+  detail::DeviceBuffer sink;
+  detail::DeviceBuffer stats;
+  bool usable = true;
+
+  Impl(const Device& d, const KernelSpec& s, const Shape& sh, const MeasureOptions& o)
+      : device(d), spec(s), shape(sh), options(o) {}
+  ~Impl();
+
+  /// Grid-stride launch of a support kernel over n elements.
+  CUresult launch_support(CUfunction f, std::uint64_t n, void** params);
+  /// Fills a buffer on the stream; `salt` keeps different buffers' random data apart.
+  void fill(detail::DeviceArgument& arg, Fill fill, std::uint64_t salt);
+  /// Puts every output back in its initial state (poison or initial data).
+  void reset_outputs();
+  /// The kernel parameter array for a configuration (scalars evaluated with it).
+  std::vector<void*> parameters(const Config& config);
+  CUresult launch(CUfunction f, const Launch& launch, std::vector<void*>& params);
+  void flush_l2();
+};
+
+}  // namespace cutune
