@@ -6,20 +6,15 @@
 #include <deque>
 #include <future>
 #include <map>
-#include <spdlog/spdlog.h>
 
 #include "cutune/compiler.hpp"
 #include "cutune/error.hpp"
 #include "cutune/space.hpp"
 #include "cutune/strategy.hpp"
+#include "log.hpp"
 
 namespace cutune {
 namespace {
-
-std::shared_ptr<spdlog::logger> logger() {
-  auto l = spdlog::get("cutune");
-  return l ? l : spdlog::default_logger();
-}
 
 struct Pending {
   std::size_t index;
@@ -45,7 +40,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   std::map<std::string, Result> stored;
   for (auto& r : database_.results(device_.identity(), kernel, shape_key)) stored.emplace(r.config, std::move(r));
   const std::int64_t run = database_.begin_run(device_.identity(), kernel, options_.command);
-  logger()->info("tuning {} {} on {}: {} valid configurations ({} removed by constraints, {} by device limits), {} stored",
+  detail::logger()->info("tuning {} {} on {}: {} valid configurations ({} removed by constraints, {} by device limits), {} stored",
                  spec.name, shape_key, device_.identity().name, space.size(), space.removed_by_constraints(),
                  space.removed_by_device(), stored.size());
 
@@ -98,7 +93,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
     if (!bench) bench.emplace(device_, spec, shape, options_.measure);
     const Result result = bench->evaluate(space.configs()[next.index], compiled);
     database_.record(run, shape_key, result);
-    logger()->debug("{} {}: {} {:.4f} ms", spec.name, result.config, to_string(result.status), result.median_ms);
+    detail::logger()->debug("{} {}: {} {:.4f} ms", spec.name, result.config, to_string(result.status), result.median_ms);
     account(next.index, result, *strategy, false);
     if (!bench->usable()) {
       throw CudaError("configuration " + result.config + " faulted (" + result.message +
