@@ -35,6 +35,38 @@ class FreshDatabaseGuard {
 
 }  // namespace
 
+void add_best_command(CLI::App& app, Subcommands& out) {
+  auto args = std::make_shared<BestArgs>();
+  auto* cmd = app.add_subcommand("best", "print the stored best configuration for a kernel and shape");
+  cmd->add_option("--kernel,-k", args->kernel, "kernel name or spec file")->required();
+  cmd->add_option("--shape,-s", args->shape, "shape, e.g. 8192x8192")->required();
+  cmd->add_option("--db", args->db, "SQLite database file")->capture_default_str();
+  cmd->add_option("--gpu", args->gpu, "device name as stored (default: this machine's GPU, or the only one stored)");
+  out.push_back({cmd, [args] { return run_best(*args); }});
+}
+
+void add_list_command(CLI::App& app, Subcommands& out) {
+  out.push_back({app.add_subcommand("list", "list the built-in kernels"), [] { return run_list(); }});
+}
+
+void add_space_command(CLI::App& app, Subcommands& out) {
+  auto args = std::make_shared<SpaceArgs>();
+  auto* cmd = app.add_subcommand("space", "count (or list) the valid configurations of a kernel");
+  cmd->add_option("--kernel,-k", args->kernel, "kernel name or spec file")->required();
+  cmd->add_option("--shape,-s", args->shape, "shape, for constraints and grid limits that depend on it");
+  cmd->add_flag("--list", args->list, "print every valid configuration");
+  out.push_back({cmd, [args] { return run_space(*args); }});
+}
+
+void add_compile_command(CLI::App& app, Subcommands& out) {
+  auto args = std::make_shared<CompileArgs>();
+  auto* cmd = app.add_subcommand("compile", "compile every valid configuration through NVRTC (no GPU needed)");
+  cmd->add_option("--kernel,-k", args->kernel, "kernel name or spec file")->required();
+  cmd->add_option("--arch", args->arch, "target architecture")->capture_default_str();
+  cmd->add_option("--jobs,-j", args->jobs, "compile threads (0: every core)")->capture_default_str();
+  out.push_back({cmd, [args] { return run_compile(*args); }});
+}
+
 std::vector<Shape> parse_shapes(const KernelSpec& spec, const std::string& text) {
   std::vector<Shape> shapes;
   std::size_t start = 0;

@@ -1,9 +1,12 @@
 // The `tune` command's subcommands, each a function of its parsed options; they throw cutune::Error on failure.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "cutune/measure.hpp"
 #include "cutune/tuner.hpp"
@@ -39,6 +42,19 @@ struct CompileArgs {
   std::string arch = "sm_90";
   unsigned jobs = 0;
 };
+
+/// A subcommand and what to do when it was given. Each add_*_command function adds its subcommand to the app
+/// (options bound to storage the action owns) and appends it here; main() runs the one that parsed.
+struct Subcommand {
+  CLI::App* app = nullptr;
+  std::function<int()> action;
+};
+using Subcommands = std::vector<Subcommand>;
+
+void add_best_command(CLI::App& app, Subcommands& out);
+void add_list_command(CLI::App& app, Subcommands& out);
+void add_space_command(CLI::App& app, Subcommands& out);
+void add_compile_command(CLI::App& app, Subcommands& out);
 
 int run_tune(const TuneArgs& args);
 int run_best(const BestArgs& args);

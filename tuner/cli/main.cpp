@@ -49,26 +49,11 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", tune.measure.warmup, "untimed runs before timing")->capture_default_str()->check(CLI::Range(0, 100000));
   app.add_flag("!--no-flush", tune.measure.flush_l2, "do not flush the L2 cache between timed runs");
 
-  BestArgs best;
-  auto* best_cmd = app.add_subcommand("best", "print the stored best configuration for a kernel and shape");
-  best_cmd->add_option("--kernel,-k", best.kernel, "kernel name or spec file")->required();
-  best_cmd->add_option("--shape,-s", best.shape, "shape, e.g. 8192x8192")->required();
-  best_cmd->add_option("--db", best.db, "SQLite database file")->capture_default_str();
-  best_cmd->add_option("--gpu", best.gpu, "device name as stored (default: this machine's GPU, or the only one stored)");
-
-  app.add_subcommand("list", "list the built-in kernels");
-
-  SpaceArgs space;
-  auto* space_cmd = app.add_subcommand("space", "count (or list) the valid configurations of a kernel");
-  space_cmd->add_option("--kernel,-k", space.kernel, "kernel name or spec file")->required();
-  space_cmd->add_option("--shape,-s", space.shape, "shape, for constraints and grid limits that depend on it");
-  space_cmd->add_flag("--list", space.list, "print every valid configuration");
-
-  CompileArgs compile;
-  auto* compile_cmd = app.add_subcommand("compile", "compile every valid configuration through NVRTC (no GPU needed)");
-  compile_cmd->add_option("--kernel,-k", compile.kernel, "kernel name or spec file")->required();
-  compile_cmd->add_option("--arch", compile.arch, "target architecture")->capture_default_str();
-  compile_cmd->add_option("--jobs,-j", compile.jobs, "compile threads (0: every core)")->capture_default_str();
+  Subcommands subcommands;
+  add_best_command(app, subcommands);
+  add_list_command(app, subcommands);
+  add_space_command(app, subcommands);
+  add_compile_command(app, subcommands);
 
   try {
     app.parse(argc, argv);
@@ -77,10 +62,8 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (best_cmd->parsed()) return run_best(best);
-    if (app.got_subcommand("list")) return run_list();
-    if (space_cmd->parsed()) return run_space(space);
-    if (compile_cmd->parsed()) return run_compile(compile);
+    for (const auto& sub : subcommands)
+      if (sub.app->parsed()) return sub.action();
     if (tune.kernel.empty() || tune.shapes.empty()) {
       std::cerr << "error: tuning needs --kernel and --shapes (e.g. tune --kernel transpose --shapes 8192x8192); see tune --help\n";
       return 2;
