@@ -27,6 +27,8 @@ struct TuneOptions {
   MeasureOptions measure;
   std::string strategy = "exhaustive";
   std::uint64_t seed = 1;
+  std::size_t budget = 0;        ///< most configurations to evaluate per shape (resumed ones count); 0: no limit
+  double time_budget_s = 0.0;    ///< wall-time budget per shape, seconds; 0: no limit
   unsigned compile_threads = 0;  ///< 0: every hardware thread
   std::string command;           ///< the command line, kept as the run's provenance
   std::function<void(const Progress&)> on_progress;

@@ -1,0 +1,54 @@
+// The on-disk cubin cache: never compile the same (source, configuration, options, architecture, NVRTC) twice.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "cutune/compiler.hpp"
+
+namespace cutune {
+
+/// A folder of compiled kernels keyed by a hash of everything that determines the binary. Entries carry a
+/// checksum: a damaged entry is detected, removed and rebuilt. Safe for several threads and processes (entries
+/// are written to a temporary name and renamed). The folder is kept under its size bound by removing the
+/// least recently used entries.
+class CubinCache {
+ public:
+  /// $CUTUNE_CACHE_DIR, else $XDG_CACHE_HOME/cutune, else ~/.cache/cutune.
+  static std::filesystem::path default_directory();
+  static constexpr std::uint64_t kDefaultMaxBytes = 2ull << 30;  ///< 2 GiB
+
+  explicit CubinCache(std::filesystem::path directory = default_directory(), std::uint64_t max_bytes = kDefaultMaxBytes);
+
+  /// The key of a configuration's compile: a hash of source, defines, options, architecture and NVRTC version.
+  static std::string key(const KernelSpec& spec, const std::string& kernel, const std::vector<std::string>& options,
+                         const std::string& arch);
+
+  /// The stored compile, or nullopt when absent or damaged (a damaged entry is removed).
+  std::optional<CompileOutput> load(const std::string& key);
+  /// Stores a successful compile; failures are not cached. Never throws: a cache that cannot be written only
+  /// costs compile time.
+  void store(const std::string& key, const CompileOutput& output);
+
+  const std::filesystem::path& directory() const { return directory_; }
+  std::uint64_t hits() const { return hits_; }
+  std::uint64_t misses() const { return misses_; }
+
+ private:
+  void trim();
+
+  std::filesystem::path directory_;
+  std::uint64_t max_bytes_;
+  std::atomic<std::uint64_t> hits_ = 0;
+  std::atomic<std::uint64_t> misses_ = 0;
+  std::atomic<std::uint64_t> stored_since_trim_ = 0;
+};
+
+/// compile_config() through a cache (null: no cache). `cached` (when given) says whether it came from the cache.
+CompileOutput compile_config_cached(CubinCache* cache, const KernelSpec& spec, const Config& config,
+                                    const std::string& arch, bool* cached = nullptr);
+
+}  // namespace cutune
