@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cutune/error.hpp"
+#include "search_state.hpp"
 
 namespace cutune {
 
@@ -13,10 +14,17 @@ std::vector<std::size_t> ExhaustiveStrategy::ask(std::size_t n) {
   return out;
 }
 
-std::vector<std::string> strategy_names() { return {"exhaustive"}; }
+std::vector<std::string> strategy_names() {
+  return {"exhaustive", "random", "annealing", "genetic", "local_search", "bayes"};
+}
 
-std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& space, std::uint64_t /*seed*/) {
+std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& space, std::uint64_t seed) {
   if (name == "exhaustive") return std::make_unique<ExhaustiveStrategy>(space.size());
+  if (name == "random") return detail::make_random_strategy(space, seed);
+  if (name == "annealing") return detail::make_annealing_strategy(space, seed);
+  if (name == "genetic") return detail::make_genetic_strategy(space, seed);
+  if (name == "local_search") return detail::make_local_search_strategy(space, seed);
+  if (name == "bayes") return detail::make_bayes_strategy(space, seed);
   std::string known;
   for (const auto& n : strategy_names()) known += (known.empty() ? "" : ", ") + n;
   throw InputError("unknown strategy '" + std::string(name) + "' (known: " + known + ")");

@@ -170,9 +170,16 @@ TEST_F(Cli, BestPrintsTheStoredBestOfThisKernelVersion) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("config   TILE=64,VEC=4,ROWS=8,SMEM=1,PAD=1,COALESCE=0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Synthetic GPU"), std::string::npos) << r.out;
-  const CommandOutput other = tune("best --kernel transpose --shape 4096x4096 --db r.db");
+  EXPECT_NE(r.out.find("rule     exact shape"), std::string::npos) << r.out;
+  const CommandOutput other = tune("best --kernel transpose --shape 4096x4096 --db r.db --exact");
   EXPECT_EQ(other.code, 1);
   EXPECT_NE(other.err.find("no correct configuration"), std::string::npos) << other.err;
+  // Without --exact the nearest tuned shape answers, and says so.
+  const CommandOutput nearest = tune("best --kernel transpose --shape 4096x4096 --db r.db");
+  EXPECT_EQ(nearest.code, 0) << nearest.err;
+  EXPECT_NE(nearest.out.find("rule     nearest tuned shape (8192x8192, log distance 0.98)"), std::string::npos)
+      << nearest.out;
+  EXPECT_NE(nearest.out.find("config   TILE=64,VEC=4,ROWS=8,SMEM=1,PAD=1,COALESCE=0"), std::string::npos);
   const CommandOutput gpu_named = tune("best --kernel transpose --shape 8192x8192 --db r.db --gpu 'Other GPU'");
   EXPECT_EQ(gpu_named.code, 1);
   EXPECT_EQ(count_lines(gpu_named.err), 1) << gpu_named.err;

@@ -384,7 +384,7 @@ TEST_F(DatabaseTest, ReopenKeepsEverythingAndWritesSchema) {
     EXPECT_EQ(db.best(BestQuery{"gemm", "abc123", device_, shape_})->result.config, "A=0");
   }
   SQLite::Database raw(path_.string());
-  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "1");
+  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "2");
   EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'application'").getString(), "cutune");
   EXPECT_EQ(raw.execAndGet("PRAGMA journal_mode").getString(), "wal");
   SQLite::Statement run(raw, "SELECT command, host, cutune_version, started_at FROM runs");
@@ -492,10 +492,10 @@ TEST_F(DatabaseTest, NewerSchemaVersionIsRefused) {
   { Database db(path_); }
   {
     SQLite::Database raw(path_.string(), SQLite::OPEN_READWRITE);
-    raw.exec("UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+    raw.exec("UPDATE meta SET value = '3' WHERE key = 'schema_version'");
   }
   const std::string message = open_error(path_);
-  EXPECT_NE(message.find("schema version 2"), std::string::npos) << message;
+  EXPECT_NE(message.find("schema version 3"), std::string::npos) << message;
   EXPECT_NE(message.find("newer cutune"), std::string::npos) << message;
 }
 

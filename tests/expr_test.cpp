@@ -245,4 +245,106 @@ TEST(ExprValue, PrintingAndConversion) {
   EXPECT_FALSE(Value(1) == Value(1.5));
 }
 
+// Lists are evaluated once (eval_list, eval_number): the forms T1 problem files write parameter values in.
+std::vector<std::int64_t> ints(std::string_view text, const cutune::ListBindings& lists = {}) {
+  std::vector<std::int64_t> out;
+  for (const Value& v : cutune::eval_list(text, lists)) {
+    EXPECT_FALSE(v.is_float()) << text;
+    out.push_back(v.as_int());
+  }
+  return out;
+}
+
+std::string list_error_of(std::string_view text) {
+  try {
+    cutune::eval_list(text);
+  } catch (const SpecError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+using Ints = std::vector<std::int64_t>;
+
+TEST(ExprList, LiteralsAndRanges) {
+  EXPECT_EQ(ints("[16, 32, 48]"), (Ints{16, 32, 48}));
+  EXPECT_EQ(ints("[]"), Ints{});
+  EXPECT_EQ(ints("[1, 2,]"), (Ints{1, 2}));
+  EXPECT_EQ(ints("[2 * 8, 4 ** 2 + 1, 7 // 2, -3 % 5]"), (Ints{16, 17, 3, 2}));
+  EXPECT_EQ(ints("range(4)"), (Ints{0, 1, 2, 3}));
+  EXPECT_EQ(ints("range(2, 5)"), (Ints{2, 3, 4}));
+  EXPECT_EQ(ints("range(32, 1024+1, 256)"), (Ints{32, 288, 544, 800}));
+  EXPECT_EQ(ints("range(5, 0, -2)"), (Ints{5, 3, 1}));
+  EXPECT_EQ(ints("range(3, 3)"), Ints{});
+  EXPECT_EQ(ints("list(range(1, 4))"), (Ints{1, 2, 3}));
+  const auto floats = cutune::eval_list("[0.5, 1, True]");
+  ASSERT_EQ(floats.size(), 3u);
+  EXPECT_TRUE(floats[0].is_float());
+  EXPECT_FALSE(floats[1].is_float());
+  EXPECT_EQ(floats[2].as_int(), 1);
+}
+
+TEST(ExprList, ComprehensionsAndConcatenation) {
+  EXPECT_EQ(ints("[2**i for i in range(0, 6)]"), (Ints{1, 2, 4, 8, 16, 32}));
+  EXPECT_EQ(ints("[16*i for i in range(1,9)]"), (Ints{16, 32, 48, 64, 80, 96, 112, 128}));
+  EXPECT_EQ(ints("[i for i in range(3,35,2) if i % 5 == 0]"), (Ints{5, 15, 25}));
+  EXPECT_EQ(ints("[a * 10 + b for a in range(1, 3) for b in range(2) if a != b]"), (Ints{10, 20, 21}));
+  EXPECT_EQ(ints("[x for x in [1, 2, 3] if x > 1 if x < 3]"), (Ints{2}));
+  EXPECT_EQ(ints("[1, 2, 4, 8, 16] + list(range(32, 1024+1, 32))").size(), 5u + 32u);
+  EXPECT_EQ(ints("[1] + [2] + [i for i in range(3, 5)]"), (Ints{1, 2, 3, 4}));
+  EXPECT_EQ(ints("[0] * 3"), (Ints{0, 0, 0}));
+  EXPECT_EQ(ints("2 * [1, 2]"), (Ints{1, 2, 1, 2}));
+  // The loop variable is local to its comprehension, so an outer list of the same name is untouched.
+  EXPECT_EQ(ints("[i for i in i] + i", {{"i", {Value(7), Value(8)}}}), (Ints{7, 8, 7, 8}));
+  EXPECT_EQ(ints("[ceil(i / 2) for i in range(4)] + [floor(-0.5)]"), (Ints{0, 1, 1, 2, -1}));
+}
+
+TEST(ExprList, NumbersOverBoundLists) {
+  const cutune::ListBindings lists{{"ProblemSize", {Value(4096), Value(2048)}},
+                                   {"filter_width", {Value(3), Value(15), Value(7)}}};
+  EXPECT_EQ(cutune::eval_number("(ProblemSize[0]+max(filter_width)-1) * (ProblemSize[1]+1)", lists).as_int(),
+            (4096 + 15 - 1) * (2048 + 1));
+  EXPECT_EQ(cutune::eval_number("min(filter_width) * len(filter_width) + ProblemSize[-1]", lists).as_int(),
+            3 * 3 + 2048);
+  EXPECT_EQ(cutune::eval_number("max(3, 9, 4)").as_int(), 9);
+  EXPECT_EQ(cutune::eval_number("32 <= 4 * 8 <= 1024 and not 0").as_int(), 1);
+  EXPECT_THROW(cutune::eval_number("ProblemSize[2]", lists), SpecError);
+  EXPECT_THROW(cutune::eval_number("filter_width", lists), SpecError);
+  EXPECT_THROW(cutune::eval_list("4096"), SpecError);
+}
+
+TEST(ExprList, ErrorsNameTheProblem) {
+  EXPECT_EQ(list_error_of("[1, 2"), "invalid expression '[1, 2': expected ',' or ']', found the end at column 6");
+  EXPECT_EQ(list_error_of("[x for x in range(3) if]").find("invalid expression"), 0u);
+  EXPECT_EQ(list_error_of("[i for in range(3)]"),
+            "invalid expression '[i for in range(3)]': expected a name after 'for' at column 8");
+  EXPECT_EQ(list_error_of("[j for i in range(3)]"), "unknown name 'j' in '[j for i in range(3)]'");
+  EXPECT_EQ(list_error_of("[[1], [2]]"),
+            "expected a number in a list element, got a list (nested lists are not supported) in '[[1], [2]]'");
+  EXPECT_EQ(list_error_of("[1] + 2"), "cannot add a list and a number in '[1] + 2'");
+  EXPECT_EQ(list_error_of("range(0, 1, 0)"), "range() step must not be zero in 'range(0, 1, 0)'");
+  EXPECT_EQ(list_error_of("range(0.5)"), "range() needs integers, got 0.5 in 'range(0.5)'");
+  EXPECT_EQ(list_error_of("[1, 2][5]").find("index 5 out of range for a list of 2"), 0u);
+  EXPECT_NE(list_error_of("[1, 2][0:1]").find("unexpected character ':'"), std::string::npos);
+  EXPECT_NE(list_error_of("range(10**9)").find("a list of more than"), std::string::npos);
+  EXPECT_NE(list_error_of("range(1, 2, 3, 4)").find("range() takes 1 to 3 arguments, got 4"), std::string::npos);
+  EXPECT_NE(list_error_of("[x if x else 1 for x in range(2)]").find("expected ',' or ']', found 'if'"),
+            std::string::npos);
+  EXPECT_NE(list_error_of("sorted([2, 1])").find("unknown function 'sorted'"), std::string::npos);
+}
+
+TEST(ExprList, ScalarExpressionsStillRejectLists) {
+  EXPECT_EQ(error_of("[1, 2]"),
+            "invalid expression '[1, 2]': '[' is not allowed here: lists and subscripts are read only where a list of "
+            "values is expected at column 1");
+  EXPECT_NE(error_of("range(3)").find("unknown function 'range'"), std::string::npos);
+  EXPECT_NE(error_of("len(3)").find("unknown function 'len'"), std::string::npos);
+  EXPECT_NE(error_of("max(3)").find("max() takes at least 2 arguments"), std::string::npos);
+  // for/in/if stay ordinary names where lists cannot appear, as they were before lists existed.
+  Expr e = Expr::parse("in + 1");
+  e.bind({"in"});
+  EXPECT_EQ(e.eval(std::vector<Value>{Value(2)}).as_int(), 3);
+  expect_int("ceil(2.5) + floor(2.5) + ceil(3)", 3 + 2 + 3);
+}
+
 }  // namespace

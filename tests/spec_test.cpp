@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -355,6 +357,105 @@ TEST_F(SpecLoad, MissingFilesNameThePath) {
   write("transpose.json", kSpec);
   EXPECT_EQ(message_of<SpecError>([&] { KernelSpec::load(dir_ / "transpose.json"); }),
             "cannot read kernel source '" + (dir_ / "transpose.cu").string() + "'");
+}
+
+TEST(SpecReference, AConfigurationOfTheKernelItself) {
+  Json j = Json::parse(kSpec);
+  j["reference"] = {{"configuration", {{"TILE", 16}, {"ROWS", 4}}}};
+  const KernelSpec s = parse(j.dump());
+  ASSERT_TRUE(s.reference_config.has_value());
+  EXPECT_EQ(s.format(*s.reference_config), "TILE=16,ROWS=4,PAD=0");  // PAD, not named, takes its default
+  EXPECT_TRUE(s.reference_kernel.empty());
+  // The reference launches with the spec's own geometry, resolved at the reference configuration.
+  const cutune::Launch l = s.resolve(s.reference_launch, *s.reference_config, Shape{{64, 64}});
+  EXPECT_EQ(l.block, (std::array<std::int64_t, 3>{16, 4, 1}));
+  EXPECT_EQ(l.grid, (std::array<std::int64_t, 3>{4, 4, 1}));
+  EXPECT_EQ(l.shared_memory, 16 * 16 * 4);
+  EXPECT_FALSE(parse(kSpec).reference_config.has_value());
+
+  // Constraints that need a shape cannot be checked without one, so they do not reject the reference.
+  j["constraints"].push_back("TILE <= M");
+  j["reference"]["configuration"]["TILE"] = 64;
+  EXPECT_EQ(parse(j.dump()).format(*parse(j.dump()).reference_config), "TILE=64,ROWS=4,PAD=0");
+}
+
+TEST(SpecReference, ConfigurationErrorsNameTheField) {
+  const auto with_reference = [](Json reference) {
+    return [reference](Json& j) { j["reference"] = reference; };
+  };
+  EXPECT_EQ(error_after(with_reference({{"configuration", {{"DEPTH", 1}}}})),
+            "spec transpose: reference.configuration.DEPTH: 'DEPTH' is not a parameter");
+  EXPECT_EQ(error_after(with_reference({{"configuration", {{"TILE", 48}}}})),
+            "spec transpose: reference.configuration.TILE: must be one of the values of TILE (16, 32, 64)");
+  EXPECT_EQ(error_after(with_reference({{"configuration", {{"TILE", "16"}}}})),
+            "spec transpose: reference.configuration.TILE: must be one of the values of TILE (16, 32, 64)");
+  EXPECT_EQ(error_after(with_reference({{"configuration", Json::array({16})}})),
+            "spec transpose: reference.configuration: must be an object of parameter name: value");
+  EXPECT_EQ(error_after(with_reference({{"configuration", Json::object()}, {"kernel", "transpose_reference"}})),
+            "spec transpose: reference: unknown field 'kernel' (allowed: configuration)");
+  EXPECT_EQ(error_after([](Json& j) {
+              j["constraints"].push_back("TILE >= 32");
+              j["reference"] = {{"configuration", {{"TILE", 16}}}};
+            }),
+            "spec transpose: reference.configuration: TILE=16,ROWS=8,PAD=0 violates constraint 'TILE >= 32'");
+  EXPECT_EQ(error_after(with_reference(Json::array())),
+            "spec transpose: reference: must be an object with kernel, block and grid, or with configuration");
+}
+
+// `tune --spec` and `tune space --spec` on a kernel that is not built in: examples/saxpy.
+class SpecCli : public SpecLoad {
+ protected:
+  struct Output {
+    int code = 0;
+    std::string out, err;
+  };
+  Output tune(const std::string& args) const {
+    const std::string cmd = "cd '" + dir_.string() + "' && '" + CUTUNE_TUNE_EXE + "' " + args + " >out.txt 2>err.txt";
+    const int status = std::system(cmd.c_str());
+    auto slurp = [&](const char* name) {
+      std::ifstream in(dir_ / name);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp("out.txt"), slurp("err.txt")};
+  }
+  static std::string example(const char* file) {
+    return "'" + (std::filesystem::path(CUTUNE_SOURCE_DIR) / "examples" / "saxpy" / file).string() + "'";
+  }
+};
+
+TEST_F(SpecCli, SpaceAndCompileAUserKernel) {
+  Output r = tune("space --spec " + example("saxpy.json"));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "15 valid configurations of saxpy (16 combinations, 1 removed by constraints, 0 by compute "
+                   "capability 9.0 launch limits)\n");
+  r = tune("space --kernel " + example("saxpy.json") + " --list");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("BLOCK=512,ITEMS=8\n"), std::string::npos);
+  EXPECT_EQ(r.out.find("BLOCK=1024,ITEMS=8\n"), std::string::npos);
+  r = tune("compile --kernel " + example("saxpy.json"));
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.rfind("15 of 15 configurations of saxpy compiled for sm_90", 0), 0u) << r.out;
+}
+
+TEST_F(SpecCli, SpecTakesAnyFileNameAndSaysWhatIsWrong) {
+  std::filesystem::copy_file(std::filesystem::path(CUTUNE_SOURCE_DIR) / "examples/saxpy/saxpy.json", dir_ / "my.spec");
+  std::filesystem::copy_file(std::filesystem::path(CUTUNE_SOURCE_DIR) / "examples/saxpy/saxpy.cu", dir_ / "saxpy.cu");
+  Output r = tune("space --spec my.spec --shape 1000");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("15 valid configurations of saxpy", 0), 0u) << r.out;
+  r = tune("--spec absent.json --shapes 1000");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: spec file 'absent.json' does not exist\n");
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "cutune.db"));
+  r = tune("--spec my.spec");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("tuning needs --kernel (or --spec) and --shapes, or --problem"), std::string::npos) << r.err;
+  r = tune("space");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: give one of --kernel, --spec and --problem\n");
+  r = tune("space --spec my.spec --kernel transpose");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("excludes"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -103,20 +103,30 @@ TEST(TunerGpu, ShortRunStoresAndResumes) {
   Device device;
   const KernelSpec spec = load_kernel("transpose");
   const Shape shape = spec.parse_shape("1024x768");
+  const fs::path cache_dir = fs::temp_directory_path() / ("cutune_tune_cache_" + std::to_string(::getpid()));
   TuneOptions options;
   options.measure.repeats = 5;
-  ShapeReport first, second;
+  options.final_candidates = 2;
+  options.final_repeats = 7;
+  options.cache_dir = cache_dir.string();
+  ShapeReport first, second, other_shape;
   {
     Database db(db_path);
     first = Tuner(device, db, options).tune(spec, shape);
     second = Tuner(device, db, options).tune(spec, shape);
+    other_shape = Tuner(device, db, options).tune(spec, spec.parse_shape("333x444"));
   }
+  fs::remove_all(cache_dir);
+  EXPECT_EQ(first.cache_hits, 0u);
+  EXPECT_EQ(first.retimed, 2u);
+  EXPECT_EQ(other_shape.evaluated, 160u);
+  EXPECT_EQ(other_shape.cache_hits, 160u) << "the second shape must reuse every cubin of the first";
   EXPECT_EQ(first.space_size, 160u);
   EXPECT_EQ(first.evaluated, 160u);
   EXPECT_EQ(first.failed, 0u);
   ASSERT_TRUE(first.best);
   EXPECT_EQ(first.best->status, Status::Ok);
-  EXPECT_EQ(first.best->samples_ms.size(), 5u);
+  EXPECT_EQ(first.best->samples_ms.size(), 7u) << "the winner is a re-timed finalist";
   EXPECT_GT(first.best->metric, 0.0);
   EXPECT_GT(first.copy_gbs, 0.0);
   EXPECT_EQ(second.evaluated, 0u);

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <sstream>
 
 #include "cutune/error.hpp"
 #include "embedded_support.hpp"
@@ -14,12 +15,8 @@ namespace {
 
 constexpr std::array<const char*, 5> kTypeNames = {"float", "double", "int", "long long", "unsigned"};
 
-const NvrtcOutput& support_binary(const std::string& arch) {
-  static std::mutex mutex;
-  static std::map<std::string, NvrtcOutput> compiled;
-  std::lock_guard lock(mutex);
-  auto it = compiled.find(arch);
-  if (it != compiled.end()) return it->second;
+// The support module's kernels, in the order SupportKernels reads their lowered names.
+std::vector<std::string> support_names() {
   std::vector<std::string> names;
   for (const char* type : kTypeNames) {
     names.push_back(std::string("fill_random<") + type + ">");
@@ -27,8 +24,39 @@ const NvrtcOutput& support_binary(const std::string& arch) {
     names.push_back(std::string("compare<") + type + ">");
   }
   names.push_back("flush_l2");
-  NvrtcOutput out = nvrtc_compile(std::string(support_source()), "support.cu", names, {}, arch);
-  if (!out.ok) throw CudaError("cutune's support kernels do not compile for " + arch + ": " + out.log);
+  return names;
+}
+
+// Compiled once per process and architecture; through the cubin cache, once per machine. The cache keeps one
+// lowered name per entry, so the support module's names travel joined by newlines.
+const NvrtcOutput& support_binary(const std::string& arch, CubinCache* cache) {
+  static std::mutex mutex;
+  static std::map<std::string, NvrtcOutput> compiled;
+  std::lock_guard lock(mutex);
+  auto it = compiled.find(arch);
+  if (it != compiled.end()) return it->second;
+  const std::vector<std::string> names = support_names();
+  KernelSpec support;
+  support.source = std::string(support_source());
+  const std::string key = CubinCache::key(support, "support", {}, arch);
+  NvrtcOutput out;
+  if (auto hit = cache ? cache->load(key) : std::nullopt) {
+    out.ok = true;
+    out.cubin = std::move(hit->cubin);
+    std::istringstream lines(hit->lowered_name);
+    for (std::string line; std::getline(lines, line);) out.lowered_names.push_back(line);
+  }
+  if (out.lowered_names.size() != names.size()) {
+    out = nvrtc_compile(support.source, "support.cu", names, {}, arch);
+    if (!out.ok) throw CudaError("cutune's support kernels do not compile for " + arch + ": " + out.log);
+    if (cache) {
+      CompileOutput entry;
+      entry.ok = true;
+      entry.cubin = out.cubin;
+      for (const auto& n : out.lowered_names) entry.lowered_name += n + "\n";
+      cache->store(key, entry);
+    }
+  }
   return compiled.emplace(arch, std::move(out)).first->second;
 }
 
@@ -62,8 +90,8 @@ CUresult Module::function(const std::string& lowered_name, CUfunction* out) cons
   return driver().cuModuleGetFunction(out, module_, lowered_name.c_str());
 }
 
-SupportKernels::SupportKernels(const std::string& arch) {
-  const NvrtcOutput& binary = support_binary(arch);
+SupportKernels::SupportKernels(const std::string& arch, CubinCache* cache) {
+  const NvrtcOutput& binary = support_binary(arch, cache);
   check(module.load(binary.cubin), "cuModuleLoadData(support.cu)");
   std::size_t k = 0;
   for (std::size_t t = 0; t < kTypeNames.size(); ++t) {
@@ -168,11 +196,8 @@ Workbench::Workbench(const Device& device, const KernelSpec& spec, const Shape& 
   Impl& w = *impl_;
   device.make_current();
   CU_CHECK(cuStreamCreate, &w.stream, CU_STREAM_NON_BLOCKING);
-  w.support = std::make_unique<detail::SupportKernels>(device.identity().arch());
-
   const std::vector<Value> scope = spec.scope(spec.default_config(), &shape);
   w.args.reserve(spec.arguments.size());
-  std::uint64_t salt = 1;
   for (const Argument& a : spec.arguments) {
     detail::DeviceArgument& arg = w.args.emplace_back();
     arg.spec = &a;
@@ -186,43 +211,60 @@ Workbench::Workbench(const Device& device, const KernelSpec& spec, const Shape& 
     if (count <= 0) throw InputError("argument " + a.name + " of " + spec.name + " has no elements at shape " + shape.str());
     arg.count = static_cast<std::size_t>(count);
     arg.buffer = detail::DeviceBuffer(arg.count * element_size(a.type));
-    w.fill(arg, a.fill, salt++);
-    if (a.output) {
-      arg.reference = detail::DeviceBuffer(arg.buffer.bytes());
-      if (a.fill == Fill::Random) {
-        arg.initial = detail::DeviceBuffer(arg.buffer.bytes());
-        CU_CHECK(cuMemcpyDtoDAsync, arg.initial.get(), arg.buffer.get(), arg.buffer.bytes(), w.stream);
-      }
-    }
+    if (a.output) arg.reference = detail::DeviceBuffer(arg.buffer.bytes());
   }
   w.stats = detail::DeviceBuffer(3 * sizeof(std::uint64_t));
   w.sink = detail::DeviceBuffer(sizeof(int));
   if (options.flush_l2) {
     w.flush_buffer = detail::DeviceBuffer(static_cast<std::size_t>(std::max<std::int64_t>(device.l2_bytes(), 1 << 20)) * 2);
-    CU_CHECK(cuMemsetD8Async, w.flush_buffer.get(), 0, w.flush_buffer.bytes(), w.stream);
+  }
+}
+
+void Workbench::prepare(CubinCache* cache) {
+  impl_->device.make_current();
+  impl_->prepare(cache);
+}
+
+void Workbench::Impl::prepare(CubinCache* cache) {
+  if (prepared) return;
+  const std::string arch = device.identity().arch();
+  support = std::make_unique<detail::SupportKernels>(arch, cache);
+  if (flush_buffer.get() != 0) CU_CHECK(cuMemsetD8Async, flush_buffer.get(), 0, flush_buffer.bytes(), stream);
+  std::uint64_t salt = 1;
+  for (auto& arg : args) {
+    if (!arg.spec->is_buffer) continue;
+    fill(arg, arg.spec->fill, salt++);
+    if (arg.spec->output && arg.spec->fill == Fill::Random) {
+      arg.initial = detail::DeviceBuffer(arg.buffer.bytes());
+      CU_CHECK(cuMemcpyDtoDAsync, arg.initial.get(), arg.buffer.get(), arg.buffer.bytes(), stream);
+    }
   }
 
   // The reference output, computed once and kept per output buffer.
-  const CompileOutput ref = compile_reference(spec, device.identity().arch());
-  if (!ref.ok) throw CudaError("the reference kernel " + spec.reference_kernel + " of " + spec.name + " does not compile:\n" + ref.log);
+  // The reference is a kernel of its own, or the spec's kernel at a reference configuration.
+  const Config ref_config = spec.reference_config ? *spec.reference_config : spec.default_config();
+  const std::string ref_name = spec.reference_config ? spec.format(ref_config) : spec.reference_kernel;
+  const CompileOutput ref = compile_reference_cached(cache, spec, arch);
+  if (!ref.ok) throw CudaError("the reference " + ref_name + " of " + spec.name + " does not compile:\n" + ref.log);
   detail::Module module;
   detail::check(module.load(ref.cubin), "cuModuleLoadData(reference)");
   CUfunction f = nullptr;
   detail::check(module.function(ref.lowered_name, &f), "cuModuleGetFunction(reference)");
-  const Launch launch = spec.resolve(spec.reference_launch, spec.default_config(), shape);
-  if (launch.shared_memory > 48 * 1024) {
-    CU_CHECK(cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(launch.shared_memory));
+  const Launch l = spec.resolve(spec.reference_config ? spec.launch : spec.reference_launch, ref_config, shape);
+  if (l.shared_memory > 48 * 1024) {
+    CU_CHECK(cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.shared_memory));
   }
-  w.reset_outputs();
-  std::vector<void*> params = w.parameters(spec.default_config());
-  detail::check(w.launch(f, launch, params), "cuLaunchKernel(reference)");
-  CU_CHECK(cuStreamSynchronize, w.stream);
-  for (auto& arg : w.args) {
+  reset_outputs();
+  std::vector<void*> params = parameters(ref_config);
+  detail::check(launch(f, l, params), "cuLaunchKernel(reference)");
+  CU_CHECK(cuStreamSynchronize, stream);
+  for (auto& arg : args) {
     if (arg.spec->is_buffer && arg.spec->output) {
-      CU_CHECK(cuMemcpyDtoDAsync, arg.reference.get(), arg.buffer.get(), arg.buffer.bytes(), w.stream);
+      CU_CHECK(cuMemcpyDtoDAsync, arg.reference.get(), arg.buffer.get(), arg.buffer.bytes(), stream);
     }
   }
-  CU_CHECK(cuStreamSynchronize, w.stream);
+  CU_CHECK(cuStreamSynchronize, stream);
+  prepared = true;
 }
 
 Workbench::~Workbench() = default;

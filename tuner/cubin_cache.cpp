@@ -178,20 +178,33 @@ void CubinCache::trim() {
   }
 }
 
-CompileOutput compile_config_cached(CubinCache* cache, const KernelSpec& spec, const Config& config,
-                                    const std::string& arch, bool* cached) {
-  if (cached != nullptr) *cached = false;
-  if (cache == nullptr) return compile_config(spec, config, arch);
+namespace {
+
+CompileOutput compile_through(CubinCache* cache, const KernelSpec& spec, const std::string& kernel,
+                              const std::vector<std::string>& options, const std::string& arch) {
+  if (cache == nullptr) return compile(spec, kernel, options, arch);
   const auto start = std::chrono::steady_clock::now();
-  const std::string key = CubinCache::key(spec, spec.kernel, spec.defines(config), arch);
+  const std::string key = CubinCache::key(spec, kernel, options, arch);
   if (auto hit = cache->load(key)) {
     hit->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (cached != nullptr) *cached = true;
+    hit->from_cache = true;
     return *hit;
   }
-  CompileOutput out = compile_config(spec, config, arch);
+  CompileOutput out = compile(spec, kernel, options, arch);
   cache->store(key, out);
   return out;
+}
+
+}  // namespace
+
+CompileOutput compile_config_cached(CubinCache* cache, const KernelSpec& spec, const Config& config,
+                                    const std::string& arch) {
+  return compile_through(cache, spec, spec.kernel, spec.defines(config), arch);
+}
+
+CompileOutput compile_reference_cached(CubinCache* cache, const KernelSpec& spec, const std::string& arch) {
+  if (spec.reference_config) return compile_config_cached(cache, spec, *spec.reference_config, arch);
+  return compile_through(cache, spec, spec.reference_kernel, spec.defines(spec.default_config()), arch);
 }
 
 }  // namespace cutune

@@ -245,12 +245,32 @@ Value eval_node(const Node& n, const Context& c) {
       return to_int(eval_node(n.args[0], c), c);
     case Op::Float:
       return eval_node(n.args[0], c).as_double();
+    case Op::Ceil:
+    case Op::Floor: {  // Python's math.ceil and math.floor give integers
+      const Value a = eval_node(n.args[0], c);
+      if (!a.is_float()) return a;
+      return to_int(n.op == Op::Ceil ? std::ceil(a.as_double()) : std::floor(a.as_double()), c);
+    }
     default:
       return arithmetic(n.op, eval_node(n.args[0], c), eval_node(n.args[1], c), c);
   }
 }
 
 }  // namespace
+
+Value apply_scalar(Op op, const std::vector<Value>& operands, const std::vector<CompareOp>& compares,
+                   const std::string& text) {
+  Node n;
+  n.op = op;
+  n.compares = compares;
+  for (const Value& v : operands) {
+    Node& operand = n.args.emplace_back();
+    operand.constant = v;
+  }
+  const Context context{{}, nullptr, text};
+  return eval_node(n, context);
+}
+
 }  // namespace detail
 
 std::int64_t Value::as_int() const {

@@ -1,4 +1,5 @@
 // Tokenizer and recursive-descent parser of the expression language, following Python's precedence.
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -10,7 +11,7 @@
 namespace cutune::detail {
 namespace {
 
-enum class Tok { Int, Float, Name, Op, LParen, RParen, Comma, End };
+enum class Tok { Int, Float, Name, Op, LParen, RParen, LBracket, RBracket, Comma, End };
 
 struct Token {
   Tok kind = Tok::End;
@@ -24,13 +25,19 @@ struct Function {
   Op op;
   std::size_t min_args;
   std::size_t max_args;
+  bool lists_only = false;  // only in expressions evaluated once (Syntax::WithLists)
 };
 
 constexpr std::size_t kUnlimited = static_cast<std::size_t>(-1);
 constexpr Function kFunctions[] = {
     {"min", Op::Min, 2, kUnlimited}, {"max", Op::Max, 2, kUnlimited}, {"ceil_div", Op::CeilDiv, 2, 2},
     {"abs", Op::Abs, 1, 1},          {"int", Op::Int, 1, 1},          {"float", Op::Float, 1, 1},
+    {"ceil", Op::Ceil, 1, 1},        {"floor", Op::Floor, 1, 1},      {"range", Op::Range, 1, 3, true},
+    {"list", Op::ListOf, 1, 1, true}, {"len", Op::Len, 1, 1, true},
 };
+
+// Python keywords of the list forms; in scalar expressions they stay ordinary names, as before lists existed.
+constexpr std::string_view kListKeywords[] = {"for", "in", "if", "else"};
 
 bool is_name_start(char ch) { return std::isalpha(static_cast<unsigned char>(ch)) || ch == '_'; }
 bool is_name_char(char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }
@@ -38,7 +45,10 @@ bool is_digit(char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 
 
 class Parser {
  public:
-  Parser(std::string_view text, std::vector<std::string>& names) : text_(text), names_(names) { tokenize(); }
+  Parser(std::string_view text, std::vector<std::string>& names, Syntax syntax)
+      : text_(text), names_(names), lists_(syntax == Syntax::WithLists) {
+    tokenize();
+  }
 
   Node parse() {
     if (tokens_.size() == 1) fail_at(0, "empty expression");
@@ -72,8 +82,11 @@ class Parser {
         while (end < text_.size() && is_name_char(text_[end])) ++end;
         push(Tok::Name, i, end);
         i = end;
-      } else if (ch == '(' || ch == ')' || ch == ',') {
-        push(ch == '(' ? Tok::LParen : (ch == ')' ? Tok::RParen : Tok::Comma), i, i + 1);
+      } else if (ch == '(' || ch == ')' || ch == ',' || ch == '[' || ch == ']') {
+        static constexpr std::pair<char, Tok> kPunctuation[] = {
+            {'(', Tok::LParen}, {')', Tok::RParen}, {',', Tok::Comma}, {'[', Tok::LBracket}, {']', Tok::RBracket}};
+        for (const auto& [c, kind] : kPunctuation)
+          if (c == ch) push(kind, i, i + 1);
         ++i;
       } else {
         i = lex_operator(i);
@@ -227,6 +240,7 @@ class Parser {
 
   Node parse_power() {
     Node base = parse_atom();
+    while (peek().kind == Tok::LBracket) base = parse_subscript(std::move(base));
     if (!at_op("**")) return base;
     take();
     return make(Op::Pow, {std::move(base), parse_unary()});  // recursion makes ** right-associative
@@ -250,9 +264,76 @@ class Parser {
       }
       case Tok::Name:
         return parse_name();
+      case Tok::LBracket:
+        return parse_list();
       default:
         fail_unexpected();
     }
+  }
+
+  void require_lists(const Token& t) const {
+    if (!lists_) {
+      fail_at(t.pos, "'" + std::string(t.text) + "' is not allowed here: lists and subscripts are read only where "
+                                                  "a list of values is expected");
+    }
+  }
+
+  Node parse_subscript(Node sequence) {
+    require_lists(peek());
+    take();  // [
+    Node index = parse_or();
+    expect(Tok::RBracket, "']' (slices are not supported)");
+    return make(Op::Subscript, {std::move(sequence), std::move(index)});
+  }
+
+  // [a, b, ...] or a comprehension [e for x in xs if c ...], with Python's clause order.
+  Node parse_list() {
+    require_lists(peek());
+    take();  // [
+    Node list = make(Op::List, {});
+    if (peek().kind == Tok::RBracket) {
+      take();
+      return list;
+    }
+    list.args.push_back(parse_or());
+    if (at_keyword("for")) {
+      Node comprehension = make(Op::Comprehension, {});
+      comprehension.args.push_back(std::move(list.args.front()));
+      while (at_keyword("for") || at_keyword("if")) comprehension.args.push_back(parse_clause());
+      expect(Tok::RBracket, "']'");
+      return comprehension;
+    }
+    while (peek().kind == Tok::Comma) {
+      take();
+      if (peek().kind == Tok::RBracket) break;  // a trailing comma, as Python allows
+      list.args.push_back(parse_or());
+    }
+    expect(Tok::RBracket, "',' or ']'");
+    return list;
+  }
+
+  Node parse_clause() {
+    if (take().text == "if") return make(Op::If, {parse_or()});
+    const Token& variable = peek();
+    if (variable.kind != Tok::Name || is_keyword(variable.text)) fail_at(variable.pos, "expected a name after 'for'");
+    Node clause = make(Op::For, {});
+    clause.name = name_index(take().text);
+    if (!at_keyword("in")) fail_at(peek().pos, "expected 'in'");
+    take();
+    clause.args.push_back(parse_or());
+    return clause;
+  }
+
+  bool is_keyword(std::string_view word) const {
+    if (word == "and" || word == "or" || word == "not") return true;
+    return lists_ && std::find(std::begin(kListKeywords), std::end(kListKeywords), word) != std::end(kListKeywords);
+  }
+
+  std::size_t name_index(std::string_view name) {
+    std::size_t index = 0;
+    while (index < names_.size() && names_[index] != name) ++index;
+    if (index == names_.size()) names_.emplace_back(name);
+    return index;
   }
 
   void expect(Tok kind, std::string_view what) {
@@ -272,15 +353,11 @@ class Parser {
       n.constant = t.text == "True" ? 1 : 0;
       return n;
     }
-    if (t.text == "and" || t.text == "or" || t.text == "not")
-      fail_at(t.pos, "unexpected '" + std::string(t.text) + "'");
+    if (is_keyword(t.text)) fail_at(t.pos, "unexpected '" + std::string(t.text) + "'");
     if (peek().kind == Tok::LParen) return parse_call(t);
     Node n;
     n.op = Op::Name;
-    std::size_t index = 0;
-    while (index < names_.size() && names_[index] != t.text) ++index;
-    if (index == names_.size()) names_.emplace_back(t.text);
-    n.name = index;
+    n.name = name_index(t.text);
     return n;
   }
 
@@ -289,7 +366,9 @@ class Parser {
     for (const auto& f : kFunctions) {
       if (f.name == name.text) function = &f;
     }
-    if (function == nullptr) fail_at(name.pos, "unknown function '" + std::string(name.text) + "'");
+    if (function == nullptr || (function->lists_only && !lists_)) {
+      fail_at(name.pos, "unknown function '" + std::string(name.text) + "'");
+    }
     take();  // (
     Node call = make(function->op, {});
     if (peek().kind != Tok::RParen) {
@@ -301,24 +380,31 @@ class Parser {
     }
     expect(Tok::RParen, "',' or ')'");
     const auto n = call.args.size();
-    if (n < function->min_args || n > function->max_args) {
-      std::string need = function->min_args == function->max_args ? std::to_string(function->min_args)
-                                                                  : "at least " + std::to_string(function->min_args);
+    // With lists, min(xs) and max(xs) reduce one list, as in Python.
+    const bool reduces = lists_ && (function->op == Op::Min || function->op == Op::Max);
+    const std::size_t min_args = reduces ? 1 : function->min_args;
+    if (n < min_args || n > function->max_args) {
+      std::string need = min_args == function->max_args ? std::to_string(min_args)
+                         : function->max_args == kUnlimited
+                             ? "at least " + std::to_string(min_args)
+                             : std::to_string(min_args) + " to " + std::to_string(function->max_args);
       fail_at(name.pos, std::string(name.text) + "() takes " + need + " argument" +
-                            (function->min_args == 1 && function->max_args == 1 ? "" : "s") + ", got " +
-                            std::to_string(n));
+                            (min_args == 1 && function->max_args == 1 ? "" : "s") + ", got " + std::to_string(n));
     }
     return call;
   }
 
   std::string_view text_;
   std::vector<std::string>& names_;
+  bool lists_;
   std::vector<Token> tokens_;
   std::size_t next_ = 0;
 };
 
 }  // namespace
 
-Node parse_expression(std::string_view text, std::vector<std::string>& names) { return Parser(text, names).parse(); }
+Node parse_expression(std::string_view text, std::vector<std::string>& names, Syntax syntax) {
+  return Parser(text, names, syntax).parse();
+}
 
 }  // namespace cutune::detail

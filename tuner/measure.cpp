@@ -57,8 +57,30 @@ Timing summarize(std::vector<double> samples) {
   return t;
 }
 
-Result Workbench::evaluate(const Config& config, const CompileOutput& compiled) {
-  Impl& w = *impl_;
+Result Workbench::evaluate(const Config& config, const CompileOutput& compiled, double best_ms) {
+  return impl_->evaluate(config, compiled, best_ms, 0);
+}
+
+Result Workbench::retime(const Config& config, const CompileOutput& compiled, int repeats) {
+  return impl_->evaluate(config, compiled, 0.0, std::max(1, repeats));
+}
+
+std::vector<double> Workbench::Impl::timed_runs(const std::function<void(void*)>& enqueue, int warm, int runs) {
+  for (int i = 0; i < warm; ++i) enqueue(stream);
+  EventPairs events(runs);
+  for (int i = 0; i < runs; ++i) {
+    if (options.flush_l2) flush_l2();
+    CU_CHECK(cuEventRecord, events.start(i), stream);
+    enqueue(stream);
+    CU_CHECK(cuEventRecord, events.stop(i), stream);
+  }
+  CU_CHECK(cuStreamSynchronize, stream);
+  return events.elapsed_ms(runs);
+}
+
+Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& compiled, double best_ms, int exact_repeats) {
+  Impl& w = *this;
+  prepare(nullptr);
   const KernelSpec& spec = w.spec;
   Result r;
   r.config = spec.format(config);
@@ -132,13 +154,33 @@ Result Workbench::evaluate(const Config& config, const CompileOutput& compiled) 
     }
   }
 
-  // Timing: warm-up, then each timed launch after an L2 flush that is outside its events.
+  // Timing: each timed launch follows an L2 flush that is outside its events.
   CUresult launch_error = CUDA_SUCCESS;
+  const auto enqueue = [&](void*) {
+    const CUresult e = w.launch(f, launch, params);
+    if (launch_error == CUDA_SUCCESS) launch_error = e;
+  };
   try {
-    r.samples_ms = time([&](void*) {
-      const CUresult e = w.launch(f, launch, params);
-      if (launch_error == CUDA_SUCCESS) launch_error = e;
-    });
+    if (exact_repeats > 0) {
+      r.samples_ms = timed_runs(enqueue, std::max(1, options.warmup), exact_repeats);
+    } else {
+      r.samples_ms = timed_runs(enqueue, 0, 1);
+      const double first = r.samples_ms.front();
+      const bool clearly_slower = best_ms > 0 && options.early_stop_ratio > 0 && first > options.early_stop_ratio * best_ms;
+      const int most = std::max(1, options.repeats);
+      if (!clearly_slower && most > 1) {
+        // As many runs as the time budget allows at this speed, but never fewer than min_repeats.
+        int more = most - 1;
+        if (options.max_measure_ms > 0 && first > 0) {
+          const int affordable = static_cast<int>(options.max_measure_ms / first);
+          more = std::clamp(affordable - 1, std::max(0, options.min_repeats - 1), most - 1);
+        }
+        if (more > 0) {
+          const auto rest = timed_runs(enqueue, options.warmup, more);
+          r.samples_ms.insert(r.samples_ms.end(), rest.begin(), rest.end());
+        }
+      }
+    }
   } catch (const CudaError& e) {
     // A fault while timing: the verification run passed, so it depends on the inputs' history or the timing.
     r.status = Status::RuntimeError;
@@ -159,19 +201,9 @@ Result Workbench::evaluate(const Config& config, const CompileOutput& compiled) 
 }
 
 std::vector<double> Workbench::time(const std::function<void(void* stream)>& enqueue) {
-  Impl& w = *impl_;
-  w.device.make_current();
-  for (int i = 0; i < w.options.warmup; ++i) enqueue(w.stream);
-  const int repeats = std::max(1, w.options.repeats);
-  EventPairs events(repeats);
-  for (int i = 0; i < repeats; ++i) {
-    if (w.options.flush_l2) w.flush_l2();
-    CU_CHECK(cuEventRecord, events.start(i), w.stream);
-    enqueue(w.stream);
-    CU_CHECK(cuEventRecord, events.stop(i), w.stream);
-  }
-  CU_CHECK(cuStreamSynchronize, w.stream);
-  return events.elapsed_ms(repeats);
+  impl_->device.make_current();
+  impl_->prepare(nullptr);
+  return impl_->timed_runs(enqueue, impl_->options.warmup, std::max(1, impl_->options.repeats));
 }
 
 double Workbench::copy_bandwidth(std::int64_t bytes) {

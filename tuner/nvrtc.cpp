@@ -124,6 +124,7 @@ CompileOutput compile_config(const KernelSpec& spec, const Config& config, const
 }
 
 CompileOutput compile_reference(const KernelSpec& spec, const std::string& arch) {
+  if (spec.reference_config) return compile_config(spec, *spec.reference_config, arch);
   return compile(spec, spec.reference_kernel, spec.defines(spec.default_config()), arch);
 }
 

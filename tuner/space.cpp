@@ -131,6 +131,48 @@ Space Space::enumerate(const KernelSpec& spec, const std::optional<Shape>& shape
   return space;
 }
 
+Space Space::from_configs(const std::vector<std::vector<Value>>& parameter_values, std::vector<Config> configs) {
+  Space space;
+  space.cartesian_size_ = 1;
+  for (const auto& values : parameter_values) {
+    if (__builtin_mul_overflow(space.cartesian_size_, values.size(), &space.cartesian_size_)) {
+      throw InputError("a space of the given parameter values has more than 2^64 points");
+    }
+  }
+  // Each configuration as its position in the grid (mixed radix, last parameter fastest) detects duplicates
+  // without hashing Values.
+  std::vector<std::uint64_t> positions;
+  positions.reserve(configs.size());
+  for (std::size_t c = 0; c < configs.size(); ++c) {
+    const Config& config = configs[c];
+    if (config.values.size() != parameter_values.size()) {
+      throw InputError("configuration " + std::to_string(c) + " has " + std::to_string(config.values.size()) +
+                       " values for " + std::to_string(parameter_values.size()) + " parameters");
+    }
+    std::uint64_t position = 0;
+    for (std::size_t p = 0; p < parameter_values.size(); ++p) {
+      const auto& values = parameter_values[p];
+      const auto it = std::find(values.begin(), values.end(), config.values[p]);
+      if (it == values.end()) {
+        throw InputError("configuration " + std::to_string(c) + ": value " + config.values[p].str() + " of parameter " +
+                         std::to_string(p) + " is not among its values");
+      }
+      position = position * values.size() + static_cast<std::uint64_t>(it - values.begin());
+    }
+    positions.push_back(position);
+  }
+  std::vector<std::uint64_t> sorted = positions;
+  std::sort(sorted.begin(), sorted.end());
+  const auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+  if (dup != sorted.end()) {
+    const auto first = std::find(positions.begin(), positions.end(), *dup) - positions.begin();
+    throw InputError("configuration " + std::to_string(first) + " occurs twice");
+  }
+  space.removed_by_constraints_ = space.cartesian_size_ - configs.size();
+  space.configs_ = std::move(configs);
+  return space;
+}
+
 std::optional<std::string> check_launch(const Launch& launch, const DeviceLimits& limits, bool check_grid) {
   using detail::kAxis;
   for (std::size_t i = 0; i < 3; ++i) {

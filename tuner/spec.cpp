@@ -89,11 +89,17 @@ class SpecReader {
     read_arguments(required(root, "arguments", "arguments"));
 
     const Json& reference = required(root, "reference", "reference");
-    if (!reference.is_object()) fail("reference", "must be an object with kernel, block and grid");
-    check_keys(reference, "reference", {"kernel", "block", "grid", "shared_memory"});
-    spec_.reference_kernel = string_field(reference, "kernel", "reference.kernel");
-    if (spec_.reference_kernel.empty()) fail("reference.kernel", "must not be empty");
-    spec_.reference_launch = geometry(reference, "reference.");
+    if (!reference.is_object()) {
+      fail("reference", "must be an object with kernel, block and grid, or with configuration");
+    }
+    if (reference.contains("configuration")) {
+      read_reference_configuration(reference);
+    } else {
+      check_keys(reference, "reference", {"kernel", "block", "grid", "shared_memory"});
+      spec_.reference_kernel = string_field(reference, "kernel", "reference.kernel");
+      if (spec_.reference_kernel.empty()) fail("reference.kernel", "must not be empty");
+      spec_.reference_launch = geometry(reference, "reference.");
+    }
 
     if (root.contains("tolerance")) read_tolerance(root["tolerance"]);
     read_metric(required(root, "metric", "metric"));
@@ -297,6 +303,39 @@ class SpecReader {
     if (!has_output) fail("arguments", "no buffer has \"output\": true, so nothing could be verified");
   }
 
+  // The spec's own kernel at a configuration is the reference: for kernels (T1 problems among them) that come
+  // without a separate reference kernel.
+  void read_reference_configuration(const Json& reference) {
+    check_keys(reference, "reference", {"configuration"});
+    const Json& j = reference["configuration"];
+    if (!j.is_object()) fail("reference.configuration", "must be an object of parameter name: value");
+    Config config = spec_.default_config();
+    for (const auto& [name, v] : j.items()) {
+      const std::string field = "reference.configuration." + name;
+      const auto p = std::find_if(spec_.parameters.begin(), spec_.parameters.end(),
+                                  [&](const Parameter& q) { return q.name == name; });
+      if (p == spec_.parameters.end()) fail(field, "'" + name + "' is not a parameter");
+      const auto value = number(v);
+      const auto it = value ? std::find(p->values.begin(), p->values.end(), *value) : p->values.end();
+      if (it == p->values.end()) {
+        fail(field, "must be one of the values of " + name + " (" +
+                        join(p->values, ", ", [](const Value& x) { return x.str(); }) + ")");
+      }
+      config.values[static_cast<std::size_t>(p - spec_.parameters.begin())] = *it;
+    }
+    // Constraints that need a shape are checked when tuning a shape; the others can be checked now.
+    const std::vector<Value> scope = spec_.scope(config, nullptr);
+    for (const Expr& c : spec_.constraints) {
+      const bool shape_free = std::none_of(spec_.shape_names.begin(), spec_.shape_names.end(),
+                                           [&](const std::string& n) { return c.uses(n); });
+      if (shape_free && !c.eval(scope).truthy()) {
+        fail("reference.configuration", spec_.format(config) + " violates constraint '" + c.text() + "'");
+      }
+    }
+    spec_.reference_config = config;
+    spec_.reference_launch = spec_.launch;
+  }
+
   void read_tolerance(const Json& j) {
     if (!j.is_object()) fail("tolerance", "must be an object with atol and rtol");
     check_keys(j, "tolerance", {"atol", "rtol"});
@@ -385,6 +424,7 @@ KernelSpec KernelSpec::from_json(std::string_view spec_text, std::string source,
   }
   detail::SpecReader(spec).read(root);
   spec.hash = hash_hex(std::string(spec_text) + "\n" + source);
+  spec.json = std::string(spec_text);
   spec.source = std::move(source);
   spec.source_name = std::move(source_name);
   return spec;

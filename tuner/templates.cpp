@@ -56,10 +56,7 @@ std::vector<std::string> builtin_kernels() {
 
 KernelSpec load_kernel(std::string_view name_or_path) {
   const std::string name(name_or_path);
-  if (ends_with(name, ".json")) {
-    if (!std::filesystem::exists(name)) throw InputError("spec file '" + name + "' does not exist");
-    return KernelSpec::load(name);
-  }
+  if (ends_with(name, ".json")) return load_spec_file(name);
   if (const char* dir = templates_dir()) {
     const auto path = std::filesystem::path(dir) / (name + ".json");
     if (std::filesystem::exists(path)) return KernelSpec::load(path);
@@ -77,6 +74,13 @@ KernelSpec load_kernel(std::string_view name_or_path) {
   std::string known;
   for (const auto& k : builtin_kernels()) known += (known.empty() ? "" : ", ") + k;
   throw InputError("unknown kernel '" + name + "' (built-in kernels: " + known + "; or pass a spec file ending in .json)");
+}
+
+KernelSpec load_spec_file(const std::filesystem::path& spec_file) {
+  if (!std::filesystem::is_regular_file(spec_file)) {
+    throw InputError("spec file '" + spec_file.string() + "' does not exist");
+  }
+  return KernelSpec::load(spec_file);
 }
 
 }  // namespace cutune

@@ -1,113 +1,197 @@
 // Runs one tuning job: the strategy's proposals are compiled on every core while the GPU measures the
-// proposals compiled before them, and each result is committed as it arrives.
+// proposals compiled before them; each result is committed as it arrives; the finalists are re-timed.
 #include "cutune/tuner.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <future>
 #include <map>
 
 #include "cutune/compiler.hpp"
+#include "cutune/cubin_cache.hpp"
 #include "cutune/error.hpp"
 #include "cutune/space.hpp"
 #include "cutune/strategy.hpp"
+#include "evaluator.hpp"
 #include "log.hpp"
 
 namespace cutune {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::atomic<bool> stop_flag{false};
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 struct Pending {
   std::size_t index;
   std::future<CompileOutput> compiled;
 };
 
+// The first compile that is done, so the GPU never waits for one while another is ready; the oldest otherwise.
+Pending take_ready(std::deque<Pending>& pending) {
+  auto ready = std::find_if(pending.begin(), pending.end(), [](const Pending& p) {
+    return p.compiled.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  });
+  if (ready == pending.end()) ready = pending.begin();
+  Pending out = std::move(*ready);
+  pending.erase(ready);
+  return out;
+}
+
 }  // namespace
+
+void request_stop() { stop_flag.store(true); }
+bool stop_requested() { return stop_flag.load(); }
+void reset_stop() { stop_flag.store(false); }
 
 Tuner::Tuner(const Device& device, Database& database, TuneOptions options)
     : device_(device), database_(database), options_(std::move(options)) {}
 
 ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-
+  const auto start = Clock::now();
   ShapeReport report;
   report.shape = shape;
   const Space space = Space::enumerate(spec, shape, device_.limits());
   report.space_size = space.size();
   const KernelIdentity kernel{spec.name, spec.hash};
   const std::string shape_key = shape.str();
+  const std::string arch = device_.identity().arch();
 
   std::map<std::string, Result> stored;
   for (auto& r : database_.results(device_.identity(), kernel, shape_key)) stored.emplace(r.config, std::move(r));
   const std::int64_t run = database_.begin_run(device_.identity(), kernel, options_.command);
   detail::logger()->info("tuning {} {} on {}: {} valid configurations ({} removed by constraints, {} by device limits), {} stored",
-                 spec.name, shape_key, device_.identity().name, space.size(), space.removed_by_constraints(),
-                 space.removed_by_device(), stored.size());
+                         spec.name, shape_key, device_.identity().name, space.size(), space.removed_by_constraints(),
+                         space.removed_by_device(), stored.size());
 
-  std::optional<Workbench> bench;
+  std::optional<CubinCache> cache;
+  if (options_.use_cache) {
+    cache.emplace(options_.cache_dir.empty() ? CubinCache::default_directory() : std::filesystem::path(options_.cache_dir));
+  }
+  CubinCache* cache_ptr = cache ? &*cache : nullptr;
+
   std::optional<Result> best;
+  std::map<std::string, Result> results;  // this shape's results, stored and new: the finalists come from here
   Progress progress;
-  progress.total = space.size();
-  auto account = [&](std::size_t index, const Result& r, Strategy& strategy, bool resumed) {
-    strategy.tell(index, r.status == Status::Ok ? std::optional<double>(r.median_ms) : std::nullopt);
+  const std::size_t limit = options_.budget > 0 ? std::min(options_.budget, space.size()) : space.size();
+  progress.total = limit;
+  auto strategy = make_strategy(options_.strategy, space, options_.seed);
+  auto account = [&](std::size_t index, const Result& r, bool resumed) {
+    strategy->tell(index, r.status == Status::Ok ? std::optional<double>(r.median_ms) : std::nullopt);
     ++progress.done;
     if (resumed) ++report.resumed, ++progress.resumed; else ++report.evaluated;
     if (r.status != Status::Ok) ++report.failed;
     if (r.status == Status::Ok && (!best || r.median_ms < best->median_ms)) best = r;
+    results[r.config] = r;
     if (options_.on_progress) {
-      progress.elapsed_s = elapsed();
+      progress.elapsed_s = seconds_since(start);
       progress.last = &r;
       progress.best = best ? &*best : nullptr;
       options_.on_progress(progress);
     }
   };
 
-  auto strategy = make_strategy(options_.strategy, space, options_.seed);
   CompilePool pool(options_.compile_threads);
   // Enough compiles queued to keep every core busy while the GPU works, without running far ahead of the strategy.
   const std::size_t lookahead = 2 * static_cast<std::size_t>(pool.threads());
-  const std::string arch = device_.identity().arch();
   std::deque<Pending> pending;
+  std::unique_ptr<detail::Evaluator> bench;
+  auto start_evaluator = [&] {
+    if (options_.isolate) {
+      detail::WorkerSettings settings;
+      settings.executable = detail::find_worker_executable();
+      if (settings.executable.empty()) {
+        throw Error("cutune-worker was not found beside this program; set CUTUNE_WORKER to its path, or measure in "
+                    "this process (--no-isolate)");
+      }
+      settings.device = device_.ordinal();
+      settings.measure = options_.measure;
+      settings.cache_dir = cache ? cache->directory().string() : std::string();
+      settings.timeout_floor_s = options_.timeout_floor_s;
+      bench = detail::make_worker_evaluator(settings);
+    } else {
+      bench = detail::make_in_process_evaluator(device_, options_.measure, cache_ptr);
+    }
+    bench->prepare(spec, shape);
+  };
   bool exhausted = false;
+  std::size_t asked_total = 0;
+  auto out_of_budget = [&] {
+    return asked_total >= limit || (options_.time_budget_s > 0 && seconds_since(start) >= options_.time_budget_s);
+  };
   while (true) {
     while (!exhausted && pending.size() < lookahead) {
-      const auto asked = strategy->ask(lookahead - pending.size());
+      if (out_of_budget()) {
+        exhausted = true;
+        break;
+      }
+      const auto asked = strategy->ask(std::min(lookahead - pending.size(), limit - asked_total));
       if (asked.empty()) {
         exhausted = true;
         break;
       }
       for (std::size_t index : asked) {
+        ++asked_total;
         const Config& config = space.configs()[index];
         if (auto it = stored.find(spec.format(config)); it != stored.end()) {
-          account(index, it->second, *strategy, true);
+          account(index, it->second, true);
           continue;
         }
-        pending.push_back({index, pool.submit([&spec, &config, arch] { return compile_config(spec, config, arch); })});
+        pending.push_back(
+            {index, pool.submit([&spec, &config, &arch, cache_ptr] { return compile_config_cached(cache_ptr, spec, config, arch); })});
       }
     }
     if (pending.empty()) break;
-    Pending next = std::move(pending.front());
-    pending.pop_front();
+    if (!bench) start_evaluator();  // set up while the first compiles run: buffers, support kernels, the reference
+    if (stop_requested()) throw Interrupted("interrupted");
+    const auto wait_start = Clock::now();
+    Pending next = take_ready(pending);
     const CompileOutput compiled = next.compiled.get();
+    report.idle_seconds += seconds_since(wait_start);
     report.compile_seconds += compiled.ms / 1000.0;
-    if (!bench) bench.emplace(device_, spec, shape, options_.measure);
-    const Result result = bench->evaluate(space.configs()[next.index], compiled);
+    report.cache_hits += compiled.from_cache;
+    const auto measure_start = Clock::now();
+    const Result result = bench->evaluate(space.configs()[next.index], compiled, best ? best->median_ms : 0.0);
+    report.measure_seconds += seconds_since(measure_start);
     database_.record(run, shape_key, result);
-    detail::logger()->debug("{} {}: {} {:.4f} ms", spec.name, result.config, to_string(result.status), result.median_ms);
-    account(next.index, result, *strategy, false);
-    if (!bench->usable()) {
-      throw CudaError("configuration " + result.config + " faulted (" + result.message +
-                      ") and left the CUDA context unusable; its status is stored, run the same command again to resume");
+    detail::logger()->debug("{} {}: {} {:.4f} ms ({} runs)", spec.name, result.config, to_string(result.status),
+                            result.median_ms, result.samples_ms.size());
+    account(next.index, result, false);
+  }
+
+  // Re-time the finalists with more runs, so that the winner is not decided by a short or lucky measurement; go on
+  // while a configuration that was not re-timed has a median below the re-timed best, so that the winner is
+  // also the fastest configuration stored.
+  if (report.evaluated > 0 && options_.final_candidates > 0 && bench) {
+    std::vector<Result> ranked;
+    for (const auto& [config, r] : results)
+      if (r.status == Status::Ok) ranked.push_back(r);
+    std::sort(ranked.begin(), ranked.end(), [](const Result& a, const Result& b) { return a.median_ms < b.median_ms; });
+    best.reset();
+    for (std::size_t i = 0; i < ranked.size(); ++i) {
+      if (i >= static_cast<std::size_t>(options_.final_candidates) && best && ranked[i].median_ms >= best->median_ms) break;
+      if (stop_requested()) throw Interrupted("interrupted");
+      const Config config = spec.parse_config(ranked[i].config);
+      const auto measure_start = Clock::now();
+      Result again = bench->retime(config, compile_config_cached(cache_ptr, spec, config, arch), options_.final_repeats);
+      report.measure_seconds += seconds_since(measure_start);
+      database_.record(run, shape_key, again);
+      ++report.retimed;
+      if (again.status == Status::Ok && (!best || again.median_ms < best->median_ms)) best = again;
     }
   }
 
   report.best = best;
   if (spec.metric.kind == Metric::Kind::Bytes) {
-    if (!bench) bench.emplace(device_, spec, shape, options_.measure);
+    if (!bench) start_evaluator();
     // A copy moves each byte twice (read + write), as the metric counts a kernel's reads and writes.
     report.copy_gbs = bench->copy_bandwidth(static_cast<std::int64_t>(spec.metric_amount(shape) / 2));
   }
-  report.seconds = elapsed();
+  report.seconds = seconds_since(start);
   return report;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cuda_driver.hpp"
+#include "cutune/cubin_cache.hpp"
 #include "cutune/measure.hpp"
 
 namespace cutune::detail {
@@ -47,8 +48,8 @@ struct SupportKernels {
   std::array<CUfunction, 5> fill_value{};
   std::array<CUfunction, 5> compare{};
   CUfunction flush_l2 = nullptr;
-  /// Compiles support.cu once per process and architecture, then loads it into the current context.
-  explicit SupportKernels(const std::string& arch);
+  /// Compiles support.cu once per process and architecture (through the cache when given), then loads it.
+  SupportKernels(const std::string& arch, CubinCache* cache);
 };
 
 /// One kernel argument on the device: a buffer (with its reference output and initial content when it is an
@@ -79,6 +80,7 @@ struct Workbench::Impl {
   detail::DeviceBuffer sink;
   detail::DeviceBuffer stats;
   bool usable = true;
+  bool prepared = false;  // support kernels loaded and reference computed
 
   Impl(const Device& d, const KernelSpec& s, const Shape& sh, const MeasureOptions& o)
       : device(d), spec(s), shape(sh), options(o) {}
@@ -94,6 +96,12 @@ struct Workbench::Impl {
   std::vector<void*> parameters(const Config& config);
   CUresult launch(CUfunction f, const Launch& launch, std::vector<void*>& params);
   void flush_l2();
+  /// Support kernels, L2 flush buffer and reference output; once.
+  void prepare(CubinCache* cache);
+  /// `warm` untimed then `runs` timed runs of `enqueue`, each timed run after an L2 flush; milliseconds.
+  std::vector<double> timed_runs(const std::function<void(void*)>& enqueue, int warm, int runs);
+  /// exact_repeats > 0: re-timing with that many runs; 0: the adaptive policy of MeasureOptions against best_ms.
+  Result evaluate(const Config& config, const CompileOutput& compiled, double best_ms, int exact_repeats);
 };
 
 }  // namespace cutune

@@ -3,13 +3,17 @@
 
 #include <atomic>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "cutune/compiler.hpp"
 #include "cutune/database.hpp"
 #include "cutune/device.hpp"
 #include "cutune/error.hpp"
+#include "cutune/runtime.hpp"
 #include "cutune/space.hpp"
+#include "cutune/t1.hpp"
 #include "cutune/templates.hpp"
 
 namespace cutune::cli {
@@ -33,7 +37,44 @@ class FreshDatabaseGuard {
   bool keep_ = false;
 };
 
+// --kernel, --spec and --problem: one of them names what a subcommand works on (load_chosen_kernel checks).
+void add_kernel_options(CLI::App& cmd, std::string& kernel, std::string& spec, std::string& problem) {
+  auto* k = cmd.add_option("--kernel,-k", kernel, "built-in kernel name or spec file (.json)");
+  auto* s = cmd.add_option("--spec", spec, "a kernel spec file of your own (same as --kernel FILE.json)");
+  auto* p = cmd.add_option("--problem", problem, "a T1 tuning-problem file");
+  s->excludes(k);
+  p->excludes(k)->excludes(s);
+}
+
+// A T1 problem describes one problem size: --shapes may only repeat it.
+std::vector<Shape> problem_shapes(const KernelSpec& spec, const Shape& problem_shape, const std::string& text) {
+  if (text.empty()) return {problem_shape};
+  std::vector<Shape> shapes = parse_shapes(spec, text);
+  for (const Shape& s : shapes) {
+    if (!(s == problem_shape)) {
+      throw InputError("T1 problem " + spec.name + " describes one problem size, " + problem_shape.str() +
+                       " (its ProblemSize), not " + s.str() + "; leave out --shapes");
+    }
+  }
+  return shapes;
+}
+
 }  // namespace
+
+KernelSpec load_chosen_kernel(const std::string& kernel, const std::string& spec_file, const std::string& problem_file,
+                              std::optional<Shape>* problem_shape, bool for_tuning) {
+  const int given = !kernel.empty() + !spec_file.empty() + !problem_file.empty();
+  if (given != 1) throw InputError("give one of --kernel, --spec and --problem");
+  if (!spec_file.empty()) return load_spec_file(spec_file);
+  if (kernel.empty()) {
+    T1Problem problem = read_t1(problem_file);
+    for (const T1Issue& issue : problem.issues) std::cerr << problem.spec.name << ": " << issue.str() << "\n";
+    if (for_tuning) problem.require_tunable();
+    if (problem_shape != nullptr) *problem_shape = problem.shape;
+    return std::move(problem.spec);
+  }
+  return load_kernel(kernel);
+}
 
 void add_best_command(CLI::App& app, Subcommands& out) {
   auto args = std::make_shared<BestArgs>();
@@ -42,6 +83,7 @@ void add_best_command(CLI::App& app, Subcommands& out) {
   cmd->add_option("--shape,-s", args->shape, "shape, e.g. 8192x8192")->required();
   cmd->add_option("--db", args->db, "SQLite database file")->capture_default_str();
   cmd->add_option("--gpu", args->gpu, "device name as stored (default: this machine's GPU, or the only one stored)");
+  cmd->add_flag("--exact", args->exact, "only a result for this very shape and GPU (no fallback)");
   out.push_back({cmd, [args] { return run_best(*args); }});
 }
 
@@ -52,8 +94,9 @@ void add_list_command(CLI::App& app, Subcommands& out) {
 void add_space_command(CLI::App& app, Subcommands& out) {
   auto args = std::make_shared<SpaceArgs>();
   auto* cmd = app.add_subcommand("space", "count (or list) the valid configurations of a kernel");
-  cmd->add_option("--kernel,-k", args->kernel, "kernel name or spec file")->required();
-  cmd->add_option("--shape,-s", args->shape, "shape, for constraints and grid limits that depend on it");
+  add_kernel_options(*cmd, args->kernel, args->spec, args->problem);
+  cmd->add_option("--shape,-s", args->shape, "shape, for constraints and grid limits that depend on it "
+                                             "(a T1 problem: its ProblemSize)");
   cmd->add_flag("--list", args->list, "print every valid configuration");
   out.push_back({cmd, [args] { return run_space(*args); }});
 }
@@ -61,7 +104,7 @@ void add_space_command(CLI::App& app, Subcommands& out) {
 void add_compile_command(CLI::App& app, Subcommands& out) {
   auto args = std::make_shared<CompileArgs>();
   auto* cmd = app.add_subcommand("compile", "compile every valid configuration through NVRTC (no GPU needed)");
-  cmd->add_option("--kernel,-k", args->kernel, "kernel name or spec file")->required();
+  add_kernel_options(*cmd, args->kernel, args->spec, args->problem);
   cmd->add_option("--arch", args->arch, "target architecture")->capture_default_str();
   cmd->add_option("--jobs,-j", args->jobs, "compile threads (0: every core)")->capture_default_str();
   out.push_back({cmd, [args] { return run_compile(*args); }});
@@ -80,8 +123,10 @@ std::vector<Shape> parse_shapes(const KernelSpec& spec, const std::string& text)
 }
 
 int run_tune(const TuneArgs& args) {
-  const KernelSpec spec = load_kernel(args.kernel);
-  const std::vector<Shape> shapes = parse_shapes(spec, args.shapes);
+  std::optional<Shape> problem_shape;
+  const KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, true);
+  const std::vector<Shape> shapes =
+      problem_shape ? problem_shapes(spec, *problem_shape, args.shapes) : parse_shapes(spec, args.shapes);
   FreshDatabaseGuard guard(args.db);
   Database db(args.db);
   Device device(args.device);
@@ -90,7 +135,13 @@ int run_tune(const TuneArgs& args) {
   TuneOptions options;
   options.measure = args.measure;
   options.strategy = args.strategy;
+  options.budget = args.budget;
+  options.time_budget_s = args.time_budget_s;
   options.compile_threads = args.jobs;
+  options.use_cache = args.use_cache;
+  options.cache_dir = args.cache_dir;
+  options.isolate = args.isolate;
+  options.timeout_floor_s = args.timeout_floor_s;
   options.command = args.command_line;
   std::vector<ShapeReport> reports;
   for (const Shape& shape : shapes) {
@@ -115,7 +166,7 @@ int run_best(const BestArgs& args) {
   std::vector<DeviceIdentity> candidates;
   for (const auto& e : db.entries()) {
     if (e.kernel.name != spec.name) continue;
-    if (!args.gpu.empty() && e.device.name != args.gpu) continue;
+    if (!args.gpu.empty() && e.device.name != normalized_device_name(args.gpu)) continue;
     bool seen = false;
     for (const auto& d : candidates) seen = seen || (d.name == e.device.name && d.cc_major == e.device.cc_major &&
                                                       d.cc_minor == e.device.cc_minor && d.sm_count == e.device.sm_count);
@@ -134,18 +185,30 @@ int run_best(const BestArgs& args) {
     throw InputError("results for several devices (" + names + "): choose one with --gpu");
   }
 
-  const auto found = db.best({spec.name, spec.hash, device, shape.str()});
+  // The fallback chain answers for shapes and GPUs nobody tuned; --exact asks for this very shape only.
+  const std::optional<BestConfig> found = args.exact ? db.best({spec.name, spec.hash, device, shape.str()})
+                                                     : choose_config(&db, spec, device, shape);
   if (!found) {
     throw InputError("no correct configuration of " + spec.name + " (this version, " + spec.hash + ") for shape " +
                      shape.str() + " on " + device.name + " in " + args.db);
   }
   const Result& r = found->result;
+  std::ostringstream rule;
+  rule << to_string(found->match);
+  if (found->match == Match::NearestShape || found->match == Match::SameArchitecture) {
+    rule << " (" << found->shape << ", log distance " << std::setprecision(3) << found->distance << ")";
+  } else if (found->match == Match::Default) {
+    rule << " (nothing of this version tuned on " << device.arch() << ")";
+  }
   std::cout << "kernel   " << spec.name << " (" << found->kernel.hash << ")\n"
             << "device   " << found->device.name << " (" << found->device.arch() << ", " << found->device.sm_count << " SMs)\n"
             << "shape    " << found->shape << "\n"
-            << "config   " << r.config << "\n"
-            << "time     " << r.median_ms << " ms (median of " << r.samples_ms.size() << ")\n"
-            << "metric   " << r.metric << " " << spec.metric.unit() << "\n";
+            << "rule     " << rule.str() << "\n"
+            << "config   " << r.config << "\n";
+  if (found->match != Match::Default) {
+    std::cout << "time     " << r.median_ms << " ms (median of " << r.samples_ms.size() << ")\n"
+              << "metric   " << r.metric << " " << spec.metric.unit() << "\n";
+  }
   return 0;
 }
 
@@ -161,9 +224,11 @@ int run_list() {
 }
 
 int run_space(const SpaceArgs& args) {
-  const KernelSpec spec = load_kernel(args.kernel);
-  std::optional<Shape> shape;
-  if (!args.shape.empty()) shape = spec.parse_shape(args.shape);
+  std::optional<Shape> problem_shape;
+  const KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, false);
+  std::optional<Shape> shape = problem_shape;  // a T1 problem is counted at its size, grid limits included
+  if (!args.shape.empty()) shape = problem_shape ? problem_shapes(spec, *problem_shape, args.shape).front()
+                                                 : spec.parse_shape(args.shape);
   const Space space = Space::enumerate(spec, shape, DeviceLimits{});
   if (args.list) {
     for (const auto& c : space.configs()) std::cout << spec.format(c) << "\n";
@@ -175,7 +240,7 @@ int run_space(const SpaceArgs& args) {
 }
 
 int run_compile(const CompileArgs& args) {
-  const KernelSpec spec = load_kernel(args.kernel);
+  const KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, nullptr, true);
   const Space space = Space::enumerate(spec, std::nullopt, DeviceLimits{});
   CompilePool pool(args.jobs);
   std::vector<std::future<CompileOutput>> futures;

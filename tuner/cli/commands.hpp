@@ -9,18 +9,27 @@
 #include <CLI/CLI.hpp>
 
 #include "cutune/measure.hpp"
+#include "cutune/strategy.hpp"
 #include "cutune/tuner.hpp"
 
 namespace cutune::cli {
 
 struct TuneArgs {
   std::string kernel;
+  std::string spec;     ///< a spec file (--spec), instead of --kernel
+  std::string problem;  ///< a T1 problem file (--problem), instead of --kernel; --shapes then defaults to its size
   std::string shapes;
   std::string db = "cutune.db";
   int device = 0;
-  std::string strategy = "exhaustive";
+  std::string strategy = std::string(kDefaultStrategy);
+  std::size_t budget = 0;        ///< most configurations per shape; 0: no limit
+  double time_budget_s = 0.0;    ///< wall time per shape, seconds; 0: no limit
   unsigned jobs = 0;
   MeasureOptions measure;
+  bool use_cache = true;
+  std::string cache_dir;  ///< empty: the default cubin cache folder
+  bool isolate = true;
+  double timeout_floor_s = 10.0;
   std::string command_line;
 };
 
@@ -29,16 +38,21 @@ struct BestArgs {
   std::string shape;
   std::string db = "cutune.db";
   std::string gpu;  ///< device name to look up instead of the GPU of this machine
+  bool exact = false;  ///< no fallback: only a result for this very shape
 };
 
 struct SpaceArgs {
   std::string kernel;
+  std::string spec;
+  std::string problem;
   std::string shape;
   bool list = false;
 };
 
 struct CompileArgs {
   std::string kernel;
+  std::string spec;
+  std::string problem;
   std::string arch = "sm_90";
   unsigned jobs = 0;
 };
@@ -55,12 +69,20 @@ void add_best_command(CLI::App& app, Subcommands& out);
 void add_list_command(CLI::App& app, Subcommands& out);
 void add_space_command(CLI::App& app, Subcommands& out);
 void add_compile_command(CLI::App& app, Subcommands& out);
+void add_db_command(CLI::App& app, Subcommands& out);
+void add_replay_command(CLI::App& app, Subcommands& out);
 
 int run_tune(const TuneArgs& args);
 int run_best(const BestArgs& args);
 int run_list();
 int run_space(const SpaceArgs& args);
 int run_compile(const CompileArgs& args);
+
+/// The kernel named by exactly one of --kernel (built-in name or .json spec), --spec (a spec file) and --problem
+/// (a T1 file: its issues go to stderr, and `problem_shape` receives its problem size). Throws InputError unless
+/// exactly one is given, and SpecError for a T1 problem that cannot be tuned when `for_tuning`.
+KernelSpec load_chosen_kernel(const std::string& kernel, const std::string& spec_file, const std::string& problem_file,
+                              std::optional<Shape>* problem_shape, bool for_tuning);
 
 /// Splits "8192x8192,4000x3000" and parses each; throws InputError on the first bad one.
 std::vector<Shape> parse_shapes(const KernelSpec& spec, const std::string& text);

@@ -4,11 +4,15 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cctype>
+#include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
 #include "commands.hpp"
 #include "cutune/error.hpp"
+#include "cutune/strategy.hpp"
 
 namespace {
 
@@ -28,32 +32,82 @@ void setup_logging() {
   spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=info shows what the tuner is doing
 }
 
+// "90", "90s", "5m", "1h" (also fractions, "1.5h") as seconds; anything else is an InputError.
+double parse_duration(const std::string& text) {
+  const auto bad = [&text] {
+    return cutune::InputError("--time '" + text + "' is not a duration (e.g. 90, 90s, 5m, 1h)");
+  };
+  std::size_t used = 0;
+  double value = 0.0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw bad();
+  }
+  if (!(value > 0.0) || !std::isfinite(value) || !std::isdigit(static_cast<unsigned char>(text.front()))) throw bad();
+  const std::string unit = text.substr(used);
+  if (unit.empty() || unit == "s") return value;
+  if (unit == "m") return value * 60.0;
+  if (unit == "h") return value * 3600.0;
+  throw bad();
+}
+
 }  // namespace
+
+extern "C" void on_interrupt(int) {
+  // A second Ctrl-C while the first is being handled ends the program at once.
+  std::signal(SIGINT, SIG_DFL);
+  cutune::request_stop();
+}
 
 int main(int argc, char** argv) {
   using namespace cutune::cli;
   setup_logging();
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
   CLI::App app{"cutune: tune CUDA kernel templates and keep the best configurations in SQLite"};
   app.name("tune");
   app.require_subcommand(0, 1);
 
   TuneArgs tune;
   tune.command_line = join_args(argc, argv);
-  app.add_option("--kernel,-k", tune.kernel, "built-in kernel name (see `tune list`) or a spec file (.json)");
+  auto* kernel_option =
+      app.add_option("--kernel,-k", tune.kernel, "built-in kernel name (see `tune list`) or a spec file (.json)");
+  app.add_option("--spec", tune.spec, "a kernel spec file of your own (same as --kernel FILE.json)")
+      ->excludes(kernel_option);
+  app.add_option("--problem", tune.problem, "a T1 tuning-problem file; tunes its ProblemSize (--shapes not needed)")
+      ->excludes(kernel_option)
+      ->excludes("--spec");
   app.add_option("--shapes,-s", tune.shapes, "comma-separated shapes, e.g. 8192x8192,4000x3000");
   app.add_option("--db", tune.db, "SQLite database file")->capture_default_str();
   app.add_option("--device", tune.device, "CUDA device ordinal")->capture_default_str();
-  app.add_option("--strategy", tune.strategy, "search strategy")->capture_default_str();
+  std::string strategies;
+  for (const auto& name : cutune::strategy_names()) strategies += (strategies.empty() ? "" : ", ") + name;
+  app.add_option("--strategy", tune.strategy,
+                 "search strategy: " + strategies + " (default " + std::string(cutune::kDefaultStrategy) +
+                     ", the best in the replay benchmark; exhaustive is as good when the budget covers the whole space)");
+  app.add_option("--budget", tune.budget, "most configurations to evaluate per shape (0: no limit)")->capture_default_str();
+  std::string time_budget;
+  app.add_option("--time", time_budget, "wall-time budget per shape, e.g. 90, 90s, 5m, 1h (default: no limit)");
   app.add_option("--jobs,-j", tune.jobs, "compile threads (0: every core)")->capture_default_str();
   app.add_option("--repeats", tune.measure.repeats, "timed runs per configuration")->capture_default_str()->check(CLI::Range(1, 100000));
   app.add_option("--warmup", tune.measure.warmup, "untimed runs before timing")->capture_default_str()->check(CLI::Range(0, 100000));
   app.add_flag("!--no-flush", tune.measure.flush_l2, "do not flush the L2 cache between timed runs");
+  app.add_option("--cache-dir", tune.cache_dir, "cubin cache folder (default: $CUTUNE_CACHE_DIR or ~/.cache/cutune)");
+  app.add_flag("!--no-cache", tune.use_cache, "compile everything afresh, without the cubin cache");
+  app.add_flag("!--no-isolate", tune.isolate, "measure in this process instead of a worker process (a faulting "
+                                              "candidate then ends the run)");
+  app.add_option("--timeout-floor", tune.timeout_floor_s, "seconds a configuration gets at least before it counts as hung")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
 
   Subcommands subcommands;
   add_best_command(app, subcommands);
   add_list_command(app, subcommands);
   add_space_command(app, subcommands);
   add_compile_command(app, subcommands);
+  add_db_command(app, subcommands);
+  add_replay_command(app, subcommands);
 
   try {
     app.parse(argc, argv);
@@ -62,13 +116,19 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (!time_budget.empty()) tune.time_budget_s = parse_duration(time_budget);
     for (const auto& sub : subcommands)
       if (sub.app->parsed()) return sub.action();
-    if (tune.kernel.empty() || tune.shapes.empty()) {
-      std::cerr << "error: tuning needs --kernel and --shapes (e.g. tune --kernel transpose --shapes 8192x8192); see tune --help\n";
+    if (tune.problem.empty() && ((tune.kernel.empty() && tune.spec.empty()) || tune.shapes.empty())) {
+      std::cerr << "error: tuning needs --kernel (or --spec) and --shapes, or --problem "
+                   "(e.g. tune --kernel transpose --shapes 8192x8192); see tune --help\n";
       return 2;
     }
     return run_tune(tune);
+  } catch (const cutune::Interrupted&) {
+    std::cerr << "interrupted: every configuration measured so far is stored in " << tune.db
+              << "; run the same command again to resume\n";
+    return 130;
   } catch (const cutune::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

@@ -37,6 +37,11 @@ void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, co
   fmt::print("\n{} {} on {} ({}, {} SMs): {} valid configurations, {} measured now, {} from the database, {} failed, {:.1f} s\n",
              spec.name, r.shape.str(), device.name, device.arch(), device.sm_count, r.space_size, r.evaluated,
              r.resumed, r.failed, r.seconds);
+  if (r.evaluated > 0) {
+    fmt::print("  time spent  compile {:.1f} s summed over threads ({} of {} from the cubin cache), measure {:.2f} s, "
+               "GPU waiting for compiles {:.2f} s; {} finalists re-timed\n",
+               r.compile_seconds, r.cache_hits, r.evaluated, r.measure_seconds, r.idle_seconds, r.retimed);
+  }
   if (!r.best) {
     fmt::print("  no configuration ran correctly\n");
     return;

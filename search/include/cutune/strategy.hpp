@@ -34,9 +34,16 @@ class ExhaustiveStrategy final : public Strategy {
   std::size_t next_ = 0;
 };
 
-/// The names make_strategy() accepts.
+/// The strategy that needs the fewest evaluations in the replay benchmark (bench/RESULTS.md). Exhaustive search
+/// remains the right choice when the budget covers the whole space.
+inline constexpr std::string_view kDefaultStrategy = "bayes";
+
+/// The names make_strategy() accepts: exhaustive, random, annealing (simulated annealing), genetic (genetic
+/// algorithm), local_search (iterated local search) and bayes (Bayesian optimisation, tree-ensemble surrogate).
 std::vector<std::string> strategy_names();
 /// A strategy by name over `space`; deterministic for a given seed. Throws InputError for an unknown name.
+/// Every strategy but exhaustive proposes each valid configuration at most once and stops proposing (ask returns
+/// nothing) only when the whole space was asked; a failure (tell with nullopt) is never taken as a good point.
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& space, std::uint64_t seed);
 
 }  // namespace cutune

@@ -22,7 +22,8 @@ struct CompileOutput {
   std::string log;           ///< NVRTC's log (errors, warnings, ptxas resource report)
   int registers = 0;         ///< per thread, from the ptxas report (0 when it gave none)
   int spill_bytes = 0;       ///< spill stores + loads, from the ptxas report
-  double ms = 0.0;           ///< wall time of the compile
+  double ms = 0.0;           ///< wall time of the compile (or of the cache lookup)
+  bool from_cache = false;   ///< answered by the cubin cache
 };
 
 /// NVRTC's version as major * 1000 + minor * 10 (13.0 -> 13000).

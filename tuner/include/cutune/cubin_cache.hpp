@@ -47,8 +47,11 @@ class CubinCache {
   std::atomic<std::uint64_t> stored_since_trim_ = 0;
 };
 
-/// compile_config() through a cache (null: no cache). `cached` (when given) says whether it came from the cache.
+/// compile_config() through a cache (null: no cache); from_cache says where the answer came from.
 CompileOutput compile_config_cached(CubinCache* cache, const KernelSpec& spec, const Config& config,
-                                    const std::string& arch, bool* cached = nullptr);
+                                    const std::string& arch);
+
+/// compile_reference() through a cache (null: no cache).
+CompileOutput compile_reference_cached(CubinCache* cache, const KernelSpec& spec, const std::string& arch);
 
 }  // namespace cutune

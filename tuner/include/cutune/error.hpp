@@ -42,4 +42,10 @@ class DatabaseError : public Error {
   using Error::Error;
 };
 
+/// The user asked the run to stop (Ctrl-C); what was measured is stored.
+class Interrupted : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace cutune

@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cutune {
@@ -43,7 +44,7 @@ struct Node;
 /// A parsed expression. Grammar, loosest first:
 ///   or / and / not / comparisons (== != < <= > >=, chained as in Python) / + - / * / // % / unary - + / ** (right assoc)
 ///   atoms: integer and float literals, True, False, names, ( expr ), calls min(a, b, ...), max(a, b, ...),
-///   ceil_div(a, b), abs(a), int(a), float(a).
+///   ceil_div(a, b), abs(a), int(a), float(a), ceil(a), floor(a) (the last two give integers, as Python's math).
 /// Names are bound to slots before evaluation, so that evaluation costs no string lookups.
 class Expr {
  public:
@@ -72,5 +73,17 @@ class Expr {
   std::vector<std::size_t> slot_of_name_;     // filled by bind(): names_[i] lives at values[slot_of_name_[i]]
   bool bound_ = false;
 };
+
+/// Names bound to lists for eval_list() and eval_number(), e.g. a parameter's values or a problem size.
+using ListBindings = std::vector<std::pair<std::string, std::vector<Value>>>;
+
+/// Evaluates `text` once to a list of numbers: the Expr language plus list displays `[a, b]`, `range(stop)`,
+/// `range(start, stop[, step])`, `list(xs)`, comprehensions `[e for x in xs if c]` (any number of for and if
+/// clauses), `xs[i]`, `len(xs)`, `min(xs)`, `max(xs)`, `+` joining two lists and `*` repeating one, and the names
+/// of `lists`. Lists hold numbers only. Separate from Expr, so that per-configuration evaluation stays as it was.
+/// Throws SpecError naming the expression when it is malformed, uses anything else, or is not a list.
+std::vector<Value> eval_list(std::string_view text, const ListBindings& lists = {});
+/// The same language evaluated once to a number, e.g. a buffer size `(ProblemSize[0] + max(filter_width) - 1)`.
+Value eval_number(std::string_view text, const ListBindings& lists = {});
 
 }  // namespace cutune

@@ -13,12 +13,20 @@
 
 namespace cutune {
 
-/// How configurations are timed.
+class CubinCache;
+
+/// How configurations are timed. A configuration first runs once for verification (which also warms it up);
+/// then one timed run; a candidate already clearly slower than the best stops there. The others get `warmup`
+/// more untimed runs and timed runs up to `repeats`, fewer when `max_measure_ms` is spent after `min_repeats`.
+/// Re-timing (of the finalists) always warms up at least once and runs exactly the runs it is asked for.
 struct MeasureOptions {
-  int warmup = 2;              ///< untimed launches after verification, before timing
-  int repeats = 20;            ///< timed launches; the median counts
-  bool flush_l2 = true;        ///< read a buffer of twice the L2 size before each timed launch (outside the timing)
-  std::uint64_t seed = 0x5eed; ///< seed of the random inputs; the same seed gives the same inputs
+  int warmup = 0;                 ///< untimed launches before the remaining timed runs (verification already warms)
+  int repeats = 20;               ///< most timed launches per configuration; the median counts
+  int min_repeats = 3;            ///< timed launches before max_measure_ms may stop timing
+  double max_measure_ms = 20.0;   ///< GPU time budget of a configuration's timed runs, ms (0: always `repeats`)
+  double early_stop_ratio = 1.5;  ///< stop after the first timed run when it exceeds this x the best median (0: never)
+  bool flush_l2 = true;           ///< read a buffer of twice the L2 size before each timed launch (outside the timing)
+  std::uint64_t seed = 0x5eed;    ///< seed of the random inputs; the same seed gives the same inputs
 };
 
 /// Median, extremes and spread of timing samples.
@@ -42,8 +50,11 @@ class Workbench {
   Workbench(const Workbench&) = delete;
   Workbench& operator=(const Workbench&) = delete;
 
-  /// Loads, verifies and times one compiled configuration. Failures are result statuses, never exceptions.
-  Result evaluate(const Config& config, const CompileOutput& compiled);
+  /// Loads, verifies and times one compiled configuration, adaptively against `best_ms`, the best median so
+  /// far (0: none yet). Failures are result statuses, never exceptions.
+  Result evaluate(const Config& config, const CompileOutput& compiled, double best_ms = 0.0);
+  /// Verifies and times a configuration with exactly `repeats` timed runs after the warm-up (re-timing finalists).
+  Result retime(const Config& config, const CompileOutput& compiled, int repeats);
   /// False after a fault that poisoned the CUDA context: nothing more can run in this process.
   bool usable() const;
   /// Device-to-device copy of `bytes`, timed like a kernel: GB/s counting bytes read plus bytes written.
@@ -51,6 +62,9 @@ class Workbench {
   /// Times other work like a configuration (warm-up, L2 flush before each run, CUDA events, MeasureOptions'
   /// repeats): `enqueue` puts one run on the given stream (a CUstream, which is also a cudaStream_t).
   std::vector<double> time(const std::function<void(void* stream)>& enqueue);
+  /// Compiles (through `cache` when given) and loads the support and reference kernels and computes the reference
+  /// output, if not done yet. evaluate() does it on first use; calling it early overlaps it with other work.
+  void prepare(CubinCache* cache = nullptr);
 
   struct Impl;
 

@@ -27,6 +27,11 @@ class Space {
   /// dynamic shared memory are checked against `limits`; grid size only when a shape is given. Throws
   /// InputError when a constraint or the block/shared-memory geometry needs shape names and no shape is given.
   static Space enumerate(const KernelSpec& spec, const std::optional<Shape>& shape, const DeviceLimits& limits);
+  /// A space of given configurations, e.g. those recorded in another tuner's cache. `parameter_values` lists each
+  /// parameter's values (the full grid, giving cartesian_size()); every configuration must take one of them per
+  /// parameter. What the grid holds beyond `configs` counts as removed by constraints. Throws InputError on a
+  /// configuration of the wrong arity, a value outside its parameter's list, or a duplicate configuration.
+  static Space from_configs(const std::vector<std::vector<Value>>& parameter_values, std::vector<Config> configs);
 
   const std::vector<Config>& configs() const { return configs_; }
   std::size_t size() const { return configs_.size(); }

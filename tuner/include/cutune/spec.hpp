@@ -23,6 +23,8 @@
 //       {"name": "M", "type": "int", "value": "M"}
 //     ],
 //     "reference": {"kernel": "transpose_reference", "block": [32, 8], "grid": ["ceil_div(N, 32)", "ceil_div(M, 8)"]},
+//                                                // or {"configuration": {"TILE": 16, ...}}: the kernel itself at that
+//                                                // configuration (unnamed parameters take their defaults)
 //     "tolerance": {"atol": 0, "rtol": 0},       // |out - ref| <= atol + rtol * |ref|, default exact
 //     "metric": {"bytes": "8 * M * N"},          // or {"flops": "..."}: gives GB/s or GFLOP/s
 //     "compile_options": ["--use_fast_math"]     // added to NVRTC's options
@@ -118,13 +120,18 @@ struct KernelSpec {
   std::vector<Parameter> parameters;
   std::vector<Expr> constraints;
   Geometry launch;
-  std::string reference_kernel;
+  std::string reference_kernel;  ///< empty when reference_config is set
   Geometry reference_launch;
+  /// Set when the reference is this spec's own `kernel` at this configuration instead of a reference kernel: then
+  /// reference_kernel is empty, reference_launch is a copy of `launch` (resolve it at this configuration) and the
+  /// reference compiles with defines(*reference_config). The configuration satisfies every shape-free constraint.
+  std::optional<Config> reference_config;
   std::vector<Argument> arguments;
   Tolerance tolerance;
   Metric metric;
   std::vector<std::string> compile_options;
   std::string hash;          ///< 16 hex digits over the source and the spec text: the kernel's version
+  std::string json;          ///< the spec text: with source and source_name, from_json() rebuilds this spec
 
   /// Parses a spec; `source` is the CUDA text it names. Throws SpecError naming the field at fault.
   static KernelSpec from_json(std::string_view spec_text, std::string source, std::string source_name);

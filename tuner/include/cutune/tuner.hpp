@@ -10,6 +10,7 @@
 #include "cutune/device.hpp"
 #include "cutune/measure.hpp"
 #include "cutune/spec.hpp"
+#include "cutune/strategy.hpp"
 
 namespace cutune {
 
@@ -25,11 +26,18 @@ struct Progress {
 
 struct TuneOptions {
   MeasureOptions measure;
-  std::string strategy = "exhaustive";
+  std::string strategy = std::string(kDefaultStrategy);
   std::uint64_t seed = 1;
   std::size_t budget = 0;        ///< most configurations to evaluate per shape (resumed ones count); 0: no limit
   double time_budget_s = 0.0;    ///< wall-time budget per shape, seconds; 0: no limit
   unsigned compile_threads = 0;  ///< 0: every hardware thread
+  bool use_cache = true;         ///< reuse compiled kernels from the on-disk cubin cache
+  std::string cache_dir;         ///< the cache's folder; empty: CubinCache::default_directory()
+  int final_candidates = 3;      ///< at least this many fastest configurations are re-timed at the end (0: none);
+                                 ///< more while one not re-timed is faster than the re-timed best
+  int final_repeats = 15;        ///< timed runs of each re-timed configuration
+  bool isolate = true;           ///< measure in a worker process, so that a faulting candidate cannot end the run
+  double timeout_floor_s = 10.0; ///< isolated runs: the least time a configuration gets before it counts as hung
   std::string command;           ///< the command line, kept as the run's provenance
   std::function<void(const Progress&)> on_progress;
 };
@@ -43,9 +51,20 @@ struct ShapeReport {
   std::size_t failed = 0;      ///< of evaluated and resumed, not Ok
   std::optional<Result> best;
   double copy_gbs = 0.0;       ///< device-to-device copy bandwidth at this shape's bytes (bytes metrics only)
+  std::size_t cache_hits = 0;  ///< compiles answered by the cubin cache
+  std::size_t retimed = 0;     ///< finalists re-timed with final_repeats runs
   double seconds = 0.0;        ///< wall time of this shape
   double compile_seconds = 0.0;  ///< summed over compile threads
+  double measure_seconds = 0.0;  ///< wall time spent loading, verifying and timing candidates
+  double idle_seconds = 0.0;     ///< wall time the GPU side waited for a compile
 };
+
+/// Asks every running tuning job to stop after (or, in a worker, during) its current configuration; safe to call
+/// from a signal handler. tune() then throws Interrupted.
+void request_stop();
+bool stop_requested();
+/// Forgets an earlier request_stop(), for a program that goes on tuning after an interruption.
+void reset_stop();
 
 class Tuner {
  public:

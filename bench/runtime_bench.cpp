@@ -1,0 +1,169 @@
+// What the runtime API costs an application: a best-configuration lookup on an open database, and the time to
+// a ready-to-launch kernel from a warm cubin cache (issue 8 asks for at most 10 us and 2 ms).
+//
+// Usage: runtime_bench [--lookups N]   The lookup part runs anywhere; the kernel part needs a GPU.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cutune/database.hpp"
+#include "cutune/device.hpp"
+#include "cutune/error.hpp"
+#include "cutune/runtime.hpp"
+#include "cutune/templates.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct Row {
+  std::string what;
+  double p50_us = 0.0;
+  double p99_us = 0.0;
+  std::size_t samples = 0;
+};
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
+}
+
+Row time_each(const std::string& what, int n, const std::function<void(int)>& body) {
+  std::vector<double> us;
+  us.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const auto start = Clock::now();
+    body(i);
+    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+  }
+  return {what, quantile(us, 0.5), quantile(us, 0.99), us.size()};
+}
+
+cutune::DeviceIdentity device(const std::string& name, int cc_major, int sm_count) {
+  cutune::DeviceIdentity d;
+  d.name = name;
+  d.cc_major = cc_major;
+  d.sm_count = sm_count;
+  return d;
+}
+
+// A database as a cluster's merged results look: 3 devices x 12 shapes x 200 configurations of one kernel,
+// added in one transaction (as a merge does).
+void fill(cutune::Database& db, const cutune::KernelSpec& spec, const std::vector<cutune::DeviceIdentity>& devices) {
+  std::mt19937 random(1);
+  std::uniform_real_distribution<double> ms(0.05, 2.0);
+  std::vector<cutune::RunRecord> runs;
+  for (const auto& d : devices) {
+    cutune::RunRecord run;
+    run.uid = "bench-" + d.name;
+    run.device = d;
+    run.kernel = {spec.name, spec.hash};
+    run.started_at = "2025-01-01T00:00:00.000000Z";
+    for (int s = 0; s < 12; ++s) {
+      const std::string shape = std::to_string(512 << (s % 6)) + "x" + std::to_string(1024 << (s / 6));
+      for (int c = 0; c < 200; ++c) {
+        cutune::Measurement m{shape, {}, run.started_at};
+        m.result.config = "TILE=32,VEC=1,ROWS=8,SMEM=1,PAD=1,COALESCE=0,C=" + std::to_string(c);
+        m.result.median_ms = ms(random);
+        m.result.samples_ms.assign(20, m.result.median_ms);
+        run.measurements.push_back(std::move(m));
+      }
+    }
+    runs.push_back(std::move(run));
+  }
+  db.add_runs(runs);
+}
+
+void print(const std::vector<Row>& rows) {
+  fmt::print("{:<58} {:>10} {:>10} {:>8}\n", "measure", "p50 us", "p99 us", "n");
+  for (const auto& r : rows) fmt::print("{:<58} {:>10.2f} {:>10.2f} {:>8}\n", r.what, r.p50_us, r.p99_us, r.samples);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int lookups = 20000;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--lookups") lookups = std::max(100, std::stoi(argv[i + 1]));
+  const fs::path dir = fs::temp_directory_path() / ("cutune_runtime_bench_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  int code = 0;
+  try {
+    const cutune::KernelSpec spec = cutune::load_kernel("transpose");
+    const auto h200 = device("NVIDIA H200", 9, 132);
+    const std::vector<cutune::DeviceIdentity> devices{h200, device("NVIDIA H100 80GB HBM3", 9, 132),
+                                                      device("NVIDIA A100-SXM4-80GB", 8, 108)};
+    std::vector<Row> rows;
+    {
+      cutune::Database db(dir / "bench.db");
+      fill(db, spec, devices);
+      const cutune::BestQuery exact{spec.name, spec.hash, h200, "2048x2048"};
+      cutune::BestQuery nearest = exact;
+      nearest.shape = "3000x2000";
+      cutune::BestQuery same_arch = exact;
+      same_arch.device = device("NVIDIA GH200 480GB", 9, 132);
+      for (int i = 0; i < 100; ++i) db.best(exact);  // warm the page cache and the prepared statements
+      rows.push_back(time_each("lookup: best(), exact shape", lookups, [&](int) { db.best(exact); }));
+      rows.push_back(time_each("lookup: best_with_fallback(), exact shape", lookups,
+                               [&](int) { db.best_with_fallback(exact); }));
+      rows.push_back(time_each("lookup: best_with_fallback(), nearest tuned shape", lookups / 4,
+                               [&](int) { db.best_with_fallback(nearest); }));
+      rows.push_back(time_each("lookup: best_with_fallback(), same compute capability", lookups / 4,
+                               [&](int) { db.best_with_fallback(same_arch); }));
+    }
+
+    if (cutune::Device::count() == 0) {
+      print(rows);
+      fmt::print("ready-to-launch kernel: skipped ({})\n", cutune::Device::unavailable_reason());
+    } else {
+      // A device held for the whole benchmark keeps its primary context alive between the Runtimes.
+      const cutune::Device keep(0);
+      {
+        cutune::Database db(dir / "gpu.db");
+        db.record(db.begin_run(keep.identity(), {spec.name, spec.hash}, "runtime_bench"), "4096x4096", [] {
+          cutune::Result r;
+          r.config = "TILE=32,VEC=4,ROWS=8,SMEM=1,PAD=1,COALESCE=0";
+          r.median_ms = 0.1;
+          return r;
+        }());
+      }
+      cutune::RuntimeOptions options;
+      options.database = dir / "gpu.db";
+      options.cache_directory = dir / "cubins";
+      const auto shape = spec.parse_shape("4096x4096");
+      double cold_ms = 0.0;
+      {
+        cutune::Runtime first(options);  // compiles once: the cache is warm from here on
+        cold_ms = first.kernel(spec, shape).ready_ms();
+      }
+      std::vector<double> ready_us;
+      rows.push_back(time_each("kernel: ready from warm cubin cache (new Runtime each)", 50, [&](int) {
+        cutune::Runtime runtime(options);
+        ready_us.push_back(runtime.kernel(spec, shape).ready_ms() * 1000.0);
+      }));
+      rows.back().what = "kernel: new Runtime + kernel() from warm cubin cache";
+      rows.push_back({"kernel: kernel() alone (lookup, cache read, module load)", quantile(ready_us, 0.5),
+                      quantile(ready_us, 0.99), ready_us.size()});
+      cutune::Runtime runtime(options);
+      runtime.kernel("transpose", "4096x4096");
+      rows.push_back(time_each("kernel: second request (in-memory map)", lookups,
+                               [&](int) { runtime.kernel("transpose", "4096x4096"); }));
+      print(rows);
+      fmt::print("first compile without a cache: {:.1f} ms\n", cold_ms);
+    }
+  } catch (const cutune::Error& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    code = 1;
+  }
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+  return code;
+}

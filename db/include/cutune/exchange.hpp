@@ -1,0 +1,74 @@
+// Moving tuning results between machines: file formats for runs, export, import, and merging databases.
+//
+// Every format reads or writes the same value, a list of RunRecord (database.hpp), so a format is only a reader
+// and/or a writer: json (cutune's own, lossless, reads back), csv (one row per measurement, for spreadsheets).
+// Other formats (T4 results out, Kernel Tuner caches in) are added the same way, to the built-in table in
+// db/exchange.cpp or at run time with register_exchange_format().
+//
+// The json document:
+//   {"format": "cutune-runs", "format_version": 1, "exported_by": "cutune 0.1.0",
+//    "runs": [{"uid": "...", "started_at": "...Z", "host": "...", "cutune_version": "...", "command": "...",
+//              "kernel": {"name": "transpose", "hash": "16 hex digits"},
+//              "device": {"name": "NVIDIA H200", "cc_major": 9, "cc_minor": 0, "sm_count": 132,
+//                         "uuid": "GPU-...", "driver_version": 13000, "nvrtc_version": 13000,
+//                         "memory_clock_khz": 3201000, "memory_bus_bits": 6144, "total_memory": 150110011392},
+//              "measurements": [{"shape": "8192x8192", "config": "TILE=32,...", "status": "ok", "message": "",
+//                                "samples_ms": [...], "median_ms": 0.1, "min_ms": ..., "max_ms": ..., "spread": ...,
+//                                "metric": ..., "max_error": ..., "registers": 32, "compile_ms": ...,
+//                                "measured_at": "...Z"}]}]}
+// Numbers that are NaN are written as null and read back as NaN.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cutune/database.hpp"
+
+namespace cutune {
+
+/// A file format for runs: a writer, a reader, or both.
+struct ExchangeFormat {
+  std::string name;         ///< as given to --format
+  std::string description;  ///< one line, for help texts
+  /// Writes runs; empty when the format cannot be written.
+  std::function<void(const std::vector<RunRecord>& runs, std::ostream& out)> write;
+  /// Reads runs; `source` names the input in error messages (InputError). Empty when the format cannot be read.
+  std::function<std::vector<RunRecord>(std::istream& in, const std::string& source)> read;
+  /// Whether a file's first bytes look like this format, so that import can do without --format.
+  std::function<bool(std::string_view head)> detect;
+};
+
+/// The built-in formats, then those registered, in that order.
+std::vector<ExchangeFormat> exchange_formats();
+/// Adds a format, or replaces a registered one of the same name.
+void register_exchange_format(ExchangeFormat format);
+/// The format of that name; throws InputError naming the known ones.
+ExchangeFormat exchange_format(std::string_view name);
+
+/// Writes every run of a database in a format (json, csv, ...).
+void export_runs(Database& db, std::string_view format, std::ostream& out);
+/// Reads a file (format by name, or detected from its content when empty) and adds its runs to the database;
+/// importing the same file twice changes nothing.
+ImportSummary import_file(Database& db, const std::filesystem::path& file, std::string_view format = {});
+
+/// Every run of a database file at any schema version this cutune reads, without changing the file. Throws
+/// DatabaseError for a missing, damaged, foreign or newer file, saying it cannot be read for `purpose`.
+std::vector<RunRecord> read_database(const std::filesystem::path& path, std::string_view purpose = "read");
+
+/// What merging found in its inputs and added to the output.
+struct MergeSummary {
+  std::size_t inputs = 0;
+  ImportSummary added;
+};
+
+/// Merges database files into `output` (created when missing, else added to): the union of every run and
+/// measurement, with provenance; runs are identified by uid, so merging a file twice, or a copy of a database
+/// into itself, changes nothing. Every input is read before anything is written; an input that cannot be read
+/// (unknown schema version, damage) refuses the whole merge.
+MergeSummary merge_databases(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& output);
+
+}  // namespace cutune

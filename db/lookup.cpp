@@ -1,0 +1,245 @@
+// Best-configuration lookups: the exact query and the fallback chain (nearest shape, same compute capability).
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <tuple>
+
+#include "lookup.hpp"
+
+namespace cutune {
+namespace detail {
+namespace {
+
+// Statements are reused: each use ends with a reset, so that no read transaction stays open between lookups
+// (an open one would pin an old snapshot and keep the WAL from being checkpointed).
+class Use {
+ public:
+  explicit Use(SQLite::Statement& statement) : statement_(statement) {}
+  ~Use() { statement_.tryReset(); }  // every parameter is bound again on the next use
+  Use(const Use&) = delete;
+  Use& operator=(const Use&) = delete;
+  SQLite::Statement* operator->() { return &statement_; }
+  SQLite::Statement& operator*() { return statement_; }
+
+ private:
+  SQLite::Statement& statement_;
+};
+
+// The logs of a shape's dimensions, or nullopt unless it is "AxBx..." of positive integers.
+std::optional<std::vector<double>> log_dims(const std::string& shape) {
+  std::vector<double> logs;
+  const char* p = shape.c_str();
+  while (true) {
+    char* end = nullptr;
+    const long long value = std::strtoll(p, &end, 10);
+    if (end == p || value <= 0) return std::nullopt;
+    logs.push_back(std::log(static_cast<double>(value)));
+    if (*end == '\0') return logs;
+    if (*end != 'x') return std::nullopt;
+    p = end + 1;
+  }
+}
+
+// Distance between shapes; infinite when they cannot be compared (other rank, unparsable).
+double distance(const std::optional<std::vector<double>>& query, const std::string& query_text,
+                const std::string& shape) {
+  if (shape == query_text) return 0.0;
+  const auto other = log_dims(shape);
+  if (!query || !other || other->size() != query->size()) return std::numeric_limits<double>::infinity();
+  double sum = 0.0;
+  for (std::size_t i = 0; i < other->size(); ++i) sum += ((*other)[i] - (*query)[i]) * ((*other)[i] - (*query)[i]);
+  return std::sqrt(sum);
+}
+
+constexpr const char* kTuned = "r.current = 1 AND r.status = 'ok' AND r.median_ms IS NOT NULL";
+
+}  // namespace
+}  // namespace detail
+
+Database::Statements::Statements(SQLite::Database& db)
+    : find_device(db, "SELECT d.id FROM devices d WHERE " + std::string(detail::kDeviceKeyMatch)),
+      find_kernel(db, "SELECT id FROM kernels WHERE name = ? AND hash = ?"),
+      // The ids come first, so that SQLite walks results_best in its order and stops at the first row.
+      exact(db, "SELECT " + std::string(detail::kResultColumns) + ", " + detail::kDeviceColumns +
+                    ", k.name, k.hash FROM results r JOIN runs ru ON ru.id = r.run_id "
+                    "JOIN devices d ON d.id = r.device_id JOIN kernels k ON k.id = r.kernel_id "
+                    "WHERE r.device_id = :device_id AND r.kernel_id = :kernel_id AND r.shape = :shape AND " +
+                    detail::kTuned + " ORDER BY r.median_ms, r.config LIMIT 1"),
+      latest_on_device(db, "SELECT k.hash FROM devices d JOIN results r ON r.device_id = d.id "
+                           "JOIN kernels k ON k.id = r.kernel_id WHERE " + std::string(detail::kDeviceKeyMatch) +
+                           " AND k.name = :kernel ORDER BY r.measured_at DESC, r.id DESC LIMIT 1"),
+      latest_on_arch(db, "SELECT k.hash FROM devices d JOIN results r ON r.device_id = d.id "
+                         "JOIN kernels k ON k.id = r.kernel_id WHERE d.cc_major = :cc_major AND d.cc_minor = :cc_minor "
+                         "AND k.name = :kernel ORDER BY r.measured_at DESC, r.id DESC LIMIT 1"),
+      device_shapes(db, "SELECT shape FROM tuned WHERE kernel_id = ? AND device_id = ?"),
+      arch_shapes(db, "SELECT d.id, d.name, d.sm_count, t.shape FROM tuned t JOIN devices d ON d.id = t.device_id "
+                      "WHERE t.kernel_id = ? AND d.cc_major = ? AND d.cc_minor = ?") {}
+
+std::optional<std::int64_t> Database::Statements::device_id(const DeviceIdentity& device) {
+  std::string key = normalized_device_name(device.name);
+  for (const int n : {device.cc_major, device.cc_minor, device.sm_count}) {
+    key += '\0';
+    key += std::to_string(n);
+  }
+  if (const auto it = device_ids_.find(key); it != device_ids_.end()) return it->second;
+  detail::Use find(find_device);
+  detail::bind_device_key(*find, device);
+  if (!find->executeStep()) return std::nullopt;
+  return device_ids_[key] = find->getColumn(0).getInt64();
+}
+
+std::optional<std::int64_t> Database::Statements::kernel_id(const std::string& name, const std::string& hash) {
+  std::string key = name;
+  key += '\0';
+  key += hash;
+  if (const auto it = kernel_ids_.find(key); it != kernel_ids_.end()) return it->second;
+  detail::Use find(find_kernel);
+  find->bind(1, name);
+  find->bind(2, hash);
+  if (!find->executeStep()) return std::nullopt;
+  return kernel_ids_[key] = find->getColumn(0).getInt64();
+}
+
+std::string_view to_string(Match m) {
+  switch (m) {
+    case Match::Exact:
+      return "exact shape";
+    case Match::NearestShape:
+      return "nearest tuned shape";
+    case Match::SameArchitecture:
+      return "same compute capability";
+    case Match::Default:
+      return "spec default";
+  }
+  return "unknown";
+}
+
+namespace {
+
+std::optional<BestConfig> exact_best(Database::Statements& s, const std::filesystem::path& path,
+                                     std::int64_t device_id, std::int64_t kernel_id, const std::string& shape) {
+  detail::Use select(s.exact);
+  select->bind(":device_id", device_id);
+  select->bind(":kernel_id", kernel_id);
+  select->bind(":shape", shape);
+  if (!select->executeStep()) return std::nullopt;
+  BestConfig best;
+  best.result = detail::read_result(*select, path);
+  best.device = detail::read_device(*select, detail::kResultColumnCount);
+  best.kernel.name = select->getColumn(detail::kResultColumnCount + detail::kDeviceColumnCount).getString();
+  best.kernel.hash = select->getColumn(detail::kResultColumnCount + detail::kDeviceColumnCount + 1).getString();
+  best.shape = shape;
+  return best;
+}
+
+// Without a hash, the version measured last on this device (any shape) is the current one: results of an older
+// source must not win just because the newer one has not been tuned for this shape yet.
+std::optional<std::string> resolve_hash(Database::Statements& s, const BestQuery& query, bool allow_arch) {
+  if (!query.kernel_hash.empty()) return query.kernel_hash;
+  {
+    detail::Use latest(s.latest_on_device);
+    detail::bind_device_key(*latest, query.device);
+    latest->bind(":kernel", query.kernel);
+    if (latest->executeStep()) return latest->getColumn(0).getString();
+  }
+  if (!allow_arch) return std::nullopt;
+  detail::Use latest(s.latest_on_arch);
+  latest->bind(":cc_major", query.device.cc_major);
+  latest->bind(":cc_minor", query.device.cc_minor);
+  latest->bind(":kernel", query.kernel);
+  if (latest->executeStep()) return latest->getColumn(0).getString();
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<BestConfig> Database::best(const BestQuery& query) {
+  detail::connection(db_, path_);
+  return detail::guarded(path_, "looking up the best configuration", [&]() -> std::optional<BestConfig> {
+    Statements& s = *statements_;
+    const auto hash = resolve_hash(s, query, false);
+    if (!hash) return std::nullopt;
+    const auto device_id = s.device_id(query.device);
+    const auto kernel_id = s.kernel_id(query.kernel, *hash);
+    if (!device_id || !kernel_id) return std::nullopt;
+    return exact_best(s, path_, *device_id, *kernel_id, query.shape);
+  });
+}
+
+std::optional<BestConfig> Database::best_with_fallback(const BestQuery& query) {
+  detail::connection(db_, path_);
+  return detail::guarded(path_, "looking up the best configuration", [&]() -> std::optional<BestConfig> {
+    Statements& s = *statements_;
+    const auto hash = resolve_hash(s, query, true);
+    if (!hash) return std::nullopt;
+    const auto kernel_id = s.kernel_id(query.kernel, *hash);
+    if (!kernel_id) return std::nullopt;
+    const auto device_id = s.device_id(query.device);
+    const auto logs = detail::log_dims(query.shape);
+    const double inf = std::numeric_limits<double>::infinity();
+
+    if (device_id) {
+      if (auto found = exact_best(s, path_, *device_id, *kernel_id, query.shape)) return found;
+      // Nearest tuned shape on this device; ties go to the smaller shape text, so the answer never depends on
+      // row order.
+      std::string nearest;
+      double nearest_distance = inf;
+      {
+        detail::Use shapes(s.device_shapes);
+        shapes->bind(1, *kernel_id);
+        shapes->bind(2, *device_id);
+        while (shapes->executeStep()) {
+          const std::string shape = shapes->getColumn(0).getString();
+          const double d = detail::distance(logs, query.shape, shape);
+          if (d < nearest_distance || (d == nearest_distance && d < inf && shape < nearest)) {
+            nearest = shape;
+            nearest_distance = d;
+          }
+        }
+      }
+      if (nearest_distance < inf) {
+        if (auto found = exact_best(s, path_, *device_id, *kernel_id, nearest)) {
+          found->match = Match::NearestShape;
+          found->distance = nearest_distance;
+          return found;
+        }
+      }
+    }
+
+    // Another device of the same compute capability: nearest shape first, then the nearest SM count.
+    struct Candidate {
+      double distance;
+      int sm_gap;
+      std::string name;
+      std::string shape;
+      std::int64_t device_id;
+    };
+    std::optional<Candidate> chosen;
+    {
+      detail::Use rows(s.arch_shapes);
+      rows->bind(1, *kernel_id);
+      rows->bind(2, query.device.cc_major);
+      rows->bind(3, query.device.cc_minor);
+      while (rows->executeStep()) {
+        Candidate c;
+        c.device_id = rows->getColumn(0).getInt64();
+        c.name = rows->getColumn(1).getString();
+        c.sm_gap = std::abs(rows->getColumn(2).getInt() - query.device.sm_count);
+        c.shape = rows->getColumn(3).getString();
+        c.distance = detail::distance(logs, query.shape, c.shape);
+        if (c.distance == inf) continue;
+        const auto rank = [](const Candidate& x) { return std::tie(x.distance, x.sm_gap, x.name, x.shape); };
+        if (!chosen || rank(c) < rank(*chosen)) chosen = std::move(c);
+      }
+    }
+    if (!chosen) return std::nullopt;
+    auto found = exact_best(s, path_, chosen->device_id, *kernel_id, chosen->shape);
+    if (found) {
+      found->match = Match::SameArchitecture;
+      found->distance = chosen->distance;
+    }
+    return found;
+  });
+}
+
+}  // namespace cutune

@@ -1,0 +1,126 @@
+// Reading and writing the store's rows: results, device keys with their run's provenance, kernel versions.
+#include <charconv>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "store.hpp"
+
+namespace cutune::detail {
+
+double real(const SQLite::Column& column) {
+  return column.isNull() ? std::numeric_limits<double>::quiet_NaN() : column.getDouble();
+}
+
+std::string samples_to_json(const std::vector<double>& samples) { return nlohmann::json(samples).dump(); }
+
+namespace {
+
+// The form samples_to_json writes ("[1.5,2,null]"), read without building a JSON tree: it is on the path of
+// every lookup. Anything else is left to the JSON parser.
+std::optional<std::vector<double>> read_samples_directly(std::string_view text) {
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') return std::nullopt;
+  text = text.substr(1, text.size() - 2);
+  std::vector<double> samples;
+  while (!text.empty()) {
+    if (text.starts_with("null")) {
+      samples.push_back(std::numeric_limits<double>::quiet_NaN());
+      text.remove_prefix(4);
+    } else {
+      double value = 0.0;
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (error != std::errc() || end == text.data()) return std::nullopt;
+      samples.push_back(value);
+      text.remove_prefix(static_cast<std::size_t>(end - text.data()));
+    }
+    if (text.empty()) break;
+    if (text.front() != ',' || text.size() == 1) return std::nullopt;
+    text.remove_prefix(1);
+  }
+  return samples;
+}
+
+}  // namespace
+
+std::vector<double> samples_from_json(const std::string& text, const fs::path& path) {
+  if (auto direct = read_samples_directly(text)) return std::move(*direct);
+  std::vector<double> samples;
+  try {
+    const auto array = nlohmann::json::parse(text);
+    if (!array.is_array()) throw DatabaseError("database " + quoted(path) + " holds malformed samples: " + text);
+    for (const auto& value : array) {
+      samples.push_back(value.is_null() ? std::numeric_limits<double>::quiet_NaN() : value.get<double>());
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw DatabaseError("database " + quoted(path) + " holds malformed samples: " + e.what());
+  }
+  return samples;
+}
+
+Result read_result(const SQLite::Statement& row, const fs::path& path) {
+  Result r;
+  r.config = row.getColumn(0).getString();
+  r.status = status_from_string(row.getColumn(1).getString());
+  r.message = row.getColumn(2).getString();
+  r.samples_ms = samples_from_json(row.getColumn(3).getString(), path);
+  r.median_ms = real(row.getColumn(4));
+  r.min_ms = real(row.getColumn(5));
+  r.max_ms = real(row.getColumn(6));
+  r.spread = real(row.getColumn(7));
+  r.metric = real(row.getColumn(8));
+  r.max_error = real(row.getColumn(9));
+  r.registers = row.getColumn(10).getInt();
+  r.compile_ms = real(row.getColumn(11));
+  return r;
+}
+
+DeviceIdentity read_device(const SQLite::Statement& row, int first) {
+  DeviceIdentity d;
+  d.name = row.getColumn(first).getString();
+  d.cc_major = row.getColumn(first + 1).getInt();
+  d.cc_minor = row.getColumn(first + 2).getInt();
+  d.sm_count = row.getColumn(first + 3).getInt();
+  d.driver_version = row.getColumn(first + 4).getInt();
+  d.nvrtc_version = row.getColumn(first + 5).getInt();
+  d.uuid = row.getColumn(first + 6).getString();
+  d.memory_clock_khz = row.getColumn(first + 7).getInt();
+  d.memory_bus_bits = row.getColumn(first + 8).getInt();
+  d.total_memory = row.getColumn(first + 9).getInt64();
+  return d;
+}
+
+void bind_device_key(SQLite::Statement& statement, const DeviceIdentity& device) {
+  statement.bind(":device", normalized_device_name(device.name));
+  statement.bind(":cc_major", device.cc_major);
+  statement.bind(":cc_minor", device.cc_minor);
+  statement.bind(":sm_count", device.sm_count);
+}
+
+std::optional<std::int64_t> device_id(SQLite::Database& db, const DeviceIdentity& device, bool add) {
+  if (add) {
+    SQLite::Statement insert(db,
+        "INSERT INTO devices(name, cc_major, cc_minor, sm_count) VALUES(:device, :cc_major, :cc_minor, :sm_count) "
+        "ON CONFLICT(name, cc_major, cc_minor, sm_count) DO NOTHING");
+    bind_device_key(insert, device);
+    insert.exec();
+  }
+  SQLite::Statement find(db, "SELECT d.id FROM devices d WHERE " + std::string(kDeviceKeyMatch));
+  bind_device_key(find, device);
+  if (!find.executeStep()) return std::nullopt;
+  return find.getColumn(0).getInt64();
+}
+
+std::optional<std::int64_t> kernel_id(SQLite::Database& db, const KernelIdentity& kernel, bool add) {
+  if (add) {
+    SQLite::Statement insert(db, "INSERT INTO kernels(name, hash) VALUES(?, ?) ON CONFLICT(name, hash) DO NOTHING");
+    insert.bind(1, kernel.name);
+    insert.bind(2, kernel.hash);
+    insert.exec();
+  }
+  SQLite::Statement find(db, "SELECT id FROM kernels WHERE name = ? AND hash = ?");
+  find.bind(1, kernel.name);
+  find.bind(2, kernel.hash);
+  if (!find.executeStep()) return std::nullopt;
+  return find.getColumn(0).getInt64();
+}
+
+}  // namespace cutune::detail

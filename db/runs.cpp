@@ -1,0 +1,215 @@
+// Runs as whole records (for export, merge and import) and the counts behind `tune db stats`.
+#include <map>
+
+#include "store.hpp"
+
+namespace cutune {
+namespace detail {
+
+std::vector<RunRecord> read_runs(SQLite::Database& db, const fs::path& path) {
+  return guarded(path, "reading its runs", [&] {
+    std::vector<RunRecord> runs;
+    std::map<std::int64_t, std::size_t> index;
+    SQLite::Statement select(db,
+        "SELECT " + std::string(kDeviceColumns) + ", ru.id, ru.uid, k.name, k.hash, ru.started_at, ru.host, "
+        "ru.cutune_version, ru.command FROM runs ru JOIN devices d ON d.id = ru.device_id "
+        "JOIN kernels k ON k.id = ru.kernel_id ORDER BY ru.started_at, ru.uid");
+    while (select.executeStep()) {
+      RunRecord run;
+      run.device = read_device(select, 0);
+      const int c = kDeviceColumnCount;
+      index[select.getColumn(c).getInt64()] = runs.size();
+      run.uid = select.getColumn(c + 1).getString();
+      run.kernel.name = select.getColumn(c + 2).getString();
+      run.kernel.hash = select.getColumn(c + 3).getString();
+      run.started_at = select.getColumn(c + 4).getString();
+      run.host = select.getColumn(c + 5).getString();
+      run.cutune_version = select.getColumn(c + 6).getString();
+      run.command = select.getColumn(c + 7).getString();
+      runs.push_back(std::move(run));
+    }
+    SQLite::Statement results(db,
+        "SELECT " + std::string(kResultColumns) + ", r.run_id, r.shape, r.measured_at FROM results r "
+        "ORDER BY r.run_id, r.measured_at, r.shape, r.config");
+    while (results.executeStep()) {
+      Measurement m;
+      m.result = read_result(results, path);
+      m.shape = results.getColumn(kResultColumnCount + 1).getString();
+      m.measured_at = results.getColumn(kResultColumnCount + 2).getString();
+      runs[index.at(results.getColumn(kResultColumnCount).getInt64())].measurements.push_back(std::move(m));
+    }
+    return runs;
+  });
+}
+
+namespace {
+
+void check_record(const RunRecord& run) {
+  const auto fail = [&](const std::string& what) {
+    throw InputError("run '" + run.uid + "' cannot be stored: " + what);
+  };
+  if (run.uid.empty()) fail("it has no uid");
+  if (run.kernel.name.empty() || run.kernel.hash.empty()) fail("its kernel has no name or hash");
+  if (normalized_device_name(run.device.name).empty()) fail("its device has no name");
+  if (run.started_at.empty()) fail("it has no start time");
+  for (const auto& m : run.measurements) {
+    if (m.shape.empty() || m.result.config.empty() || m.measured_at.empty()) {
+      fail("a measurement lacks its shape, configuration or time");
+    }
+  }
+}
+
+void bind_result(SQLite::Statement& statement, const Measurement& m) {
+  const Result& r = m.result;
+  statement.bind(":shape", m.shape);
+  statement.bind(":config", r.config);
+  statement.bind(":status", std::string(to_string(r.status)));
+  statement.bind(":message", r.message);
+  statement.bind(":samples", samples_to_json(r.samples_ms));
+  statement.bind(":median", r.median_ms);
+  statement.bind(":min", r.min_ms);
+  statement.bind(":max", r.max_ms);
+  statement.bind(":spread", r.spread);
+  statement.bind(":metric", r.metric);
+  statement.bind(":max_error", r.max_error);
+  statement.bind(":registers", r.registers);
+  statement.bind(":compile", r.compile_ms);
+  statement.bind(":measured_at", m.measured_at);
+}
+
+}  // namespace
+}  // namespace detail
+
+std::vector<RunRecord> Database::runs() { return detail::read_runs(detail::connection(db_, path_), path_); }
+
+ImportSummary Database::add_runs(const std::vector<RunRecord>& runs) {
+  for (const auto& run : runs) detail::check_record(run);
+  auto& db = detail::connection(db_, path_);
+  return detail::guarded(path_, "adding runs", [&] {
+    return detail::write_transaction(db, [&] {
+      ImportSummary summary;
+      SQLite::Statement insert_run(db,
+          "INSERT INTO runs(uid, device_id, kernel_id, started_at, host, cutune_version, command, driver_version, "
+          "nvrtc_version, device_uuid, memory_clock_khz, memory_bus_bits, total_memory) "
+          "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING");
+      SQLite::Statement find_run(db, "SELECT id, device_id, kernel_id FROM runs WHERE uid = ?");
+      SQLite::Statement insert_result(db,
+          "INSERT INTO results(run_id, device_id, kernel_id, shape, config, status, message, samples, median_ms, "
+          "min_ms, max_ms, spread, metric, max_error, registers, compile_ms, measured_at) "
+          "VALUES(:run, :device, :kernel, :shape, :config, :status, :message, :samples, :median, :min, :max, "
+          ":spread, :metric, :max_error, :registers, :compile, :measured_at) "
+          "ON CONFLICT(run_id, shape, config) DO NOTHING");
+      // The same run's later copy of a measurement (it was re-recorded within the run) replaces an older one.
+      SQLite::Statement update_result(db,
+          "UPDATE results SET status = :status, message = :message, samples = :samples, median_ms = :median, "
+          "min_ms = :min, max_ms = :max, spread = :spread, metric = :metric, max_error = :max_error, "
+          "registers = :registers, compile_ms = :compile, measured_at = :measured_at "
+          "WHERE run_id = :run AND shape = :shape AND config = :config AND measured_at < :measured_at");
+      for (const RunRecord& run : runs) {
+        const std::int64_t device_id = *detail::device_id(db, run.device, true);
+        const std::int64_t kernel_id = *detail::kernel_id(db, run.kernel, true);
+        insert_run.reset();
+        insert_run.bind(1, run.uid);
+        insert_run.bind(2, device_id);
+        insert_run.bind(3, kernel_id);
+        insert_run.bind(4, run.started_at);
+        insert_run.bind(5, run.host);
+        insert_run.bind(6, run.cutune_version);
+        insert_run.bind(7, run.command);
+        insert_run.bind(8, run.device.driver_version);
+        insert_run.bind(9, run.device.nvrtc_version);
+        insert_run.bind(10, run.device.uuid);
+        insert_run.bind(11, run.device.memory_clock_khz);
+        insert_run.bind(12, run.device.memory_bus_bits);
+        insert_run.bind(13, run.device.total_memory);
+        ++summary.runs;
+        std::int64_t run_id = 0;
+        if (insert_run.exec() == 1) {
+          ++summary.new_runs;
+          run_id = db.getLastInsertRowid();
+        } else {
+          find_run.reset();
+          find_run.bind(1, run.uid);
+          find_run.executeStep();
+          run_id = find_run.getColumn(0).getInt64();
+          if (find_run.getColumn(1).getInt64() != device_id || find_run.getColumn(2).getInt64() != kernel_id) {
+            throw DatabaseError("run '" + run.uid + "' is stored in " + detail::quoted(path_) +
+                                " for another device or kernel version: the runs cannot be the same");
+          }
+        }
+        for (const Measurement& m : run.measurements) {
+          ++summary.measurements;
+          insert_result.reset();
+          insert_result.bind(":run", run_id);
+          insert_result.bind(":device", device_id);
+          insert_result.bind(":kernel", kernel_id);
+          detail::bind_result(insert_result, m);
+          if (insert_result.exec() == 1) {
+            ++summary.new_measurements;
+            continue;
+          }
+          update_result.reset();
+          update_result.bind(":run", run_id);
+          detail::bind_result(update_result, m);
+          update_result.exec();
+        }
+      }
+      detail::refresh_current(db);
+      return summary;
+    });
+  });
+}
+
+DatabaseStats Database::stats() {
+  auto& db = detail::connection(db_, path_);
+  return detail::guarded(path_, "counting", [&] {
+    DatabaseStats s;
+    SQLite::Statement totals(db,
+        "SELECT (SELECT COUNT(*) FROM runs), (SELECT COUNT(DISTINCT host) FROM runs), COUNT(*), "
+        "COALESCE(SUM(current), 0), COALESCE(SUM(current = 1 AND status = 'ok'), 0) FROM results");
+    totals.executeStep();
+    s.runs = totals.getColumn(0).getInt64();
+    s.hosts = totals.getColumn(1).getInt64();
+    s.measurements = totals.getColumn(2).getInt64();
+    s.configurations = totals.getColumn(3).getInt64();
+    s.ok = totals.getColumn(4).getInt64();
+    SQLite::Statement devices(db,
+        "SELECT d.name, d.cc_major, d.cc_minor, d.sm_count, COUNT(DISTINCT r.kernel_id), "
+        "COUNT(DISTINCT r.shape), COUNT(*), SUM(r.status = 'ok') FROM results r JOIN devices d ON d.id = r.device_id "
+        "WHERE r.current = 1 GROUP BY d.id ORDER BY d.name, d.cc_major, d.cc_minor, d.sm_count");
+    while (devices.executeStep()) {
+      DatabaseStats::DeviceCount c;
+      c.device.name = devices.getColumn(0).getString();
+      c.device.cc_major = devices.getColumn(1).getInt();
+      c.device.cc_minor = devices.getColumn(2).getInt();
+      c.device.sm_count = devices.getColumn(3).getInt();
+      c.kernels = devices.getColumn(4).getInt64();
+      c.shapes = devices.getColumn(5).getInt64();
+      c.configurations = devices.getColumn(6).getInt64();
+      c.ok = devices.getColumn(7).getInt64();
+      s.devices.push_back(std::move(c));
+    }
+    SQLite::Statement kernels(db,
+        "SELECT k.id, k.name, k.hash, COUNT(DISTINCT r.device_id), COUNT(*), SUM(r.status = 'ok'), "
+        "MAX(r.measured_at) FROM results r JOIN kernels k ON k.id = r.kernel_id WHERE r.current = 1 "
+        "GROUP BY k.id ORDER BY k.name, MAX(r.measured_at) DESC");
+    SQLite::Statement shapes(db, "SELECT DISTINCT shape FROM results WHERE kernel_id = ? AND current = 1 "
+                                 "ORDER BY length(shape), shape");
+    while (kernels.executeStep()) {
+      DatabaseStats::KernelCount c;
+      c.kernel.name = kernels.getColumn(1).getString();
+      c.kernel.hash = kernels.getColumn(2).getString();
+      c.devices = kernels.getColumn(3).getInt64();
+      c.configurations = kernels.getColumn(4).getInt64();
+      c.ok = kernels.getColumn(5).getInt64();
+      c.last_measured = kernels.getColumn(6).getString();
+      shapes.reset();
+      shapes.bind(1, kernels.getColumn(0).getInt64());
+      while (shapes.executeStep()) c.shapes.push_back(shapes.getColumn(0).getString());
+      s.kernels.push_back(std::move(c));
+    }
+    return s;
+  });
+}
+
+}  // namespace cutune

@@ -1,0 +1,460 @@
+// The store's schema and its versions: opening checks, creation, and migration of older files on open.
+#include <unistd.h>
+
+#include <SQLiteCpp/Backup.h>
+
+#include <array>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <random>
+#include <vector>
+
+#include "cutune/spec.hpp"
+#include "store.hpp"
+
+namespace cutune {
+namespace detail {
+
+constexpr std::string_view kApplication = "cutune";
+
+// Version 2: runs carry a uid (their identity across machines) and results keep every measurement, one per
+// (run, shape, configuration); `current` marks the latest of each (device, kernel version, shape, configuration).
+constexpr const char* kTables = R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS devices(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL, cc_major INTEGER NOT NULL, cc_minor INTEGER NOT NULL, sm_count INTEGER NOT NULL,
+  UNIQUE(name, cc_major, cc_minor, sm_count));
+CREATE TABLE IF NOT EXISTS kernels(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL, hash TEXT NOT NULL,
+  UNIQUE(name, hash));
+CREATE TABLE IF NOT EXISTS runs(
+  id INTEGER PRIMARY KEY,
+  uid TEXT NOT NULL UNIQUE,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  kernel_id INTEGER NOT NULL REFERENCES kernels(id),
+  started_at TEXT NOT NULL, host TEXT NOT NULL, cutune_version TEXT NOT NULL, command TEXT NOT NULL,
+  driver_version INTEGER NOT NULL, nvrtc_version INTEGER NOT NULL, device_uuid TEXT NOT NULL,
+  memory_clock_khz INTEGER NOT NULL, memory_bus_bits INTEGER NOT NULL, total_memory INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS results(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  kernel_id INTEGER NOT NULL REFERENCES kernels(id),
+  shape TEXT NOT NULL, config TEXT NOT NULL, status TEXT NOT NULL, message TEXT NOT NULL,
+  samples TEXT NOT NULL,
+  median_ms REAL, min_ms REAL, max_ms REAL, spread REAL, metric REAL, max_error REAL,
+  registers INTEGER NOT NULL, compile_ms REAL, measured_at TEXT NOT NULL,
+  current INTEGER NOT NULL DEFAULT 0,
+  UNIQUE(run_id, shape, config));
+)sql";
+
+// `tuned` lists the (device, kernel version, shape) keys with a current Ok result: the candidates of the
+// fallback chain, kept apart so that a lookup reads a few rows instead of every configuration's.
+constexpr const char* kIndexes = R"sql(
+CREATE TABLE IF NOT EXISTS tuned(
+  device_id INTEGER NOT NULL, kernel_id INTEGER NOT NULL, shape TEXT NOT NULL,
+  PRIMARY KEY(kernel_id, device_id, shape)) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS results_current ON results(device_id, kernel_id, shape, config) WHERE current = 1;
+CREATE INDEX IF NOT EXISTS results_best ON results(device_id, kernel_id, shape, median_ms, config)
+  WHERE current = 1 AND status = 'ok';
+CREATE INDEX IF NOT EXISTS results_recent ON results(device_id, measured_at);
+)sql";
+
+constexpr const char* kMeta = R"sql(
+INSERT OR IGNORE INTO meta(key, value) VALUES('application', 'cutune');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '2');
+)sql";
+
+std::uint32_t big_endian(const unsigned char* p) {
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+}
+
+// Looks at the file header before SQLite does: a foreign non-SQLite file is refused untouched, and a
+// truncated database is caught here because SQLite only notices missing pages when a query reaches them.
+void check_header(const fs::path& path, std::uintmax_t size) {
+  std::array<unsigned char, 100> header{};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DatabaseError("cannot open database " + quoted(path) + ": " + std::strerror(errno));
+  in.read(reinterpret_cast<char*>(header.data()), header.size());
+  constexpr std::string_view kMagic{"SQLite format 3\0", 16};
+  if (in.gcount() != static_cast<std::streamsize>(header.size()) ||
+      std::string_view(reinterpret_cast<const char*>(header.data()), kMagic.size()) != kMagic) {
+    throw DatabaseError(quoted(path) + " is not a cutune database (not SQLite)");
+  }
+  std::uintmax_t page_size = (std::uintmax_t{header[16]} << 8) | header[17];
+  if (page_size == 1) page_size = 65536;
+  const std::uint32_t pages = big_endian(&header[28]);
+  // SQLite trusts the in-header page count only when the change counter matches "version valid for".
+  const bool count_valid = pages != 0 && big_endian(&header[24]) == big_endian(&header[92]);
+  // With a non-empty write-ahead log, the main file may legitimately lag behind the header's count.
+  std::error_code ec;
+  fs::path wal = path;
+  wal += "-wal";
+  const bool has_wal = fs::exists(wal, ec) && fs::file_size(wal, ec) > 0;
+  if (page_size < 512 || (page_size & (page_size - 1)) != 0) {
+    throw DatabaseError("database " + quoted(path) + " is corrupt (invalid page size)");
+  }
+  if (!has_wal && (size % page_size != 0 || (count_valid && size < page_size * pages))) {
+    throw DatabaseError("database " + quoted(path) + " is corrupt or truncated (" + std::to_string(size) +
+                        " bytes, its header describes " + std::to_string(page_size * pages) + ")");
+  }
+}
+
+// Returns whether the file is new (missing or empty), after refusing what cannot become a cutune database.
+bool inspect_file(const fs::path& path) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (fs::exists(status)) {
+    if (fs::is_directory(status)) throw DatabaseError("cannot open database " + quoted(path) + ": it is a directory");
+    const auto size = fs::file_size(path, ec);
+    if (ec) throw DatabaseError("cannot open database " + quoted(path) + ": " + ec.message());
+    if (size == 0) return true;
+    check_header(path, size);
+    return false;
+  }
+  const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec)) {
+    throw DatabaseError("cannot create database " + quoted(path) + ": directory " + quoted(parent) +
+                        " does not exist");
+  }
+  if (::access(parent.c_str(), W_OK) != 0) {
+    throw DatabaseError("cannot create database " + quoted(path) + ": " + std::strerror(errno));
+  }
+  return true;
+}
+
+std::unique_ptr<SQLite::Database> open_connection(const fs::path& path, bool fresh) {
+  const int flags = SQLite::OPEN_READWRITE | (fresh ? SQLite::OPEN_CREATE : 0);
+  try {
+    return std::make_unique<SQLite::Database>(path.string(), flags, kBusyTimeoutMs);
+  } catch (const SQLite::Exception& e) {
+    const std::string verb = fresh ? "cannot create database " : "cannot open database ";
+    throw DatabaseError(verb + quoted(path) + ": " + e.what());
+  }
+}
+
+// Reads meta without writing anything, so that a foreign SQLite file is left exactly as it was; returns the
+// schema version after refusing foreign files and invalid versions (a newer version is the caller's to judge).
+int schema_version(SQLite::Database& db, const fs::path& path) {
+  std::string application;
+  std::string version;
+  try {
+    SQLite::Statement has_meta(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
+    has_meta.executeStep();
+    if (has_meta.getColumn(0).getInt() == 1) {
+      SQLite::Statement query(db, "SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')");
+      while (query.executeStep()) {
+        const std::string key = query.getColumn(0).getString();
+        (key == "application" ? application : version) = query.getColumn(1).getString();
+      }
+    }
+  } catch (const SQLite::Exception& e) {
+    // A plain SQL error means a meta table of another shape: someone else's database, not a damaged one.
+    if (is_busy(e)) throw;  // the caller waits and tries again
+    if ((e.getErrorCode() & 0xff) != SQLITE_ERROR) throw sqlite_error(path, "reading its schema", e);
+  }
+  if (application != kApplication) throw DatabaseError(quoted(path) + " is not a cutune database");
+  int schema = 0;
+  try {
+    std::size_t used = 0;
+    schema = std::stoi(version, &used);
+    if (used != version.size()) schema = 0;
+  } catch (const std::exception&) {
+    schema = 0;
+  }
+  if (schema < 1) {
+    throw DatabaseError("database " + quoted(path) + " has an invalid schema version '" + version + "'");
+  }
+  return schema;
+}
+
+void refuse_newer(int schema, const fs::path& path, std::string_view verb) {
+  if (schema <= Database::kSchemaVersion) return;
+  throw DatabaseError(std::string(verb) + "database " + quoted(path) + " has schema version " +
+                      std::to_string(schema) + ", written by a newer cutune; this one reads up to version " +
+                      std::to_string(Database::kSchemaVersion));
+}
+
+// A version-1 run had no uid. Its fields make one, so that two copies of the same version-1 file migrate to
+// the same uids and merging them still does not double anything.
+std::string v1_run_uid(const SQLite::Statement& row) {
+  std::string text;
+  for (int i = 1; i < row.getColumnCount(); ++i) {
+    text += row.getColumn(i).getString();
+    text += '\x1f';
+  }
+  return "v1-" + hash_hex(text) + hash_hex(text + "\x1e");
+}
+
+// Runs of devices whose names differ only in white space are filed under one normalised device.
+void normalize_devices(SQLite::Database& db) {
+  struct Row {
+    std::int64_t id;
+    DeviceIdentity device;
+  };
+  std::vector<Row> rows;
+  SQLite::Statement select(db, "SELECT id, name, cc_major, cc_minor, sm_count FROM devices ORDER BY id");
+  while (select.executeStep()) {
+    Row row{select.getColumn(0).getInt64(), {}};
+    row.device.name = select.getColumn(1).getString();
+    row.device.cc_major = select.getColumn(2).getInt();
+    row.device.cc_minor = select.getColumn(3).getInt();
+    row.device.sm_count = select.getColumn(4).getInt();
+    rows.push_back(std::move(row));
+  }
+  for (const Row& row : rows) {
+    const std::string name = normalized_device_name(row.device.name);
+    if (name == row.device.name) continue;
+    SQLite::Statement rename(db, "UPDATE devices SET name = ? WHERE id = ?");
+    rename.bind(1, name);
+    rename.bind(2, row.id);
+    try {
+      rename.exec();
+    } catch (const SQLite::Exception& e) {
+      if ((e.getErrorCode() & 0xff) != SQLITE_CONSTRAINT) throw;
+      DeviceIdentity key = row.device;
+      key.name = name;
+      const std::int64_t target = *device_id(db, key, false);
+      for (const char* table : {"runs", "results"}) {
+        SQLite::Statement move(db, std::string("UPDATE ") + table + " SET device_id = ? WHERE device_id = ?");
+        move.bind(1, target);
+        move.bind(2, row.id);
+        move.exec();
+      }
+      SQLite::Statement remove(db, "DELETE FROM devices WHERE id = ?");
+      remove.bind(1, row.id);
+      remove.exec();
+    }
+  }
+}
+
+// Version 1 kept one result per (device, kernel version, shape, configuration) and runs without a uid.
+void migrate_from_v1(SQLite::Database& db) {
+  db.exec(R"sql(
+CREATE TABLE runs_v2(
+  id INTEGER PRIMARY KEY,
+  uid TEXT NOT NULL UNIQUE,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  kernel_id INTEGER NOT NULL REFERENCES kernels(id),
+  started_at TEXT NOT NULL, host TEXT NOT NULL, cutune_version TEXT NOT NULL, command TEXT NOT NULL,
+  driver_version INTEGER NOT NULL, nvrtc_version INTEGER NOT NULL, device_uuid TEXT NOT NULL,
+  memory_clock_khz INTEGER NOT NULL, memory_bus_bits INTEGER NOT NULL, total_memory INTEGER NOT NULL);
+CREATE TABLE results_v2(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  kernel_id INTEGER NOT NULL REFERENCES kernels(id),
+  shape TEXT NOT NULL, config TEXT NOT NULL, status TEXT NOT NULL, message TEXT NOT NULL,
+  samples TEXT NOT NULL,
+  median_ms REAL, min_ms REAL, max_ms REAL, spread REAL, metric REAL, max_error REAL,
+  registers INTEGER NOT NULL, compile_ms REAL, measured_at TEXT NOT NULL,
+  current INTEGER NOT NULL DEFAULT 0,
+  UNIQUE(run_id, shape, config));
+)sql");
+  constexpr const char* kRunFields =
+      "ru.started_at, ru.host, ru.cutune_version, ru.command, d.name, d.cc_major, d.cc_minor, d.sm_count, k.name, "
+      "k.hash, ru.driver_version, ru.nvrtc_version, ru.device_uuid";
+  SQLite::Statement runs(db, std::string("SELECT ru.id, ") + kRunFields +
+                                 " FROM runs ru JOIN devices d ON d.id = ru.device_id "
+                                 "JOIN kernels k ON k.id = ru.kernel_id ORDER BY ru.id");
+  SQLite::Statement copy(db,
+      "INSERT INTO runs_v2 SELECT id, ?, device_id, kernel_id, started_at, host, cutune_version, command, "
+      "driver_version, nvrtc_version, device_uuid, memory_clock_khz, memory_bus_bits, total_memory "
+      "FROM runs WHERE id = ?");
+  while (runs.executeStep()) {
+    copy.bind(1, v1_run_uid(runs));
+    copy.bind(2, runs.getColumn(0).getInt64());
+    copy.exec();
+    copy.reset();
+  }
+  db.exec(R"sql(
+INSERT INTO results_v2 SELECT id, run_id, device_id, kernel_id, shape, config, status, message, samples, median_ms,
+  min_ms, max_ms, spread, metric, max_error, registers, compile_ms, measured_at, 0 FROM results;
+DROP TABLE results;
+DROP TABLE runs;
+ALTER TABLE runs_v2 RENAME TO runs;
+ALTER TABLE results_v2 RENAME TO results;
+)sql");
+  normalize_devices(db);
+}
+
+void migrate(SQLite::Database& db, const fs::path& path, int from) {
+  if (sqlite3_db_readonly(db.getHandle(), "main") == 1) {
+    throw DatabaseError("database " + quoted(path) + " has schema version " + std::to_string(from) +
+                        " and is read-only: open it once with write access to migrate it to version " +
+                        std::to_string(Database::kSchemaVersion));
+  }
+  guarded(path, "migrating it to schema version " + std::to_string(Database::kSchemaVersion), [&] {
+    // Foreign keys would forbid dropping the old tables; the pragma is a no-op inside a transaction.
+    db.exec("PRAGMA foreign_keys = OFF");
+    write_transaction(db, [&] {
+      // Another process may have migrated the file while this one waited for the lock.
+      const int version = schema_version(db, path);
+      if (version >= Database::kSchemaVersion) return;
+      if (version == 1) migrate_from_v1(db);
+      db.exec(kIndexes);
+      refresh_current(db);
+      db.exec("UPDATE meta SET value = '" + std::to_string(Database::kSchemaVersion) +
+              "' WHERE key = 'schema_version'");
+    });
+  });
+}
+
+}  // namespace detail
+
+namespace detail {
+
+std::string quoted(const fs::path& path) {
+  // Appending rather than "'" + s + "'" sidesteps GCC 12's false -Wrestrict on that expression.
+  std::string text(1, '\'');
+  text += path.string();
+  text += '\'';
+  return text;
+}
+
+DatabaseError sqlite_error(const fs::path& path, std::string_view action, const SQLite::Exception& e) {
+  switch (e.getErrorCode() & 0xff) {
+    case SQLITE_CORRUPT:
+      return DatabaseError("database " + quoted(path) + " is corrupt or truncated (" + e.what() + ")");
+    case SQLITE_NOTADB:
+      return DatabaseError(quoted(path) + " is not a cutune database (not SQLite)");
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return DatabaseError("database " + quoted(path) + " stayed locked by another process while " +
+                           std::string(action));
+    default:
+      return DatabaseError("database " + quoted(path) + ": " + std::string(action) + " failed: " + e.what());
+  }
+}
+
+SQLite::Database& connection(const std::unique_ptr<SQLite::Database>& db, const fs::path& path) {
+  if (!db) throw DatabaseError("database " + quoted(path) + " was used after being moved from");
+  return *db;
+}
+
+std::unique_ptr<SQLite::Database> open_store(const fs::path& path) {
+  const bool in_memory = path.native() == ":memory:";
+  const bool fresh = in_memory || inspect_file(path);
+  auto db = open_connection(path, fresh);
+  if (fresh) {
+    try {
+      write_transaction(*db, [&] {
+        db->exec(kTables);
+        db->exec(kIndexes);
+        db->exec(kMeta);
+      });
+    } catch (const SQLite::Exception& e) {
+      throw DatabaseError("cannot create database " + quoted(path) + ": " + e.what());
+    }
+  }
+  const int schema = guarded(path, "reading its schema", [&] { return retry_busy([&] { return schema_version(*db, path); }); });
+  refuse_newer(schema, path, "");
+  guarded(path, "opening", [&] {
+    // A read-only copy (an installed database) still answers queries; only writes will be refused.
+    if (!in_memory && sqlite3_db_readonly(db->getHandle(), "main") == 0) {
+      retry_busy([&] { db->execAndGet("PRAGMA journal_mode = WAL"); });
+    }
+  });
+  if (schema < Database::kSchemaVersion) migrate(*db, path, schema);
+  guarded(path, "opening", [&] { db->exec("PRAGMA foreign_keys = ON"); });
+  return db;
+}
+
+std::unique_ptr<SQLite::Database> open_source(const fs::path& path, std::string_view purpose) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw DatabaseError("cannot " + std::string(purpose) + " " + quoted(path) + ": no such file");
+  if (inspect_file(path)) throw DatabaseError("cannot " + std::string(purpose) + " " + quoted(path) + ": the file is empty");
+  auto db = open_connection(path, false);
+  const int schema = guarded(path, "reading its schema", [&] { return retry_busy([&] { return schema_version(*db, path); }); });
+  refuse_newer(schema, path, "cannot " + std::string(purpose) + " ");
+  if (schema == Database::kSchemaVersion) return db;
+  // An older file is migrated in a copy, so that reading it never changes it.
+  auto copy = std::make_unique<SQLite::Database>(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  guarded(path, "reading it for " + std::string(purpose), [&] {
+    SQLite::Backup backup(*copy, *db);
+    backup.executeStep(-1);
+  });
+  migrate(*copy, path, schema);
+  return copy;
+}
+
+void refresh_current(SQLite::Database& db) {
+  // Two steps: the partial unique index forbids two current rows of a key even for a moment.
+  db.exec("UPDATE results SET current = 0 WHERE current = 1");
+  db.exec(
+      "UPDATE results SET current = 1 WHERE id IN (SELECT id FROM (SELECT r.id, row_number() OVER ("
+      "PARTITION BY r.device_id, r.kernel_id, r.shape, r.config ORDER BY r.measured_at DESC, u.uid DESC) AS n "
+      "FROM results r JOIN runs u ON u.id = r.run_id) WHERE n = 1)");
+  db.exec("DELETE FROM tuned");
+  db.exec("INSERT INTO tuned SELECT DISTINCT device_id, kernel_id, shape FROM results "
+          "WHERE current = 1 AND status = 'ok' AND median_ms IS NOT NULL");
+}
+
+void refresh_tuned(SQLite::Database& db, std::int64_t device_id, std::int64_t kernel_id, const std::string& shape) {
+  SQLite::Statement remove(db, "DELETE FROM tuned WHERE device_id = ? AND kernel_id = ? AND shape = ?");
+  SQLite::Statement add(db,
+      "INSERT INTO tuned SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM results WHERE device_id = ?1 AND "
+      "kernel_id = ?2 AND shape = ?3 AND current = 1 AND status = 'ok' AND median_ms IS NOT NULL)");
+  for (SQLite::Statement* statement : {&remove, &add}) {
+    statement->bind(1, device_id);
+    statement->bind(2, kernel_id);
+    statement->bind(3, shape);
+    statement->exec();
+  }
+}
+
+std::string utc_now() {
+  const auto now = std::chrono::system_clock::now();
+  const auto seconds = std::chrono::time_point_cast<std::chrono::seconds>(now);
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now - seconds).count();
+  const std::time_t t = std::chrono::system_clock::to_time_t(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::array<char, 32> date{};
+  std::strftime(date.data(), date.size(), "%Y-%m-%dT%H:%M:%S", &tm);
+  // Microseconds keep the text order equal to the time order for results committed in quick succession.
+  std::array<char, 48> text{};
+  std::snprintf(text.data(), text.size(), "%s.%06lldZ", date.data(), static_cast<long long>(micros));
+  return text.data();
+}
+
+std::string host_name() {
+  std::array<char, HOST_NAME_MAX + 1> name{};
+  if (::gethostname(name.data(), name.size() - 1) != 0) return "unknown";
+  return name.data();
+}
+
+std::string random_uid() {
+  // Seeded per call from the OS: runs begun in forked processes or at the same microsecond still differ.
+  std::random_device device;
+  std::mt19937_64 random((std::uint64_t{device()} << 32) ^ device());
+  std::array<char, 33> text{};
+  std::snprintf(text.data(), text.size(), "%016llx%016llx", static_cast<unsigned long long>(random()),
+                static_cast<unsigned long long>(random()));
+  return text.data();
+}
+
+}  // namespace detail
+
+std::string normalized_device_name(std::string_view name) {
+  std::string out;
+  bool space = false;
+  for (const char c : name) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace cutune

@@ -1,0 +1,128 @@
+// Internals shared by the store's sources: error translation, write transactions, schema, row readers.
+#pragma once
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "cutune/database.hpp"
+#include "cutune/error.hpp"
+
+namespace cutune::detail {
+
+namespace fs = std::filesystem;
+
+// Long enough for a checkpoint or a concurrent writer on another GPU's worker, short enough to report a stuck lock.
+constexpr int kBusyTimeoutMs = 10'000;
+// A transaction still locked out after the busy timeout is tried again this many times in all.
+constexpr int kWriteAttempts = 4;
+
+std::string quoted(const fs::path& path);
+DatabaseError sqlite_error(const fs::path& path, std::string_view action, const SQLite::Exception& e);
+
+inline bool is_busy(const SQLite::Exception& e) {
+  const int code = e.getErrorCode() & 0xff;
+  return code == SQLITE_BUSY || code == SQLITE_LOCKED;
+}
+
+// Runs one database operation, turning SQLite's exceptions into cutune's with the file named.
+template <typename Body>
+auto guarded(const fs::path& path, std::string_view action, Body&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const SQLite::Exception& e) {
+    throw sqlite_error(path, action, e);
+  }
+}
+
+// Runs `body`, again after a pause while SQLite reports the database locked. The busy timeout covers most waits;
+// some lock conflicts (a WAL being recovered or switched on, a checkpoint racing a begin) come back as SQLITE_BUSY
+// at once. `body` must only touch the database: it may run more than once.
+template <typename Body>
+auto retry_busy(Body&& body) -> decltype(body()) {
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return body();
+    } catch (const SQLite::Exception& e) {
+      if (!is_busy(e) || attempt == kWriteAttempts) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
+    }
+  }
+}
+
+// Runs `body` in a BEGIN IMMEDIATE transaction and commits, the whole transaction retried while locked.
+template <typename Body>
+auto write_transaction(SQLite::Database& db, Body&& body) -> decltype(body()) {
+  return retry_busy([&] {
+    SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
+    if constexpr (std::is_void_v<decltype(body())>) {
+      body();
+      transaction.commit();
+    } else {
+      auto value = body();
+      transaction.commit();
+      return value;
+    }
+  });
+}
+
+SQLite::Database& connection(const std::unique_ptr<SQLite::Database>& db, const fs::path& path);
+
+// Opening (schema.cpp).
+/// Opens or creates a cutune database at the current schema version, migrating an older one in place.
+std::unique_ptr<SQLite::Database> open_store(const fs::path& path);
+/// Opens a cutune database only to read it: an older schema version is migrated in a copy in memory, the file is
+/// never written. Refuses unknown schema versions, naming `purpose` ("merge", ...).
+std::unique_ptr<SQLite::Database> open_source(const fs::path& path, std::string_view purpose);
+/// Makes the latest measurement of every (device, kernel version, shape, configuration) the current one.
+void refresh_current(SQLite::Database& db);
+/// Updates whether one (device, kernel version, shape) has a current Ok result (the `tuned` table).
+void refresh_tuned(SQLite::Database& db, std::int64_t device_id, std::int64_t kernel_id, const std::string& shape);
+
+std::string utc_now();
+std::string host_name();
+/// 32 random hex digits: a run's uid.
+std::string random_uid();
+
+// Rows (rows.cpp).
+/// NULL reads back as NaN: SQLite stores NaN as NULL.
+double real(const SQLite::Column& column);
+std::string samples_to_json(const std::vector<double>& samples);
+std::vector<double> samples_from_json(const std::string& text, const fs::path& path);
+
+// Every query that reads a Result selects these columns first, in this order (see read_result).
+constexpr const char* kResultColumns =
+    "r.config, r.status, r.message, r.samples, r.median_ms, r.min_ms, r.max_ms, r.spread, r.metric, "
+    "r.max_error, r.registers, r.compile_ms";
+constexpr int kResultColumnCount = 12;
+Result read_result(const SQLite::Statement& row, const fs::path& path);
+
+// The device key and run provenance, read by read_device from its first column on.
+constexpr const char* kDeviceColumns =
+    "d.name, d.cc_major, d.cc_minor, d.sm_count, ru.driver_version, ru.nvrtc_version, ru.device_uuid, "
+    "ru.memory_clock_khz, ru.memory_bus_bits, ru.total_memory";
+constexpr int kDeviceColumnCount = 10;
+DeviceIdentity read_device(const SQLite::Statement& row, int first);
+
+constexpr const char* kDeviceKeyMatch =
+    "d.name = :device AND d.cc_major = :cc_major AND d.cc_minor = :cc_minor AND d.sm_count = :sm_count";
+void bind_device_key(SQLite::Statement& statement, const DeviceIdentity& device);
+
+/// The row id of a device key (normalised name); adds the row first when `add` is set.
+std::optional<std::int64_t> device_id(SQLite::Database& db, const DeviceIdentity& device, bool add);
+std::optional<std::int64_t> kernel_id(SQLite::Database& db, const KernelIdentity& kernel, bool add);
+
+/// Every run of a connection at the current schema, with its measurements (runs.cpp).
+std::vector<RunRecord> read_runs(SQLite::Database& db, const fs::path& path);
+
+}  // namespace cutune::detail

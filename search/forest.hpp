@@ -1,0 +1,47 @@
+// An extremely randomised trees regression ensemble over level codes: the surrogate model of Bayesian optimisation.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "search_state.hpp"
+
+namespace cutune::detail {
+
+/// Trees split on "level of parameter p <= t", which suits spaces whose parameters are ordered but far from
+/// continuous; the spread of the trees' predictions stands in for the model's uncertainty.
+class Forest {
+ public:
+  struct Options {
+    std::size_t trees = 24;
+    std::size_t min_leaf = 2;      ///< a node with fewer samples than twice this is a leaf
+    std::size_t split_tries = 0;   ///< random splits compared per node; 0: one per parameter
+  };
+
+  /// Fits to `rows` (indices of configurations in `index`) with targets `y`.
+  void fit(const SpaceIndex& index, std::span<const std::uint32_t> rows, std::span<const double> y, Rng& rng,
+           const Options& options);
+  /// The trees' mean and standard deviation at a configuration.
+  void predict(std::span<const std::uint16_t> code, double& mean, double& stddev) const;
+
+ private:
+  struct Node {
+    std::int32_t left = -1;        // -1: a leaf holding `value`
+    std::int32_t right = -1;
+    std::uint16_t feature = 0;
+    std::uint16_t threshold = 0;   // go left when level <= threshold
+    double value = 0.0;
+  };
+
+  std::int32_t build(std::size_t begin, std::size_t end, Rng& rng, const Options& options);
+
+  std::vector<Node> nodes_;
+  std::vector<std::int32_t> roots_;
+  // Fitting scratch: the rows under construction and their targets, kept to avoid reallocating per tree.
+  const SpaceIndex* index_ = nullptr;
+  std::vector<std::uint32_t> rows_;
+  std::vector<double> y_;
+};
+
+}  // namespace cutune::detail

@@ -1,0 +1,71 @@
+// Replay: measures a search strategy against a recorded space, where every configuration's outcome is already
+// known, over many seeds, next to the exact expectations of random sampling without replacement.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cutune/space.hpp"
+
+namespace cutune {
+
+/// A space whose every configuration was measured before: the objective of a replay.
+struct RecordedSpace {
+  Space space;
+  std::vector<std::optional<double>> times_ms;  ///< per configuration of `space`; nullopt: it failed
+
+  /// The fastest time; throws InputError when the sizes disagree or no configuration succeeded.
+  double optimum_ms() const;
+  std::size_t failed() const;
+};
+
+struct ReplayOptions {
+  std::vector<std::size_t> budgets = {25, 50, 100, 200, 400, 800};  ///< ascending; each run stops at the largest
+  std::size_t seeds = 100;        ///< runs, seeded first_seed, first_seed + 1, ...
+  std::uint64_t first_seed = 1;
+  unsigned threads = 0;           ///< seeds run in parallel on this many threads; 0: every hardware thread
+};
+
+/// The result of one strategy at one budget: medians over seeds of best found / optimum (nullopt: infinite, because
+/// at least half of the runs found no working configuration), and the same for random sampling, computed exactly.
+struct BudgetResult {
+  std::size_t budget = 0;
+  std::optional<double> median_relative_best;
+  std::optional<double> random_median_relative_best;
+};
+
+struct ReplayResult {
+  std::string strategy;
+  std::size_t space_size = 0;
+  std::size_t failed = 0;       ///< configurations of the space that failed
+  double optimum_ms = 0.0;
+  std::size_t seeds = 0;
+  std::vector<BudgetResult> budgets;
+  /// Medians over seeds of the evaluations until the best found is within 5% (1%) of the optimum; a run that does
+  /// not get there within the largest budget counts as that budget plus one.
+  double median_evals_to_5pct = 0.0;
+  double median_evals_to_1pct = 0.0;
+  /// Expected evaluations of random sampling without replacement to get there (not capped by the budget).
+  double random_evals_to_5pct = 0.0;
+  double random_evals_to_1pct = 0.0;
+};
+
+/// Runs `strategy` (a make_strategy() name) once per seed, asking one configuration at a time, for at most the
+/// largest budget (or until it proposes nothing more). Throws InputError for an unknown strategy, an empty or
+/// unordered budget list, or a recorded space without a working configuration.
+ReplayResult replay(std::string_view strategy, const RecordedSpace& recorded, const ReplayOptions& options);
+
+/// The expected number of evaluations random sampling without replacement needs to first draw a configuration
+/// within `tolerance` of the optimum (0.05: 5%): (N + 1) / (K + 1) for K such configurations among N.
+double random_expected_evals(const RecordedSpace& recorded, double tolerance);
+/// The median of best found / optimum after `budget` draws without replacement, or nullopt when that median is a
+/// failure (more than half of such samples hold no working configuration).
+std::optional<double> random_median_relative_best(const RecordedSpace& recorded, std::size_t budget);
+
+/// The budgets 25, 50, 100, ... doubling below `largest`, then `largest` itself.
+std::vector<std::size_t> doubling_budgets(std::size_t largest);
+
+}  // namespace cutune

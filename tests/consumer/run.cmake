@@ -1,0 +1,30 @@
+# Installs the built cutune to a temporary prefix, builds this folder's project against it, and runs it.
+# Called by ctest with BUILD_DIR, SOURCE_DIR, GENERATOR and CXX defined.
+if(DEFINED ENV{TMPDIR} AND IS_DIRECTORY "$ENV{TMPDIR}")
+  set(temp "$ENV{TMPDIR}")
+else()
+  set(temp "/tmp")
+endif()
+string(RANDOM LENGTH 10 tag)
+set(root "${temp}/cutune_consumer_${tag}")
+
+function(step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT code EQUAL 0)
+    file(REMOVE_RECURSE "${root}")
+    message(FATAL_ERROR "${what} failed (${code}):\n${out}\n${err}")
+  endif()
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+
+step("installing cutune" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${root}/prefix")
+step("configuring the consumer" ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${root}/build" -G "${GENERATOR}"
+     "-DCMAKE_PREFIX_PATH=${root}/prefix" "-DCMAKE_CXX_COMPILER=${CXX}" -DCMAKE_BUILD_TYPE=Release)
+step("building the consumer" ${CMAKE_COMMAND} --build "${root}/build")
+step("running the consumer" "${root}/build/consumer" "${root}/consumer.db")
+message(STATUS "${step_output}")
+if(NOT EXISTS "${root}/prefix/bin/tune" OR NOT EXISTS "${root}/prefix/include/cutune/runtime.hpp")
+  file(REMOVE_RECURSE "${root}")
+  message(FATAL_ERROR "the installed package lacks the tune program or the public headers")
+endif()
+file(REMOVE_RECURSE "${root}")

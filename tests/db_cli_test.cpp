@@ -1,0 +1,89 @@
+// Tests of `tune db merge|export|import|stats` through the real binary: outputs, exit codes, one-line errors.
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <cstdlib>
+
+#include "db_test_support.hpp"
+
+namespace cutune::testing {
+namespace {
+
+struct Output {
+  int code = 0;
+  std::string out;
+  std::string err;
+};
+
+class DbCliTest : public TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    const KernelIdentity kernel{"gemm", "1111111111111111"};
+    Database a(path("a.db"));
+    const auto run = a.begin_run(synthetic_device("NVIDIA H200", 9, 0, 132), kernel, "tune a");
+    a.record(run, "1024x1024", ok_result("BM=64,BN=32", 1.0));
+    a.record(run, "2048x2048", failed_result("BM=128,BN=32", Status::CompileError, "error: too big"));
+    Database b(path("b.db"));
+    b.record(b.begin_run(synthetic_device("NVIDIA L4", 8, 9, 58), kernel, "tune b"), "1024x1024",
+             ok_result("BM=32,BN=32", 3.0));
+  }
+
+  Output tune(const std::string& args) {
+    const std::string command = "cd '" + dir_.string() + "' && '" + CUTUNE_TUNE_EXE + "' " + args + " >stdout.txt 2>stderr.txt";
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_bytes(path("stdout.txt")), read_bytes(path("stderr.txt"))};
+  }
+};
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+TEST_F(DbCliTest, MergeStatsExportImport) {
+  Output r = tune("db merge a.db b.db -o all.db");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "merged 2 databases into all.db: 2 of 2 runs and 3 of 3 measurements were new\n");
+  r = tune("db merge a.db -o all.db");
+  EXPECT_EQ(r.out, "merged 1 database into all.db: 0 of 1 runs and 0 of 2 measurements were new\n");
+
+  r = tune("db stats --db all.db");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 runs from 1 host, 3 measurements, 3 configurations (2 ok)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  NVIDIA H200 (sm_90, 132 SMs): 1 kernel versions, 2 shapes, 2 configurations (1 ok)"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  NVIDIA L4 (sm_89, 58 SMs)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    shapes 1024x1024 2048x2048"), std::string::npos) << r.out;
+
+  r = tune("db export --db all.db -o all.json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = tune("db import all.json --db copy.db");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "imported all.json into copy.db: 2 of 2 runs and 3 of 3 measurements were new\n");
+  r = tune("db export --db copy.db --format json");
+  EXPECT_EQ(r.out, read_bytes(path("all.json")));
+
+  r = tune("db export --db copy.db --format csv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(lines(r.out), 4);
+  EXPECT_NE(r.out.find(",\"BM=128,BN=32\",compile_error,"), std::string::npos) << r.out;
+}
+
+TEST_F(DbCliTest, ErrorsAreOneLine) {
+  {
+    SQLite::Database raw(path("b.db").string(), SQLite::OPEN_READWRITE);
+    raw.exec("UPDATE meta SET value = '5' WHERE key = 'schema_version'");
+  }
+  Output r = tune("db merge a.db b.db -o out.db");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("cannot merge database '" + path("b.db").filename().string()), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("out.db")));
+  r = tune("db stats --db missing.db");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: database 'missing.db' does not exist\n");
+  EXPECT_FALSE(fs::exists(path("missing.db")));
+  r = tune("db export --db a.db --format yaml");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: unknown format 'yaml' (known: json, csv)\n");
+}
+
+}  // namespace
+}  // namespace cutune::testing

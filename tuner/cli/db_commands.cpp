@@ -1,0 +1,138 @@
+// `tune db merge|export|import|stats`: options only; the work is in the library (cutune/exchange.hpp).
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "cutune/database.hpp"
+#include "cutune/error.hpp"
+#include "cutune/exchange.hpp"
+
+namespace cutune::cli {
+namespace {
+
+struct DbArgs {
+  std::string db = "cutune.db";
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string format;
+  std::string file;
+};
+
+// Commands that read a database never create one by accident.
+Database open_existing(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw InputError("database '" + path + "' does not exist");
+  return Database(path);
+}
+
+void print_summary(const ImportSummary& s) {
+  std::cout << s.new_runs << " of " << s.runs << " runs and " << s.new_measurements << " of " << s.measurements
+            << " measurements were new\n";
+}
+
+int run_merge(const DbArgs& args) {
+  const bool existed = std::filesystem::exists(args.output);
+  std::vector<std::filesystem::path> inputs(args.inputs.begin(), args.inputs.end());
+  try {
+    const MergeSummary s = merge_databases(inputs, args.output);
+    std::cout << "merged " << s.inputs << " database" << (s.inputs == 1 ? "" : "s") << " into " << args.output << ": ";
+    print_summary(s.added);
+  } catch (...) {
+    // A refused merge leaves no half-made output behind.
+    if (!existed) {
+      std::error_code ignored;
+      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(args.output + suffix, ignored);
+    }
+    throw;
+  }
+  return 0;
+}
+
+int run_export(const DbArgs& args) {
+  Database db = open_existing(args.db);
+  if (args.output.empty()) {
+    export_runs(db, args.format, std::cout);
+    return 0;
+  }
+  std::ofstream out(args.output, std::ios::binary | std::ios::trunc);
+  if (!out) throw InputError("cannot write '" + args.output + "'");
+  export_runs(db, args.format, out);
+  out.close();
+  if (!out) throw InputError("writing '" + args.output + "' failed");
+  return 0;
+}
+
+int run_import(const DbArgs& args) {
+  if (!std::filesystem::exists(args.file)) throw InputError("'" + args.file + "' does not exist");
+  Database db(args.db);
+  std::cout << "imported " << args.file << " into " << args.db << ": ";
+  print_summary(import_file(db, args.file, args.format));
+  return 0;
+}
+
+int run_stats(const DbArgs& args) {
+  Database db = open_existing(args.db);
+  const DatabaseStats s = db.stats();
+  std::cout << args.db << ": " << s.runs << " runs from " << s.hosts << " host" << (s.hosts == 1 ? "" : "s") << ", "
+            << s.measurements << " measurements, " << s.configurations << " configurations (" << s.ok << " ok)\n";
+  if (!s.devices.empty()) std::cout << "devices\n";
+  for (const auto& d : s.devices) {
+    std::cout << "  " << d.device.name << " (" << d.device.arch() << ", " << d.device.sm_count << " SMs): "
+              << d.kernels << " kernel versions, " << d.shapes << " shapes, " << d.configurations
+              << " configurations (" << d.ok << " ok)\n";
+  }
+  if (!s.kernels.empty()) std::cout << "kernels\n";
+  for (const auto& k : s.kernels) {
+    std::string shapes;
+    for (const auto& shape : k.shapes) shapes += (shapes.empty() ? "" : " ") + shape;
+    std::cout << "  " << k.kernel.name << " " << k.kernel.hash << ": " << k.devices << " device"
+              << (k.devices == 1 ? "" : "s") << ", " << k.configurations << " configurations (" << k.ok
+              << " ok), last " << k.last_measured << "\n    shapes " << shapes << "\n";
+  }
+  return 0;
+}
+
+std::string format_help(bool readable) {
+  std::string names;
+  for (const auto& f : exchange_formats()) {
+    if (readable ? !f.read : !f.write) continue;
+    names += (names.empty() ? "" : ", ") + f.name;
+  }
+  return names;
+}
+
+}  // namespace
+
+void add_db_command(CLI::App& app, Subcommands& out) {
+  auto* db = app.add_subcommand("db", "merge, export, import and count tuning databases");
+  db->require_subcommand(1);
+
+  auto merge = std::make_shared<DbArgs>();
+  auto* cmd = db->add_subcommand("merge", "merge databases (union of all runs, with provenance) into one");
+  cmd->add_option("inputs", merge->inputs, "databases to merge")->required();
+  cmd->add_option("--output,-o", merge->output, "database to merge into (created when missing)")->required();
+  out.push_back({cmd, [merge] { return run_merge(*merge); }});
+
+  auto exporting = std::make_shared<DbArgs>();
+  exporting->format = "json";
+  cmd = db->add_subcommand("export", "write every run and measurement of a database");
+  cmd->add_option("--db", exporting->db, "SQLite database file")->capture_default_str();
+  cmd->add_option("--format,-f", exporting->format, format_help(false))->capture_default_str();
+  cmd->add_option("--output,-o", exporting->output, "file to write (default: standard output)");
+  out.push_back({cmd, [exporting] { return run_export(*exporting); }});
+
+  auto importing = std::make_shared<DbArgs>();
+  cmd = db->add_subcommand("import", "add the runs of an exported file to a database");
+  cmd->add_option("file", importing->file, "file to import")->required();
+  cmd->add_option("--db", importing->db, "SQLite database file (created when missing)")->capture_default_str();
+  cmd->add_option("--format,-f", importing->format, format_help(true) + " (default: detected)");
+  out.push_back({cmd, [importing] { return run_import(*importing); }});
+
+  auto stats = std::make_shared<DbArgs>();
+  cmd = db->add_subcommand("stats", "devices, kernel versions, shapes and counts of a database");
+  cmd->add_option("--db", stats->db, "SQLite database file")->capture_default_str();
+  out.push_back({cmd, [stats] { return run_stats(*stats); }});
+}
+
+}  // namespace cutune::cli

@@ -1,0 +1,146 @@
+// `tune replay`: measures search strategies against a Kernel Tuner cache, a real kernel's recorded search space.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "cutune/error.hpp"
+#include "cutune/kt_cache.hpp"
+#include "cutune/replay.hpp"
+#include "cutune/strategy.hpp"
+
+namespace cutune::cli {
+namespace {
+
+struct ReplayArgs {
+  std::string cache;
+  std::string strategy = "all";
+  std::size_t budget = 800;
+  std::size_t seeds = 100;
+  bool json = false;
+};
+
+RecordedSpace recorded_space(const KtCache& cache) {
+  std::vector<Config> configs;
+  RecordedSpace recorded;
+  for (const auto& r : cache.records) {
+    configs.push_back(r.config);
+    recorded.times_ms.push_back(r.time_ms);
+  }
+  recorded.space = Space::from_configs(cache.parameter_values(), std::move(configs));
+  return recorded;
+}
+
+std::string fixed(double v, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
+  return buffer;
+}
+
+std::string ratio(const std::optional<double>& r) { return r ? fixed(*r, 3) : "fail"; }
+
+// Evaluation counts are medians over seeds: whole numbers unless two middle runs differ.
+std::string count(double v) { return v == std::floor(v) ? fixed(v, 0) : fixed(v, 1); }
+
+nlohmann::ordered_json count_json(double v) {
+  if (v == std::floor(v)) return static_cast<std::int64_t>(v);
+  return v;
+}
+
+void print_table(const ReplayResult& r, std::size_t largest) {
+  std::string header = "  budget               ", strategy_row = "  median best/optimum  ", random_row = "  random (exact)       ";
+  for (const auto& b : r.budgets) {
+    char cell[32];
+    std::snprintf(cell, sizeof cell, "%8zu", b.budget);
+    header += cell;
+    std::snprintf(cell, sizeof cell, "%8s", ratio(b.median_relative_best).c_str());
+    strategy_row += cell;
+    std::snprintf(cell, sizeof cell, "%8s", ratio(b.random_median_relative_best).c_str());
+    random_row += cell;
+  }
+  auto evals = [largest](double v) { return v > static_cast<double>(largest) ? "> " + std::to_string(largest) : count(v); };
+  std::cout << "strategy " << r.strategy << "\n"
+            << header << "\n"
+            << strategy_row << "\n"
+            << random_row << "\n"
+            << "  evaluations to within 5%: median " << evals(r.median_evals_to_5pct) << " (random "
+            << fixed(r.random_evals_to_5pct, 0) << ")\n"
+            << "  evaluations to within 1%: median " << evals(r.median_evals_to_1pct) << " (random "
+            << fixed(r.random_evals_to_1pct, 0) << ")\n\n";
+}
+
+int run_replay(const ReplayArgs& args) {
+  if (args.budget == 0) throw InputError("--budget must be at least 1");
+  if (args.seeds == 0) throw InputError("--seeds must be at least 1");
+  const KtCache cache = read_kt_cache(args.cache);
+  const RecordedSpace recorded = recorded_space(cache);
+  std::vector<std::string> strategies;
+  if (args.strategy == "all") {
+    strategies = strategy_names();
+  } else {
+    make_strategy(args.strategy, recorded.space, 1);  // an unknown name fails before any work
+    strategies.push_back(args.strategy);
+  }
+  ReplayOptions options;
+  options.budgets = doubling_budgets(args.budget);
+  options.seeds = args.seeds;
+
+  if (!args.json) {
+    std::cout << "replay of " << (cache.kernel_name.empty() ? "a kernel" : cache.kernel_name) << " on "
+              << (cache.device_name.empty() ? "an unnamed device" : cache.device_name) << " (" << args.cache << "): "
+              << recorded.space.size() << " configurations, " << recorded.failed() << " failed, optimum "
+              << recorded.optimum_ms() << " ms, " << args.seeds << " seeds"
+              << (cache.truncated ? " (the cache file was cut off; read up to its last whole record)" : "") << "\n\n";
+  }
+  std::vector<ReplayResult> results;
+  for (const auto& name : strategies) {
+    results.push_back(replay(name, recorded, options));
+    if (!args.json) print_table(results.back(), args.budget);
+  }
+  if (args.json) {
+    auto out = nlohmann::ordered_json::array();
+    for (const auto& r : results) {
+      auto budgets = nlohmann::ordered_json::array();
+      for (const auto& b : r.budgets) {
+        budgets.push_back({{"budget", b.budget},
+                           {"median_relative_best", b.median_relative_best ? nlohmann::ordered_json(*b.median_relative_best) : nlohmann::ordered_json()}});
+      }
+      out.push_back({{"strategy", r.strategy},
+                     {"space_size", r.space_size},
+                     {"optimum", r.optimum_ms},
+                     {"budgets", budgets},
+                     {"median_evals_to_5pct", count_json(r.median_evals_to_5pct)},
+                     {"median_evals_to_1pct", count_json(r.median_evals_to_1pct)},
+                     {"random_evals_to_5pct", r.random_evals_to_5pct},
+                     {"random_evals_to_1pct", r.random_evals_to_1pct}});
+    }
+    std::cout << out.dump(2) << "\n";
+  } else if (results.size() > 1) {
+    std::cout << "summary: median evaluations to within 5% / 1% of the optimum (random sampling: "
+              << fixed(results.front().random_evals_to_5pct, 0) << " / " << fixed(results.front().random_evals_to_1pct, 0) << ")\n";
+    for (const auto& r : results) {
+      char line[128];
+      std::snprintf(line, sizeof line, "  %-14s %8s %8s\n", r.strategy.c_str(), count(r.median_evals_to_5pct).c_str(),
+                    count(r.median_evals_to_1pct).c_str());
+      std::cout << line;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_replay_command(CLI::App& app, Subcommands& out) {
+  auto args = std::make_shared<ReplayArgs>();
+  auto* cmd = app.add_subcommand("replay", "measure search strategies on a Kernel Tuner cache file (no GPU needed)");
+  cmd->add_option("--cache", args->cache, "Kernel Tuner cache file (.json or .json.gz)")->required();
+  cmd->add_option("--strategy", args->strategy, "a strategy name, or all")->capture_default_str();
+  cmd->add_option("--budget", args->budget, "largest evaluation budget; tables show 25, 50, 100, ... up to it")->capture_default_str();
+  cmd->add_option("--seeds", args->seeds, "runs per strategy, seeded 1, 2, ...")->capture_default_str();
+  cmd->add_flag("--json", args->json, "print JSON, one object per strategy, instead of tables");
+  out.push_back({cmd, [args] { return run_replay(*args); }});
+}
+
+}  // namespace cutune::cli

@@ -1,0 +1,110 @@
+// The C++ runtime API: ready-to-launch kernels whose configuration comes from the tuning database.
+//
+//   cutune::Runtime runtime({.database = "cutune.db"});
+//   const cutune::RuntimeKernel& transpose = runtime.kernel("transpose", "8192x4096");
+//   transpose(stream, d_out, d_in, 8192, 4096);   // the spec's arguments, in its order
+//   std::cout << cutune::to_string(transpose.choice().match);  // which rule chose the configuration
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <filesystem>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "cutune/cubin_cache.hpp"
+#include "cutune/database.hpp"
+#include "cutune/spec.hpp"
+
+namespace cutune {
+
+/// The configuration for (kernel version, device, shape) by the database's fallback chain, or the spec's default
+/// configuration (Match::Default; `result` then holds only the configuration) when nothing applies, when there
+/// is no database (null), or when the stored configuration breaks one of the spec's constraints at this shape.
+BestConfig choose_config(Database* db, const KernelSpec& spec, const DeviceIdentity& device, const Shape& shape);
+
+/// One launch argument: the address of a value the kernel takes (a device pointer or a scalar) and its size.
+struct KernelArg {
+  const void* address = nullptr;
+  std::size_t bytes = 0;
+};
+
+/// A compiled and loaded kernel for one shape, with its launch geometry resolved. Owned by its Runtime.
+class RuntimeKernel {
+ public:
+  struct Impl;
+  explicit RuntimeKernel(std::unique_ptr<Impl> impl);
+  ~RuntimeKernel();
+  RuntimeKernel(const RuntimeKernel&) = delete;
+  RuntimeKernel& operator=(const RuntimeKernel&) = delete;
+
+  const KernelSpec& spec() const;
+  const Shape& shape() const;
+  /// The configuration, the rule that chose it and the measurement behind it (see choose_config()).
+  const BestConfig& choice() const;
+  const Config& config() const;
+  const Launch& geometry() const;
+  /// Whether the binary came from the on-disk cubin cache rather than a compile.
+  bool from_cache() const;
+  /// Milliseconds from the request to a ready kernel: lookup, cubin (cache or compile), module load.
+  double ready_ms() const;
+
+  /// Enqueues the kernel on `stream` (a CUstream or cudaStream_t; null is the legacy default stream). One argument
+  /// per spec argument, in the spec's order; their count and sizes are checked (InputError), a failed launch
+  /// throws CudaError. Thread-safe.
+  void launch(void* stream, std::span<const KernelArg> args) const;
+  void launch(void* stream, std::initializer_list<KernelArg> args) const {
+    launch(stream, std::span<const KernelArg>(args.begin(), args.size()));
+  }
+  /// launch() with the values themselves: kernel(stream, d_out, d_in, m, n).
+  template <typename... Args>
+  void operator()(void* stream, const Args&... args) const {
+    const std::array<KernelArg, sizeof...(Args)> list{KernelArg{&args, sizeof(Args)}...};
+    launch(stream, std::span<const KernelArg>(list.data(), list.size()));
+  }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Where the runtime finds its configurations and binaries.
+struct RuntimeOptions {
+  /// The tuning database; empty: none, every kernel runs its spec's default configuration. It must exist.
+  std::filesystem::path database;
+  /// Compiled kernels are read from and written to this cache; empty: compile every time.
+  std::filesystem::path cache_directory = CubinCache::default_directory();
+  /// CUDA device ordinal; -1: the device of the context current on the calling thread (as the CUDA runtime
+  /// chose it), or device 0 when none is current.
+  int device = -1;
+};
+
+/// Hands out ready-to-launch kernels on one device, in its primary context (the one the CUDA runtime uses).
+/// Kernels are kept: asking again for the same kernel and shape is a map lookup. Thread-safe.
+class Runtime {
+ public:
+  /// Throws NoDeviceError without a GPU, DatabaseError when the database cannot be opened, InputError when it
+  /// does not exist.
+  explicit Runtime(RuntimeOptions options = {});
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  /// A built-in kernel by name, or a spec file (.json), for a shape written "8192x4096". The reference stays
+  /// valid as long as the Runtime. Throws InputError/SpecError for unknown kernels or bad shapes, CudaError
+  /// when the configuration does not compile or load.
+  const RuntimeKernel& kernel(std::string_view name_or_spec, std::string_view shape);
+  const RuntimeKernel& kernel(const KernelSpec& spec, const Shape& shape);
+
+  const DeviceIdentity& device() const;
+  /// The database in use, or null.
+  Database* database();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cutune

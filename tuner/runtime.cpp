@@ -1,0 +1,209 @@
+// The runtime API: picks a kernel's configuration from the database, loads its cubin, and launches it.
+#include "cutune/runtime.hpp"
+
+#include <dlfcn.h>
+
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "cuda_driver.hpp"
+#include "cutune/device.hpp"
+#include "cutune/error.hpp"
+#include "cutune/templates.hpp"
+#include "log.hpp"
+#include "workbench.hpp"
+
+namespace cutune {
+namespace {
+
+// The fallback chain may hand over a configuration tuned for another shape; the spec's constraints decide
+// whether it may run at this one.
+bool acceptable(const KernelSpec& spec, const std::string& text, const Shape& shape) {
+  try {
+    const auto values = spec.scope(spec.parse_config(text), &shape);
+    for (const auto& constraint : spec.constraints) {
+      if (!constraint.eval(values).truthy()) return false;
+    }
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+// The application's device: the one its current context belongs to. cuCtxGetDevice is outside the tuner's
+// driver table, so it is looked up here, in the libcuda.so.1 that detail::driver() has loaded.
+int current_device() {
+  detail::driver();
+  void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (library == nullptr) return 0;
+  using GetDevice = CUresult (*)(CUdevice*);
+  auto get_device = reinterpret_cast<GetDevice>(dlsym(library, "cuCtxGetDevice"));
+  CUdevice device = 0;
+  const bool found = get_device != nullptr && get_device(&device) == CUDA_SUCCESS;
+  dlclose(library);
+  return found ? static_cast<int>(device) : 0;
+}
+
+std::string type_name(const Argument& a) {
+  return std::string(to_string(a.type)) + (a.is_buffer ? "*" : "");
+}
+
+}  // namespace
+
+BestConfig choose_config(Database* db, const KernelSpec& spec, const DeviceIdentity& device, const Shape& shape) {
+  if (db != nullptr) {
+    auto found = db->best_with_fallback({spec.name, spec.hash, device, shape.str()});
+    if (found && (found->match == Match::Exact || acceptable(spec, found->result.config, shape))) return *found;
+  }
+  BestConfig fallback;
+  fallback.match = Match::Default;
+  fallback.result.config = spec.format(spec.default_config());
+  fallback.kernel = {spec.name, spec.hash};
+  fallback.device = device;
+  fallback.shape = shape.str();
+  return fallback;
+}
+
+struct RuntimeKernel::Impl {
+  KernelSpec spec;
+  Shape shape;
+  BestConfig choice;
+  Config config;
+  Launch geometry;
+  const Device* device = nullptr;
+  detail::Module module;
+  CUfunction function = nullptr;
+  std::vector<std::size_t> arg_bytes;
+  bool from_cache = false;
+  double ready_ms = 0.0;
+};
+
+RuntimeKernel::RuntimeKernel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+RuntimeKernel::~RuntimeKernel() = default;
+const KernelSpec& RuntimeKernel::spec() const { return impl_->spec; }
+const Shape& RuntimeKernel::shape() const { return impl_->shape; }
+const BestConfig& RuntimeKernel::choice() const { return impl_->choice; }
+const Config& RuntimeKernel::config() const { return impl_->config; }
+const Launch& RuntimeKernel::geometry() const { return impl_->geometry; }
+bool RuntimeKernel::from_cache() const { return impl_->from_cache; }
+double RuntimeKernel::ready_ms() const { return impl_->ready_ms; }
+
+void RuntimeKernel::launch(void* stream, std::span<const KernelArg> args) const {
+  const Impl& k = *impl_;
+  if (args.size() != k.arg_bytes.size()) {
+    throw InputError(k.spec.name + " takes " + std::to_string(k.arg_bytes.size()) + " arguments, got " +
+                     std::to_string(args.size()));
+  }
+  // cuLaunchKernel reads each argument through a pointer; it copies them before returning.
+  std::array<void*, 16> small{};
+  std::vector<void*> large(args.size() > small.size() ? args.size() : 0);
+  void** params = large.empty() ? small.data() : large.data();
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i].bytes != k.arg_bytes[i]) {
+      const Argument& a = k.spec.arguments[i];
+      throw InputError("argument " + std::to_string(i + 1) + " (" + a.name + ") of " + k.spec.name + " is a " +
+                       type_name(a) + " of " + std::to_string(k.arg_bytes[i]) + " bytes, got " +
+                       std::to_string(args[i].bytes) + " bytes");
+    }
+    params[i] = const_cast<void*>(args[i].address);
+  }
+  k.device->make_current();
+  const Launch& g = k.geometry;
+  CU_CHECK(cuLaunchKernel, k.function, static_cast<unsigned>(g.grid[0]), static_cast<unsigned>(g.grid[1]),
+           static_cast<unsigned>(g.grid[2]), static_cast<unsigned>(g.block[0]), static_cast<unsigned>(g.block[1]),
+           static_cast<unsigned>(g.block[2]), static_cast<unsigned>(g.shared_memory), static_cast<CUstream>(stream),
+           params, nullptr);
+}
+
+struct Runtime::Impl {
+  Device device;
+  std::optional<Database> db;
+  std::optional<CubinCache> cache;
+  std::mutex mutex;
+  // By (name, version, shape); requests by name are also remembered by their own text, so that a repeated request
+  // neither parses the spec again nor formats the shape.
+  std::unordered_map<std::string, std::unique_ptr<RuntimeKernel>> kernels;
+  std::unordered_map<std::string, const RuntimeKernel*> requests;
+
+  explicit Impl(int ordinal) : device(ordinal) {}
+  const RuntimeKernel& get(const KernelSpec& spec, const Shape& shape);
+};
+
+const RuntimeKernel& Runtime::Impl::get(const KernelSpec& spec, const Shape& shape) {
+  std::string key = spec.name;
+  key += '\0';
+  key += spec.hash;
+  key += '\0';
+  key += shape.str();
+  if (auto it = kernels.find(key); it != kernels.end()) return *it->second;
+
+  const auto start = std::chrono::steady_clock::now();
+  auto k = std::make_unique<RuntimeKernel::Impl>();
+  k->spec = spec;
+  k->shape = shape;
+  k->device = &device;
+  k->choice = choose_config(db ? &*db : nullptr, spec, device.identity(), shape);
+  k->config = spec.parse_config(k->choice.result.config);
+  k->geometry = spec.resolve(spec.launch, k->config, shape);
+  for (const auto& a : spec.arguments) k->arg_bytes.push_back(a.is_buffer ? sizeof(CUdeviceptr) : element_size(a.type));
+
+  const CompileOutput compiled = compile_config_cached(cache ? &*cache : nullptr, spec, k->config, device.identity().arch());
+  k->from_cache = compiled.from_cache;
+  if (!compiled.ok) {
+    throw CudaError(spec.name + " " + k->choice.result.config + " does not compile for " + device.identity().arch() +
+                    ":\n" + compiled.log);
+  }
+  device.make_current();
+  detail::check(k->module.load(compiled.cubin), "cuModuleLoadData");
+  detail::check(k->module.function(compiled.lowered_name, &k->function), "cuModuleGetFunction");
+  if (k->geometry.shared_memory > 48 * 1024) {
+    CU_CHECK(cuFuncSetAttribute, k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+             static_cast<int>(k->geometry.shared_memory));
+  }
+  k->ready_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  detail::logger()->info("runtime: {} {} on {}: {} ({}), {} in {:.2f} ms", spec.name, k->shape.str(),
+                         device.identity().name, k->choice.result.config, to_string(k->choice.match),
+                         k->from_cache ? "cached cubin" : "compiled", k->ready_ms);
+  auto& slot = kernels[key];
+  slot = std::make_unique<RuntimeKernel>(std::move(k));
+  return *slot;
+}
+
+Runtime::Runtime(RuntimeOptions options)
+    : impl_(std::make_unique<Impl>(options.device >= 0 ? options.device : current_device())) {
+  if (!options.database.empty()) {
+    if (!std::filesystem::exists(options.database)) {
+      throw InputError("tuning database '" + options.database.string() + "' does not exist");
+    }
+    impl_->db.emplace(options.database);
+  }
+  if (!options.cache_directory.empty()) impl_->cache.emplace(options.cache_directory);
+}
+
+Runtime::~Runtime() = default;
+
+const RuntimeKernel& Runtime::kernel(std::string_view name_or_spec, std::string_view shape) {
+  std::string request(name_or_spec);
+  request += '\0';
+  request += shape;
+  const std::lock_guard lock(impl_->mutex);
+  if (auto it = impl_->requests.find(request); it != impl_->requests.end()) return *it->second;
+  const KernelSpec spec = load_kernel(name_or_spec);
+  const RuntimeKernel& k = impl_->get(spec, spec.parse_shape(shape));
+  impl_->requests.emplace(std::move(request), &k);
+  return k;
+}
+
+const RuntimeKernel& Runtime::kernel(const KernelSpec& spec, const Shape& shape) {
+  const std::lock_guard lock(impl_->mutex);
+  return impl_->get(spec, shape);
+}
+
+const DeviceIdentity& Runtime::device() const { return impl_->device.identity(); }
+
+Database* Runtime::database() { return impl_->db ? &*impl_->db : nullptr; }
+
+}  // namespace cutune

@@ -1,0 +1,214 @@
+// The kernel part of a T1 problem: language, source file, compiler options and launch geometry.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <filesystem>
+
+#include "t1_detail.hpp"
+
+namespace cutune::detail {
+namespace {
+
+constexpr const char* kAxes[] = {"X", "Y", "Z"};
+constexpr const char* kBlockSizeNames[] = {"block_size_x", "block_size_y", "block_size_z"};
+
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+}  // namespace
+
+void T1Reader::read_kernel(const Json& kernel) {
+  language_ = required_string(kernel, "Language", "KernelSpecification.Language");
+  if (language_ != "CUDA") {
+    note(T1Issue::Kind::Unsupported, "KernelSpecification.Language",
+         language_ + ": cutune compiles CUDA through NVRTC only", true);
+  }
+  const std::string kernel_name = required_string(kernel, "KernelName", "KernelSpecification.KernelName");
+  if (kernel_name.empty()) fail("KernelSpecification.KernelName", "must not be empty");
+  spec_["kernel"] = kernel_name;
+
+  const std::string file = required_string(kernel, "KernelFile", "KernelSpecification.KernelFile");
+  const std::string extension = lower(std::filesystem::path(file).extension().string());
+  if (language_ == "CUDA" && extension == ".hip") {
+    note(T1Issue::Kind::Defect, "KernelSpecification.KernelFile",
+         "'" + file + "' is a HIP source (.hip), but Language says CUDA", true);
+  } else if (language_ == "CUDA" && (extension == ".cl" || extension == ".opencl")) {
+    note(T1Issue::Kind::Defect, "KernelSpecification.KernelFile",
+         "'" + file + "' is an OpenCL source, but Language says CUDA", true);
+  }
+  spec_["source"] = file;
+  source_name_ = file;
+  if (auto text = read_text(folder_ / file)) {
+    source_ = std::move(*text);
+  } else if (auto as_given = read_text(file)) {
+    source_ = std::move(*as_given);
+  } else {
+    note(T1Issue::Kind::Missing, "KernelSpecification.KernelFile",
+         "'" + file + "' not found next to the T1 file (in " + folder_.string() + ")", true);
+  }
+
+  if (kernel.contains("CompilerOptions")) {
+    const Json& options = kernel["CompilerOptions"];
+    const bool strings = options.is_array() && std::all_of(options.begin(), options.end(),
+                                                            [](const Json& o) { return o.is_string(); });
+    if (strings) {
+      spec_["compile_options"] = options;
+    } else {
+      note(T1Issue::Kind::Defect, "KernelSpecification.CompilerOptions", "must be a list of strings", true);
+    }
+  }
+  if (kernel.contains("ReferenceArguments")) {
+    note(T1Issue::Kind::Note, "KernelSpecification.ReferenceArguments",
+         "not used: outputs are verified against the kernel at a reference configuration");
+  }
+  check_benchmark_names(kernel);
+}
+
+// A kernel specification copied from another problem keeps that problem's BenchmarkName.
+void T1Reader::check_benchmark_names(const Json& kernel) {
+  const Json* general = root_.contains("General") && root_["General"].is_object() ? &root_["General"] : nullptr;
+  if (general == nullptr || !general->contains("BenchmarkName") || !kernel.contains("BenchmarkName")) return;
+  if (!(*general)["BenchmarkName"].is_string() || !kernel["BenchmarkName"].is_string()) return;
+  const std::string problem = (*general)["BenchmarkName"].get<std::string>();
+  const std::string specified = kernel["BenchmarkName"].get<std::string>();
+  const std::string a = lower(problem), b = lower(specified);
+  if (a.find(b) == std::string::npos && b.find(a) == std::string::npos) {
+    note(T1Issue::Kind::Defect, "KernelSpecification.BenchmarkName",
+         "'" + specified + "' is not the problem's General.BenchmarkName '" + problem +
+             "': the kernel specification may come from another problem (check Arguments and LocalSize)");
+  }
+}
+
+// An expression of the parameters for the launch geometry; on failure the issue is recorded and nullopt returned.
+std::optional<std::string> T1Reader::geometry_expression(const Json& j, const std::string& field,
+                                                         const std::string& consequence) {
+  std::string text;
+  if (j.is_string()) {
+    text = j.get<std::string>();
+  } else if (const auto v = json_number(j)) {
+    text = v->str();
+  } else {
+    note(T1Issue::Kind::Defect, field, "must be an expression; " + consequence, true);
+    return std::nullopt;
+  }
+  try {
+    const Expr e = Expr::parse(text);
+    for (const auto& used : e.names()) {
+      if (!is_parameter(used)) {
+        note(T1Issue::Kind::Defect, field, "'" + used + "' is not a tuning parameter; " + consequence, true);
+        return std::nullopt;
+      }
+    }
+  } catch (const SpecError& e) {
+    note(T1Issue::Kind::Defect, field, std::string(e.what()) + "; " + consequence, true);
+    return std::nullopt;
+  }
+  return text;
+}
+
+void T1Reader::read_block(const Json& kernel) {
+  const std::string consequence = "the space is counted without block-size limits";
+  std::array<std::string, 3> block{"1", "1", "1"};
+  block_known_ = true;
+  if (!kernel.contains("LocalSize") || !kernel["LocalSize"].is_object()) {
+    note(T1Issue::Kind::Defect, "KernelSpecification.LocalSize", "missing; " + consequence, true);
+    block_known_ = false;
+  } else {
+    const Json& local = kernel["LocalSize"];
+    for (std::size_t i = 0; i < 3 && block_known_; ++i) {
+      if (!local.contains(kAxes[i])) continue;
+      const auto text = geometry_expression(local[kAxes[i]], "KernelSpecification.LocalSize." + std::string(kAxes[i]),
+                                            consequence);
+      if (text) block[i] = *text;
+      block_known_ = text.has_value();
+    }
+  }
+  if (!block_known_) block = {"1", "1", "1"};
+  block_ = block;
+  spec_["block"] = block;
+}
+
+void T1Reader::read_grid(const Json& kernel) {
+  const std::string consequence = "the space is counted without grid-size limits";
+  std::array<std::string, 3> grid{"1", "1", "1"};
+  bool known = true;
+  const bool divided = kernel.contains("GridDivX") || kernel.contains("GridDivY") || kernel.contains("GridDivZ");
+  if (divided) {
+    if (kernel.contains("GlobalSize")) {
+      note(T1Issue::Kind::Note, "KernelSpecification.GlobalSize",
+           "not used: the grid is ceil(ProblemSize / product of GridDiv), as Kernel Tuner reads T1 files");
+    }
+    if (!has_problem_size_) {
+      note(T1Issue::Kind::Defect, "KernelSpecification.GridDivX", "needs ProblemSize; " + consequence, true);
+      known = false;
+    }
+    for (std::size_t i = 0; known && i < problem_.shape.dims.size(); ++i) {
+      const std::string key = std::string("GridDiv") + kAxes[i];
+      std::vector<std::string> divisors;
+      if (kernel.contains(key)) {
+        const Json& list = kernel[key];
+        for (const auto& j : list.is_array() ? list : Json::array({list})) {
+          const auto text = geometry_expression(j, "KernelSpecification." + key, consequence);
+          known = known && text.has_value();
+          if (text) divisors.push_back("(" + *text + ")");
+        }
+      } else if (is_parameter(kBlockSizeNames[i])) {
+        divisors.push_back(kBlockSizeNames[i]);  // Kernel Tuner's default divisor
+      }
+      grid[i] = kT1ShapeNames[i];
+      if (!divisors.empty()) {
+        std::string product;
+        for (const auto& d : divisors) product += (product.empty() ? "" : " * ") + d;
+        grid[i] = "ceil_div(" + grid[i] + ", " + product + ")";
+      }
+    }
+  } else if (!kernel.contains("GlobalSize") || !kernel["GlobalSize"].is_object()) {
+    note(T1Issue::Kind::Defect, "KernelSpecification.GlobalSize", "missing (and no GridDivX/Y/Z); " + consequence,
+         true);
+    known = false;
+  } else {
+    std::string type = language_ == "OpenCL" ? "OpenCL" : "CUDA";  // the launch convention of the language
+    if (kernel.contains("GlobalSizeType") && kernel["GlobalSizeType"].is_string()) {
+      type = kernel["GlobalSizeType"].get<std::string>();
+    }
+    if (type != "CUDA" && type != "OpenCL") {
+      note(T1Issue::Kind::Unsupported, "KernelSpecification.GlobalSizeType", type + "; " + consequence, true);
+      known = false;
+    }
+    const Json& global = kernel["GlobalSize"];
+    for (std::size_t i = 0; known && i < 3; ++i) {
+      if (!global.contains(kAxes[i])) continue;
+      const std::string axis_field = "KernelSpecification.GlobalSize." + std::string(kAxes[i]);
+      const auto text = geometry_expression(global[kAxes[i]], axis_field, consequence);
+      known = text.has_value();
+      if (!text) break;
+      grid[i] = *text;
+      if (type == "OpenCL") {  // OpenCL counts threads; CUDA's grid counts blocks
+        if (!block_known_) {
+          note(T1Issue::Kind::Defect, "KernelSpecification.GlobalSize",
+               "in threads (GlobalSizeType OpenCL) needs a usable LocalSize; " + consequence, true);
+          known = false;
+          break;
+        }
+        grid[i] = "ceil_div(" + *text + ", " + block_[i] + ")";
+      }
+    }
+  }
+  if (!known) grid = {"1", "1", "1"};
+  spec_["grid"] = grid;
+
+  if (kernel.contains("SharedMemory") && !kernel["SharedMemory"].is_null()) {
+    const auto bytes = json_number(kernel["SharedMemory"]);
+    if (!bytes || bytes->is_float() || bytes->as_int() < 0) {
+      note(T1Issue::Kind::Defect, "KernelSpecification.SharedMemory", "must be a number of bytes", true);
+    } else if (bytes->as_int() > 0) {
+      spec_["shared_memory"] = bytes->as_int();
+      note(T1Issue::Kind::Note, "KernelSpecification.SharedMemory",
+           bytes->str() + " bytes are requested as dynamic shared memory per block");
+    }
+  }
+}
+
+}  // namespace cutune::detail

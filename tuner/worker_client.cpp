@@ -1,0 +1,242 @@
+// The tuner's side of a worker process: spawn it, send it work, and survive its crashes and hangs.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include "cutune/error.hpp"
+#include "cutune/tuner.hpp"
+#include "evaluator.hpp"
+#include "log.hpp"
+#include "worker_protocol.hpp"
+
+extern char** environ;
+
+namespace cutune::detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A running cutune-worker with a pipe each way. Killing it and reaping it are the destructor's job.
+class WorkerProcess {
+ public:
+  explicit WorkerProcess(const std::string& executable) {
+    int sockets[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
+      throw Error(std::string("cannot create a socket pair for the worker: ") + std::strerror(errno));
+    }
+    // The worker talks through its standard input and output, both its end of the pair.
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, sockets[1], 0);
+    posix_spawn_file_actions_adddup2(&actions, sockets[1], 1);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    // Its own process group: Ctrl-C reaches the tuner, which then stops the worker itself.
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    char* argv[] = {const_cast<char*>(executable.c_str()), nullptr};
+    const int failed = ::posix_spawn(&pid_, executable.c_str(), &actions, &attributes, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    ::close(sockets[1]);
+    socket_ = sockets[0];
+    if (failed != 0) {
+      ::close(socket_);
+      throw Error("cannot start the worker " + executable + ": " + std::strerror(failed));
+    }
+  }
+  ~WorkerProcess() {
+    ::close(socket_);
+    if (pid_ > 0 && !reaped_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  bool send(const Message& m) { return write_message(socket_, m); }
+  ReadOutcome receive(double timeout_s, Message& out) { return read_message(socket_, timeout_s, stop_requested, out); }
+
+  /// Kills it (if still running) and says how it ended.
+  std::string end() {
+    int status = 0;
+    pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == 0) {
+      // It closed its pipe but lives on, or hangs: give it a moment, then kill it.
+      ::usleep(100000);
+      r = ::waitpid(pid_, &status, WNOHANG);
+      if (r == 0) {
+        ::kill(pid_, SIGKILL);
+        r = ::waitpid(pid_, &status, 0);
+      }
+    }
+    reaped_ = true;
+    if (r <= 0) return "the worker vanished";
+    if (WIFSIGNALED(status)) {
+      return "the worker died of signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+    }
+    return "the worker exited with status " + std::to_string(WEXITSTATUS(status));
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int socket_ = -1;
+  bool reaped_ = false;
+};
+
+class WorkerEvaluator final : public Evaluator {
+ public:
+  explicit WorkerEvaluator(WorkerSettings settings) : settings_(std::move(settings)) {}
+
+  void prepare(const KernelSpec& spec, const Shape& shape) override {
+    if (spec.json.empty()) throw Error("spec " + spec.name + " has no JSON text, so a worker cannot rebuild it");
+    spec_ = &spec;
+    bench_ = {{"op", "bench"},
+              {"spec", spec.json},
+              {"source", spec.source},
+              {"source_name", spec.source_name},
+              {"shape", shape.dims},
+              {"options", to_message(settings_.measure)},
+              {"cache_dir", settings_.cache_dir}};
+    worker_.reset();
+    start();
+  }
+
+  Result evaluate(const Config& config, const CompileOutput& compiled, double best_ms) override {
+    return run(config, compiled, best_ms, 0);
+  }
+
+  Result retime(const Config& config, const CompileOutput& compiled, int repeats) override {
+    return run(config, compiled, 0.0, repeats);
+  }
+
+  double copy_bandwidth(std::int64_t bytes) override {
+    start();
+    const Message reply = request({{"op", "copy"}, {"bytes", bytes}}, kSetupTimeout, "copy bandwidth");
+    return reply.at("gbs").get<double>();
+  }
+
+ private:
+  static constexpr double kSetupTimeout = 600.0;  // the reference of a large shape may take a while
+
+  // Starts the worker and sends it the current kernel and shape, unless one is running.
+  void start() {
+    if (worker_) return;
+    worker_ = std::make_unique<WorkerProcess>(settings_.executable);
+    request({{"op", "hello"}, {"device", settings_.device}}, kSetupTimeout, "start");
+    if (!bench_.is_null()) request(bench_, kSetupTimeout, "set-up");
+  }
+
+  // A request whose failure is the environment's, not a candidate's: any failure throws.
+  Message request(const Message& m, double timeout_s, const char* what) {
+    Message reply;
+    const ReadOutcome outcome = worker_->send(m) ? worker_->receive(timeout_s, reply) : ReadOutcome::Closed;
+    if (outcome == ReadOutcome::Message && !reply.contains("error")) return reply;
+    std::string why = outcome == ReadOutcome::Message ? reply.at("error").get<std::string>()
+                      : outcome == ReadOutcome::Stopped ? "interrupted"
+                      : outcome == ReadOutcome::TimedOut ? "no answer in time"
+                                                         : worker_->end();
+    worker_.reset();
+    if (outcome == ReadOutcome::Stopped) throw Interrupted("interrupted");
+    throw CudaError(std::string("worker ") + what + " failed: " + why);
+  }
+
+  // The deadline: generous against the best time so far, never below the floor.
+  double deadline_s(double best_ms, int repeats) const {
+    const int runs = 2 + settings_.measure.warmup + std::max(repeats, settings_.measure.repeats);
+    const double expected = best_ms > 0 ? 100.0 * runs * best_ms / 1000.0 : 6.0 * settings_.timeout_floor_s;
+    return std::max(settings_.timeout_floor_s, expected);
+  }
+
+  Result run(const Config& config, const CompileOutput& compiled, double best_ms, int repeats) {
+    start();
+    const double timeout = deadline_s(best_ms, repeats);
+    Message reply;
+    const Message m = {{"op", "evaluate"},
+                       {"config", config_text(config)},
+                       {"compiled", to_message(compiled)},
+                       {"best_ms", best_ms},
+                       {"retime", repeats}};
+    const ReadOutcome outcome = worker_->send(m) ? worker_->receive(timeout, reply) : ReadOutcome::Closed;
+    if (outcome == ReadOutcome::Stopped) {
+      worker_.reset();
+      throw Interrupted("interrupted");
+    }
+    if (outcome == ReadOutcome::Message && reply.contains("error")) {
+      worker_.reset();
+      throw CudaError("worker failed: " + reply.at("error").get<std::string>());
+    }
+    Result r;
+    if (outcome == ReadOutcome::Message) {
+      r = result_from_message(reply.at("result"));
+      // A fault that poisoned its context made the worker exit after answering: start afresh next time.
+      if (r.status == Status::RuntimeError) {
+        worker_->end();
+        worker_.reset();
+      }
+    } else {
+      r.config = config_text(config);
+      r.registers = compiled.registers;
+      r.compile_ms = compiled.ms;
+      if (outcome == ReadOutcome::TimedOut) {
+        r.status = Status::Timeout;
+        r.message = "no result within " + std::to_string(static_cast<int>(std::ceil(timeout))) + " s; the worker was killed";
+      } else {
+        r.status = Status::RuntimeError;
+        r.message = worker_->end();
+      }
+      worker_.reset();
+    }
+    consecutive_failures_ = (r.status == Status::RuntimeError || r.status == Status::Timeout) ? consecutive_failures_ + 1 : 0;
+    if (consecutive_failures_ >= settings_.max_consecutive_failures) {
+      throw CudaError(std::to_string(consecutive_failures_) + " configurations in a row crashed or hung the worker (last: " +
+                      r.config + ": " + r.message + "); stopping. Results so far are stored; check the kernel, then "
+                      "run the same command again to resume");
+    }
+    return r;
+  }
+
+  std::string config_text(const Config& config) const { return spec_->format(config); }
+
+  WorkerSettings settings_;
+  Message bench_;
+  std::unique_ptr<WorkerProcess> worker_;
+  const KernelSpec* spec_ = nullptr;  // outlives this evaluator (the tuner holds it for the whole shape)
+  int consecutive_failures_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Evaluator> make_worker_evaluator(const WorkerSettings& settings) {
+  return std::make_unique<WorkerEvaluator>(settings);
+}
+
+std::string find_worker_executable() {
+  if (const char* env = std::getenv("CUTUNE_WORKER"); env != nullptr && *env != '\0') return env;
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  std::vector<fs::path> candidates;
+  if (!error) {
+    candidates.push_back(self.parent_path() / "cutune-worker");
+    candidates.push_back(self.parent_path().parent_path() / "cutune-worker");
+    candidates.push_back(self.parent_path().parent_path() / "libexec" / "cutune" / "cutune-worker");
+  }
+#ifdef CUTUNE_WORKER_BUILD_PATH
+  candidates.emplace_back(CUTUNE_WORKER_BUILD_PATH);
+#endif
+#ifdef CUTUNE_WORKER_INSTALL_PATH
+  candidates.emplace_back(CUTUNE_WORKER_INSTALL_PATH);
+#endif
+  for (const auto& c : candidates)
+    if (::access(c.c_str(), X_OK) == 0) return c.string();
+  return {};
+}
+
+}  // namespace cutune::detail

@@ -1,0 +1,206 @@
+// Frames and (de)serialises the worker messages, and runs the worker's request loop.
+#include "worker_protocol.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+#include "cutune/cubin_cache.hpp"
+#include "cutune/device.hpp"
+#include "cutune/error.hpp"
+
+namespace cutune::detail {
+namespace {
+
+constexpr std::uint32_t kMaxFrame = 1u << 30;
+
+bool write_all(int fd, const std::uint8_t* data, std::size_t size) {
+  while (size > 0) {
+    // send() with MSG_NOSIGNAL: a peer that died must be an error here, not a SIGPIPE that kills this process.
+    const ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Reads exactly `size` bytes, polling so that a deadline or a stop request can interrupt the wait.
+ReadOutcome read_all(int fd, std::uint8_t* data, std::size_t size, std::chrono::steady_clock::time_point deadline,
+                     bool forever, const std::function<bool()>& stop) {
+  while (size > 0) {
+    if (stop && stop()) return ReadOutcome::Stopped;
+    int wait_ms = 100;
+    if (!forever) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return ReadOutcome::TimedOut;
+      wait_ms = static_cast<int>(std::min<long long>(left.count(), 100));
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, wait_ms);
+    if (ready < 0 && errno != EINTR) return ReadOutcome::Closed;
+    if (ready <= 0) continue;
+    const ssize_t n = ::read(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return ReadOutcome::Closed;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return ReadOutcome::Message;
+}
+
+}  // namespace
+
+bool write_message(int fd, const Message& message) {
+  const std::vector<std::uint8_t> body = Message::to_cbor(message);
+  const auto size = static_cast<std::uint32_t>(body.size());
+  std::uint8_t header[4];
+  std::memcpy(header, &size, sizeof header);
+  return write_all(fd, header, sizeof header) && write_all(fd, body.data(), body.size());
+}
+
+ReadOutcome read_message(int fd, double timeout_s, const std::function<bool()>& stop, Message& out) {
+  const bool forever = timeout_s < 0;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(forever ? 0.0 : timeout_s));
+  std::uint8_t header[4];
+  ReadOutcome r = read_all(fd, header, sizeof header, deadline, forever, stop);
+  if (r != ReadOutcome::Message) return r;
+  std::uint32_t size = 0;
+  std::memcpy(&size, header, sizeof size);
+  if (size > kMaxFrame) return ReadOutcome::Closed;
+  std::vector<std::uint8_t> body(size);
+  r = read_all(fd, body.data(), body.size(), deadline, forever, stop);
+  if (r != ReadOutcome::Message) return r;
+  try {
+    out = Message::from_cbor(body);
+  } catch (const Message::exception&) {
+    return ReadOutcome::Closed;
+  }
+  return ReadOutcome::Message;
+}
+
+Message to_message(const Result& r) {
+  return {{"config", r.config},         {"status", std::string(to_string(r.status))},
+          {"message", r.message},       {"samples_ms", r.samples_ms},
+          {"median_ms", r.median_ms},   {"min_ms", r.min_ms},
+          {"max_ms", r.max_ms},         {"spread", r.spread},
+          {"metric", r.metric},         {"max_error", r.max_error},
+          {"registers", r.registers},   {"compile_ms", r.compile_ms}};
+}
+
+Result result_from_message(const Message& m) {
+  Result r;
+  r.config = m.at("config").get<std::string>();
+  r.status = status_from_string(m.at("status").get<std::string>());
+  r.message = m.at("message").get<std::string>();
+  r.samples_ms = m.at("samples_ms").get<std::vector<double>>();
+  r.median_ms = m.at("median_ms").get<double>();
+  r.min_ms = m.at("min_ms").get<double>();
+  r.max_ms = m.at("max_ms").get<double>();
+  r.spread = m.at("spread").get<double>();
+  r.metric = m.at("metric").get<double>();
+  r.max_error = m.at("max_error").get<double>();
+  r.registers = m.at("registers").get<int>();
+  r.compile_ms = m.at("compile_ms").get<double>();
+  return r;
+}
+
+Message to_message(const CompileOutput& c) {
+  return {{"ok", c.ok},
+          {"cubin", Message::binary(std::vector<std::uint8_t>(c.cubin.begin(), c.cubin.end()))},
+          {"lowered_name", c.lowered_name},
+          {"log", c.log},
+          {"registers", c.registers},
+          {"spill_bytes", c.spill_bytes},
+          {"ms", c.ms}};
+}
+
+CompileOutput compile_output_from_message(const Message& m) {
+  CompileOutput c;
+  c.ok = m.at("ok").get<bool>();
+  const auto& bytes = m.at("cubin").get_binary();
+  c.cubin.assign(bytes.begin(), bytes.end());
+  c.lowered_name = m.at("lowered_name").get<std::string>();
+  c.log = m.at("log").get<std::string>();
+  c.registers = m.at("registers").get<int>();
+  c.spill_bytes = m.at("spill_bytes").get<int>();
+  c.ms = m.at("ms").get<double>();
+  return c;
+}
+
+Message to_message(const MeasureOptions& o) {
+  return {{"warmup", o.warmup},           {"repeats", o.repeats},
+          {"min_repeats", o.min_repeats}, {"max_measure_ms", o.max_measure_ms},
+          {"early_stop_ratio", o.early_stop_ratio}, {"flush_l2", o.flush_l2},
+          {"seed", o.seed}};
+}
+
+MeasureOptions measure_options_from_message(const Message& m) {
+  MeasureOptions o;
+  o.warmup = m.at("warmup").get<int>();
+  o.repeats = m.at("repeats").get<int>();
+  o.min_repeats = m.at("min_repeats").get<int>();
+  o.max_measure_ms = m.at("max_measure_ms").get<double>();
+  o.early_stop_ratio = m.at("early_stop_ratio").get<double>();
+  o.flush_l2 = m.at("flush_l2").get<bool>();
+  o.seed = m.at("seed").get<std::uint64_t>();
+  return o;
+}
+
+int worker_main(int in, int out) {
+  std::unique_ptr<Device> device;
+  std::unique_ptr<KernelSpec> spec;
+  std::unique_ptr<CubinCache> cache;
+  std::unique_ptr<Workbench> bench;
+  for (;;) {
+    Message request;
+    if (read_message(in, -1.0, {}, request) != ReadOutcome::Message) return 0;  // the tuner is gone
+    Message reply;
+    bool exit_after_reply = false;
+    try {
+      const std::string op = request.at("op").get<std::string>();
+      if (op == "hello") {
+        device = std::make_unique<Device>(request.at("device").get<int>());
+        reply = {{"ok", true}};
+      } else if (op == "bench") {
+        bench.reset();
+        spec = std::make_unique<KernelSpec>(KernelSpec::from_json(request.at("spec").get<std::string>(),
+                                                                  request.at("source").get<std::string>(),
+                                                                  request.at("source_name").get<std::string>()));
+        const Shape shape{request.at("shape").get<std::vector<std::int64_t>>()};
+        const std::string cache_dir = request.at("cache_dir").get<std::string>();
+        cache = cache_dir.empty() ? nullptr : std::make_unique<CubinCache>(cache_dir);
+        bench = std::make_unique<Workbench>(*device, *spec, shape, measure_options_from_message(request.at("options")));
+        bench->prepare(cache.get());
+        reply = {{"ok", true}};
+      } else if (op == "evaluate") {
+        const Config config = spec->parse_config(request.at("config").get<std::string>());
+        const CompileOutput compiled = compile_output_from_message(request.at("compiled"));
+        const int repeats = request.at("retime").get<int>();
+        const Result r = repeats > 0 ? bench->retime(config, compiled, repeats)
+                                     : bench->evaluate(config, compiled, request.at("best_ms").get<double>());
+        exit_after_reply = !bench->usable();  // the context is poisoned: the tuner starts a fresh worker
+        reply = {{"result", to_message(r)}};
+      } else if (op == "copy") {
+        reply = {{"gbs", bench->copy_bandwidth(request.at("bytes").get<std::int64_t>())}};
+      } else {
+        reply = {{"error", "unknown worker request '" + op + "'"}};
+      }
+    } catch (const std::exception& e) {
+      reply = {{"error", e.what()}};
+    }
+    if (!write_message(out, reply)) return 0;
+    if (exit_after_reply) return 0;
+  }
+}
+
+}  // namespace cutune::detail
