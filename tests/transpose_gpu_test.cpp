@@ -51,6 +51,7 @@ TEST(TransposeGpu, EveryConfigurationIsCorrectOnOddShapes) {
       const Result r = bench.evaluate(space.configs()[i], compiled[i]);
       EXPECT_EQ(r.status, Status::Ok) << text << " " << r.config << ": " << r.message;
       EXPECT_EQ(r.max_error, 0.0) << text << " " << r.config;
+      EXPECT_GT(r.registers, 0) << text << " " << r.config;  // read from the loaded kernel
       ok += r.status == Status::Ok;
     }
     EXPECT_EQ(ok, 160) << text;

@@ -15,12 +15,12 @@ namespace cutune {
 
 class CubinCache;
 
-/// How configurations are timed. A configuration first runs once for verification (which also warms it up);
-/// then one timed run; a candidate already clearly slower than the best stops there. The others get `warmup`
+/// How configurations are timed. A configuration's first run is timed and verified: its time counts only if the
+/// output is right; a candidate already clearly slower than the best stops there. The others get `warmup`
 /// more untimed runs and timed runs up to `repeats`, fewer when `max_measure_ms` is spent after `min_repeats`.
-/// Re-timing (of the finalists) always warms up at least once and runs exactly the runs it is asked for.
+/// Re-timing (of the finalists) verifies again, warms up at least once, and times exactly the runs it is asked for.
 struct MeasureOptions {
-  int warmup = 0;                 ///< untimed launches before the remaining timed runs (verification already warms)
+  int warmup = 0;                 ///< untimed launches before the remaining timed runs (the first run already warms)
   int repeats = 20;               ///< most timed launches per configuration; the median counts
   int min_repeats = 3;            ///< timed launches before max_measure_ms may stop timing
   double max_measure_ms = 20.0;   ///< GPU time budget of a configuration's timed runs, ms (0: always `repeats`)
