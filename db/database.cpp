@@ -33,23 +33,16 @@ std::int64_t Database::begin_run(const DeviceIdentity& device, const KernelIdent
     return detail::write_transaction(db, [&] {
       const std::int64_t device_id = *detail::device_id(db, device, true);
       const std::int64_t kernel_id = *detail::kernel_id(db, kernel, true);
-      SQLite::Statement insert(db,
-          "INSERT INTO runs(uid, device_id, kernel_id, started_at, host, cutune_version, command, driver_version, "
-          "nvrtc_version, device_uuid, memory_clock_khz, memory_bus_bits, total_memory) "
-          "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-      insert.bind(1, detail::random_uid());
-      insert.bind(2, device_id);
-      insert.bind(3, kernel_id);
-      insert.bind(4, detail::utc_now());
-      insert.bind(5, detail::host_name());
-      insert.bind(6, CUTUNE_VERSION);
-      insert.bind(7, command);
-      insert.bind(8, device.driver_version);
-      insert.bind(9, device.nvrtc_version);
-      insert.bind(10, device.uuid);
-      insert.bind(11, device.memory_clock_khz);
-      insert.bind(12, device.memory_bus_bits);
-      insert.bind(13, device.total_memory);
+      RunRecord run;
+      run.uid = detail::random_uid();
+      run.device = device;
+      run.kernel = kernel;
+      run.started_at = detail::utc_now();
+      run.host = detail::host_name();
+      run.cutune_version = CUTUNE_VERSION;
+      run.command = command;
+      SQLite::Statement insert(db, detail::kInsertRun);
+      detail::bind_run(insert, run, device_id, kernel_id);
       insert.exec();
       return db.getLastInsertRowid();
     });

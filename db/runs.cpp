@@ -6,6 +6,22 @@
 namespace cutune {
 namespace detail {
 
+void bind_run(SQLite::Statement& insert, const RunRecord& run, std::int64_t device_id, std::int64_t kernel_id) {
+  insert.bind(1, run.uid);
+  insert.bind(2, device_id);
+  insert.bind(3, kernel_id);
+  insert.bind(4, run.started_at);
+  insert.bind(5, run.host);
+  insert.bind(6, run.cutune_version);
+  insert.bind(7, run.command);
+  insert.bind(8, run.device.driver_version);
+  insert.bind(9, run.device.nvrtc_version);
+  insert.bind(10, run.device.uuid);
+  insert.bind(11, run.device.memory_clock_khz);
+  insert.bind(12, run.device.memory_bus_bits);
+  insert.bind(13, run.device.total_memory);
+}
+
 std::vector<RunRecord> read_runs(SQLite::Database& db, const fs::path& path) {
   return guarded(path, "reading its runs", [&] {
     std::vector<RunRecord> runs;
@@ -88,10 +104,7 @@ ImportSummary Database::add_runs(const std::vector<RunRecord>& runs) {
   return detail::guarded(path_, "adding runs", [&] {
     return detail::write_transaction(db, [&] {
       ImportSummary summary;
-      SQLite::Statement insert_run(db,
-          "INSERT INTO runs(uid, device_id, kernel_id, started_at, host, cutune_version, command, driver_version, "
-          "nvrtc_version, device_uuid, memory_clock_khz, memory_bus_bits, total_memory) "
-          "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING");
+      SQLite::Statement insert_run(db, detail::kInsertRun);
       SQLite::Statement find_run(db, "SELECT id, device_id, kernel_id FROM runs WHERE uid = ?");
       SQLite::Statement insert_result(db,
           "INSERT INTO results(run_id, device_id, kernel_id, shape, config, status, message, samples, median_ms, "
@@ -109,19 +122,7 @@ ImportSummary Database::add_runs(const std::vector<RunRecord>& runs) {
         const std::int64_t device_id = *detail::device_id(db, run.device, true);
         const std::int64_t kernel_id = *detail::kernel_id(db, run.kernel, true);
         insert_run.reset();
-        insert_run.bind(1, run.uid);
-        insert_run.bind(2, device_id);
-        insert_run.bind(3, kernel_id);
-        insert_run.bind(4, run.started_at);
-        insert_run.bind(5, run.host);
-        insert_run.bind(6, run.cutune_version);
-        insert_run.bind(7, run.command);
-        insert_run.bind(8, run.device.driver_version);
-        insert_run.bind(9, run.device.nvrtc_version);
-        insert_run.bind(10, run.device.uuid);
-        insert_run.bind(11, run.device.memory_clock_khz);
-        insert_run.bind(12, run.device.memory_bus_bits);
-        insert_run.bind(13, run.device.total_memory);
+        detail::bind_run(insert_run, run, device_id, kernel_id);
         ++summary.runs;
         std::int64_t run_id = 0;
         if (insert_run.exec() == 1) {

@@ -123,6 +123,15 @@ std::optional<std::int64_t> device_id(SQLite::Database& db, const DeviceIdentity
 std::optional<std::int64_t> kernel_id(SQLite::Database& db, const KernelIdentity& kernel, bool add);
 
 /// Every run of a connection at the current schema, with its measurements (runs.cpp).
+/// The statement that stores a run row; `ON CONFLICT(uid) DO NOTHING` makes re-adding a known run a no-op.
+inline constexpr const char* kInsertRun =
+    "INSERT INTO runs(uid, device_id, kernel_id, started_at, host, cutune_version, command, driver_version, "
+    "nvrtc_version, device_uuid, memory_clock_khz, memory_bus_bits, total_memory) "
+    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING";
+
+/// Binds a run (its provenance, with the device's provenance fields) to a kInsertRun statement.
+void bind_run(SQLite::Statement& insert, const RunRecord& run, std::int64_t device_id, std::int64_t kernel_id);
+
 std::vector<RunRecord> read_runs(SQLite::Database& db, const fs::path& path);
 
 }  // namespace cutune::detail

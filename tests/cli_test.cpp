@@ -10,16 +10,13 @@
 #include "cutune/database.hpp"
 #include "cutune/device.hpp"
 #include "cutune/templates.hpp"
+#include "cli_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CommandOutput {
-  int code = 0;
-  std::string out;
-  std::string err;
-};
+using cutune::test::CommandOutput;
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -41,13 +38,7 @@ class Cli : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  CommandOutput tune(const std::string& args) {
-    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string cmd = "cd '" + dir_.string() + "' && '" + CUTUNE_TUNE_EXE + "' " + args + " >'" + out.string() +
-                            "' 2>'" + err.string() + "'";
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-  }
+  CommandOutput tune(const std::string& args) { return cutune::test::run_tune(dir_, args); }
 
   fs::path dir_;
 };

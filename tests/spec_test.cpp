@@ -2,6 +2,8 @@
 #include "cutune/spec.hpp"
 
 #include <gtest/gtest.h>
+
+#include "cli_support.hpp"
 #include <unistd.h>
 
 #include <array>
@@ -405,19 +407,8 @@ TEST(SpecReference, ConfigurationErrorsNameTheField) {
 // `tune --spec` and `tune space --spec` on a kernel that is not built in: examples/saxpy.
 class SpecCli : public SpecLoad {
  protected:
-  struct Output {
-    int code = 0;
-    std::string out, err;
-  };
-  Output tune(const std::string& args) const {
-    const std::string cmd = "cd '" + dir_.string() + "' && '" + CUTUNE_TUNE_EXE + "' " + args + " >out.txt 2>err.txt";
-    const int status = std::system(cmd.c_str());
-    auto slurp = [&](const char* name) {
-      std::ifstream in(dir_ / name);
-      return std::string(std::istreambuf_iterator<char>(in), {});
-    };
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp("out.txt"), slurp("err.txt")};
-  }
+  using Output = cutune::test::CommandOutput;
+  Output tune(const std::string& args) const { return cutune::test::run_tune(dir_, args); }
   static std::string example(const char* file) {
     return "'" + (std::filesystem::path(CUTUNE_SOURCE_DIR) / "examples" / "saxpy" / file).string() + "'";
   }

@@ -2,6 +2,8 @@
 #include "cutune/t1.hpp"
 
 #include <gtest/gtest.h>
+
+#include "cli_support.hpp"
 #include <unistd.h>
 
 #include <algorithm>
@@ -348,19 +350,8 @@ TEST_F(T1, InconsistentKernelSpecificationsAreReportedAndBlockTuning) {
 // The `tune` command on a T1 problem: issues on stderr, the count on stdout, refusals in one line.
 class T1Cli : public T1 {
  protected:
-  struct Output {
-    int code = 0;
-    std::string out, err;
-  };
-  Output tune(const std::string& args) const {
-    const std::string cmd = "cd '" + dir_.string() + "' && '" + CUTUNE_TUNE_EXE + "' " + args + " >out.txt 2>err.txt";
-    const int status = std::system(cmd.c_str());
-    auto slurp = [&](const char* name) {
-      std::ifstream in(dir_ / name);
-      return std::string(std::istreambuf_iterator<char>(in), {});
-    };
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp("out.txt"), slurp("err.txt")};
-  }
+  using Output = cutune::test::CommandOutput;
+  Output tune(const std::string& args) const { return cutune::test::run_tune(dir_, args); }
 };
 
 TEST_F(T1Cli, SpaceCountsListsAndReports) {
