@@ -1,0 +1,324 @@
+// Reads a kernel spec's JSON into a KernelSpec, naming the spec and the field in every error.
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+#include "cutune/error.hpp"
+#include "spec_reader.hpp"
+
+namespace cutune::detail {
+namespace {
+
+// Reads one spec; every error names the spec and the field.
+class SpecReader {
+ public:
+  explicit SpecReader(KernelSpec& spec) : spec_(spec) {}
+
+  void read(const Json& root) {
+    if (!root.is_object()) fail("(top level)", "must be a JSON object");
+    if (const Json* name = root.contains("name") ? &root["name"] : nullptr; name && name->is_string()) {
+      prefix_ = "spec " + name->get<std::string>();
+    }
+    check_keys(root, "(top level)",
+               {"name", "description", "source", "kernel", "shape", "parameters", "constraints", "block", "grid",
+                "shared_memory", "arguments", "reference", "tolerance", "metric", "compile_options"});
+    spec_.name = string_field(root, "name", "name");
+    if (spec_.name.empty()) fail("name", "must not be empty");
+    if (root.contains("description")) spec_.description = string_field(root, "description", "description");
+    string_field(root, "source", "source");
+    spec_.kernel = string_field(root, "kernel", "kernel");
+    if (spec_.kernel.empty()) fail("kernel", "must not be empty");
+    read_shape(required(root, "shape", "shape"));
+    read_parameters(required(root, "parameters", "parameters"));
+    scope_ = spec_.scope_names();
+
+    if (root.contains("constraints")) {
+      const Json& list = root["constraints"];
+      if (!list.is_array()) fail("constraints", "must be a list of expressions");
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        spec_.constraints.push_back(expression(list[i], "constraints[" + std::to_string(i) + "]"));
+      }
+    }
+    spec_.launch = geometry(root, "");
+    read_arguments(required(root, "arguments", "arguments"));
+
+    const Json& reference = required(root, "reference", "reference");
+    if (!reference.is_object()) {
+      fail("reference", "must be an object with kernel, block and grid, or with configuration");
+    }
+    if (reference.contains("configuration")) {
+      read_reference_configuration(reference);
+    } else {
+      check_keys(reference, "reference", {"kernel", "block", "grid", "shared_memory"});
+      spec_.reference_kernel = string_field(reference, "kernel", "reference.kernel");
+      if (spec_.reference_kernel.empty()) fail("reference.kernel", "must not be empty");
+      spec_.reference_launch = geometry(reference, "reference.");
+    }
+
+    if (root.contains("tolerance")) read_tolerance(root["tolerance"]);
+    read_metric(required(root, "metric", "metric"));
+    if (root.contains("compile_options")) {
+      const Json& list = root["compile_options"];
+      if (!list.is_array()) fail("compile_options", "must be a list of strings");
+      for (const auto& option : list) {
+        if (!option.is_string()) fail("compile_options", "must be a list of strings");
+        spec_.compile_options.push_back(option.get<std::string>());
+      }
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    throw SpecError(prefix_ + ": " + field + ": " + what);
+  }
+
+  const Json& required(const Json& object, const char* key, const std::string& field) const {
+    if (!object.contains(key)) fail(field, "missing");
+    return object[key];
+  }
+
+  void check_keys(const Json& object, const std::string& field, std::initializer_list<std::string_view> allowed) const {
+    for (const auto& [key, value] : object.items()) {
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        fail(field, "unknown field '" + key +
+                        "' (allowed: " + join(allowed, ", ", [](auto s) { return std::string(s); }) + ")");
+      }
+    }
+  }
+
+  std::string string_field(const Json& object, const char* key, const std::string& field) const {
+    const Json& j = required(object, key, field);
+    if (!j.is_string()) fail(field, "must be a string");
+    return j.get<std::string>();
+  }
+
+  std::string identifier(const Json& j, const std::string& field) const {
+    if (!j.is_string() || !is_identifier(j.get<std::string>()))
+      fail(field, "must be a name like [A-Za-z_][A-Za-z0-9_]*");
+    return j.get<std::string>();
+  }
+
+  std::optional<Value> number(const Json& j) const {
+    if (j.is_number_unsigned() && j.get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max())
+      return std::nullopt;
+    if (j.is_number_integer()) return Value(j.get<std::int64_t>());
+    if (j.is_number_float()) return Value(j.get<double>());
+    return std::nullopt;
+  }
+
+  Expr expression(const Json& j, const std::string& field) const {
+    try {
+      Expr e;
+      if (j.is_string()) {
+        e = Expr::parse(j.get<std::string>());
+      } else if (auto v = number(j)) {
+        e = Expr::constant(*v);
+      } else {
+        fail(field, "must be an expression (a string or a number)");
+      }
+      e.bind(scope_);
+      return e;
+    } catch (const SpecError& error) {
+      if (std::string_view(error.what()).starts_with(prefix_ + ": ")) throw;
+      fail(field, error.what());
+    }
+  }
+
+  void read_shape(const Json& list) {
+    if (!list.is_array() || list.empty()) fail("shape", "must be a non-empty list of dimension names");
+    for (const auto& j : list) {
+      spec_.shape_names.push_back(identifier(j, "shape"));
+      if (std::count(spec_.shape_names.begin(), spec_.shape_names.end(), spec_.shape_names.back()) > 1) {
+        fail("shape", "'" + spec_.shape_names.back() + "' appears twice");
+      }
+    }
+  }
+
+  void read_parameters(const Json& object) {
+    if (!object.is_object() || object.empty()) fail("parameters", "must be a non-empty object of name: values");
+    for (const auto& [name, j] : object.items()) {
+      const std::string field = "parameters." + name;
+      if (!is_identifier(name)) fail(field, "the name must match [A-Za-z_][A-Za-z0-9_]*");
+      if (std::find(spec_.shape_names.begin(), spec_.shape_names.end(), name) != spec_.shape_names.end()) {
+        fail(field, "'" + name + "' is both a parameter and a shape dimension");
+      }
+      Parameter p;
+      p.name = name;
+      const Json* values = &j;
+      if (j.is_object()) {
+        check_keys(j, field, {"values", "default", "description"});
+        values = &required(j, "values", field + ".values");
+        if (j.contains("description")) p.description = string_field(j, "description", field + ".description");
+      }
+      if (!values->is_array() || values->empty()) fail(field, "values must be a non-empty list of numbers");
+      for (const auto& v : *values) {
+        const auto value = number(v);
+        if (!value) fail(field, "values must be numbers");
+        if (std::find(p.values.begin(), p.values.end(), *value) != p.values.end()) {
+          fail(field, "value " + value->str() + " appears twice");
+        }
+        p.values.push_back(*value);
+      }
+      p.default_value = p.values.front();
+      if (j.is_object() && j.contains("default")) {
+        const auto value = number(j["default"]);
+        const auto it = value ? std::find(p.values.begin(), p.values.end(), *value) : p.values.end();
+        if (it == p.values.end()) fail(field + ".default", "must be one of the values");
+        p.default_value = *it;
+      }
+      spec_.parameters.push_back(std::move(p));
+    }
+  }
+
+  std::array<Expr, 3> dimensions(const Json& j, const std::string& field) const {
+    if (!j.is_array() || j.empty() || j.size() > 3) fail(field, "must be a list of 1 to 3 expressions");
+    std::array<Expr, 3> dims{Expr::constant(1), Expr::constant(1), Expr::constant(1)};
+    for (auto& d : dims) d.bind(scope_);
+    for (std::size_t i = 0; i < j.size(); ++i) dims[i] = expression(j[i], field + "[" + std::to_string(i) + "]");
+    return dims;
+  }
+
+  Geometry geometry(const Json& object, const std::string& prefix) const {
+    Geometry g;
+    g.block = dimensions(required(object, "block", prefix + "block"), prefix + "block");
+    g.grid = dimensions(required(object, "grid", prefix + "grid"), prefix + "grid");
+    if (object.contains("shared_memory"))
+      g.shared_memory = expression(object["shared_memory"], prefix + "shared_memory");
+    g.shared_memory.bind(scope_);
+    return g;
+  }
+
+  void read_argument_type(Argument& a, const Json& j, const std::string& field, bool& is_const) const {
+    static constexpr std::pair<std::string_view, ElementType> kTypes[] = {
+        {"float", ElementType::Float32},   {"double", ElementType::Float64}, {"int", ElementType::Int32},
+        {"int32", ElementType::Int32},     {"int64", ElementType::Int64},    {"long long", ElementType::Int64},
+        {"unsigned", ElementType::UInt32}, {"uint32", ElementType::UInt32}};
+    if (!j.is_string()) fail(field, "must be a string such as \"const float*\" or \"int\"");
+    const std::string text = j.get<std::string>();
+    std::string_view rest = trim(text);
+    is_const = rest.starts_with("const ");
+    if (is_const) rest = trim(rest.substr(6));
+    a.is_buffer = rest.ends_with('*');
+    if (a.is_buffer) rest = trim(rest.substr(0, rest.size() - 1));
+    for (const auto& [name, type] : kTypes) {
+      // "long long" is the only scalar-only spelling; buffers use int64*.
+      if (name == rest && !(a.is_buffer && name == "long long") && (a.is_buffer || !is_const)) {
+        a.type = type;
+        return;
+      }
+    }
+    fail(field, "unknown type '" + text +
+                    "' (buffers: [const] float*, double*, int*, int32*, int64*, unsigned*, uint32*; "
+                    "scalars: int, int32, int64, long long, unsigned, uint32, float, double)");
+  }
+
+  void read_arguments(const Json& list) {
+    if (!list.is_array()) fail("arguments", "must be a list of objects");
+    bool has_output = false;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Json& j = list[i];
+      std::string field = "arguments[" + std::to_string(i) + "]";
+      if (!j.is_object()) fail(field, "must be an object with name and type");
+      Argument a;
+      a.name = identifier(required(j, "name", field + ".name"), field + ".name");
+      for (const auto& other : spec_.arguments) {
+        if (other.name == a.name) fail(field + ".name", "'" + a.name + "' appears twice");
+      }
+      field = "arguments." + a.name;
+      bool is_const = false;
+      read_argument_type(a, required(j, "type", field + ".type"), field + ".type", is_const);
+      if (a.is_buffer) {
+        check_keys(j, field, {"name", "type", "size", "fill", "output"});
+        a.size = expression(required(j, "size", field + ".size"), field + ".size");
+        if (j.contains("fill")) {
+          static constexpr std::pair<std::string_view, Fill> kFills[] = {
+              {"random", Fill::Random}, {"zero", Fill::Zero}, {"one", Fill::One}, {"poison", Fill::Poison}};
+          const Json& fill = j["fill"];
+          const auto it = std::find_if(std::begin(kFills), std::end(kFills), [&](const auto& f) {
+            return fill.is_string() && fill.get<std::string>() == f.first;
+          });
+          if (it == std::end(kFills)) fail(field + ".fill", "must be \"random\", \"zero\", \"one\" or \"poison\"");
+          a.fill = it->second;
+        }
+        if (j.contains("output")) {
+          if (!j["output"].is_boolean()) fail(field + ".output", "must be true or false");
+          a.output = j["output"].get<bool>();
+          if (a.output && is_const) fail(field + ".output", "a const buffer cannot be an output");
+          // A pure output starts poisoned, so that elements the kernel never writes fail verification.
+          if (a.output && !j.contains("fill")) a.fill = Fill::Poison;
+        }
+        has_output = has_output || a.output;
+      } else {
+        check_keys(j, field, {"name", "type", "value"});
+        a.value = expression(required(j, "value", field + ".value"), field + ".value");
+      }
+      spec_.arguments.push_back(std::move(a));
+    }
+    if (!has_output) fail("arguments", "no buffer has \"output\": true, so nothing could be verified");
+  }
+
+  // The spec's own kernel at a configuration is the reference: for kernels (T1 problems among them) that come
+  // without a separate reference kernel.
+  void read_reference_configuration(const Json& reference) {
+    check_keys(reference, "reference", {"configuration"});
+    const Json& j = reference["configuration"];
+    if (!j.is_object()) fail("reference.configuration", "must be an object of parameter name: value");
+    Config config = spec_.default_config();
+    for (const auto& [name, v] : j.items()) {
+      const std::string field = "reference.configuration." + name;
+      const auto p = std::find_if(spec_.parameters.begin(), spec_.parameters.end(),
+                                  [&](const Parameter& q) { return q.name == name; });
+      if (p == spec_.parameters.end()) fail(field, "'" + name + "' is not a parameter");
+      const auto value = number(v);
+      const auto it = value ? std::find(p->values.begin(), p->values.end(), *value) : p->values.end();
+      if (it == p->values.end()) {
+        fail(field, "must be one of the values of " + name + " (" +
+                        join(p->values, ", ", [](const Value& x) { return x.str(); }) + ")");
+      }
+      config.values[static_cast<std::size_t>(p - spec_.parameters.begin())] = *it;
+    }
+    // Constraints that need a shape are checked when tuning a shape; the others can be checked now.
+    const std::vector<Value> scope = spec_.scope(config, nullptr);
+    for (const Expr& c : spec_.constraints) {
+      const bool shape_free = std::none_of(spec_.shape_names.begin(), spec_.shape_names.end(),
+                                           [&](const std::string& n) { return c.uses(n); });
+      if (shape_free && !c.eval(scope).truthy()) {
+        fail("reference.configuration", spec_.format(config) + " violates constraint '" + c.text() + "'");
+      }
+    }
+    spec_.reference_config = config;
+    spec_.reference_launch = spec_.launch;
+  }
+
+  void read_tolerance(const Json& j) {
+    if (!j.is_object()) fail("tolerance", "must be an object with atol and rtol");
+    check_keys(j, "tolerance", {"atol", "rtol"});
+    for (const char* key : {"atol", "rtol"}) {
+      if (!j.contains(key)) continue;
+      const auto v = number(j[key]);
+      if (!v || !(v->as_double() >= 0.0)) fail(std::string("tolerance.") + key, "must be a number >= 0");
+      (std::string_view(key) == "atol" ? spec_.tolerance.atol : spec_.tolerance.rtol) = v->as_double();
+    }
+  }
+
+  void read_metric(const Json& j) {
+    if (!j.is_object() || j.size() != 1 || !(j.contains("bytes") || j.contains("flops"))) {
+      fail("metric", "must be {\"bytes\": EXPR} or {\"flops\": EXPR}");
+    }
+    spec_.metric.kind = j.contains("bytes") ? Metric::Kind::Bytes : Metric::Kind::Flops;
+    const char* key = j.contains("bytes") ? "bytes" : "flops";
+    spec_.metric.amount = expression(j[key], std::string("metric.") + key);
+  }
+
+  KernelSpec& spec_;
+  std::string prefix_ = "spec";
+  std::vector<std::string> scope_;
+};
+
+}  // namespace
+
+void read_spec(const Json& root, KernelSpec& spec) { SpecReader(spec).read(root); }
+
+}  // namespace cutune::detail
