@@ -5,6 +5,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "foreign_formats.hpp"
 #include "formats.hpp"
 #include "store.hpp"
 
@@ -23,6 +24,8 @@ std::vector<ExchangeFormat> builtin_formats() {
       {"json", "cutune's own format: every run and measurement with provenance; import reads it back",
        write_json, read_json, starts_json},
       {"csv", "one row per measurement, for spreadsheets (export only)", write_csv, nullptr, nullptr},
+      t4_exchange_format(),
+      kt_cache_exchange_format(),
   };
 }
 

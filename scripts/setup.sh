@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ libsqlitecpp-dev libsqlite3-dev libspdlog-dev libfmt-dev libcli11-dev
-          nlohmann-json3-dev libgtest-dev zlib1g-dev libeigen3-dev)
+          nlohmann-json3-dev libgtest-dev zlib1g-dev libeigen3-dev
+          python3-jsonschema)  # python3-jsonschema: tests validate T4 exports against the schema
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

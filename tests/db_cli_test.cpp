@@ -82,7 +82,7 @@ TEST_F(DbCliTest, ErrorsAreOneLine) {
   EXPECT_FALSE(fs::exists(path("missing.db")));
   r = tune("db export --db a.db --format yaml");
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "error: unknown format 'yaml' (known: json, csv)\n");
+  EXPECT_EQ(r.err, "error: unknown format 'yaml' (known: json, csv, t4, kt-cache)\n");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "cutune/database.hpp"
 #include "cutune/error.hpp"
 #include "cutune/exchange.hpp"
+#include "cutune/foreign.hpp"
 
 namespace cutune::cli {
 namespace {
@@ -18,6 +19,7 @@ struct DbArgs {
   std::string output;
   std::string format;
   std::string file;
+  ForeignContext foreign;  // import only: what T4 files and caches do not say
 };
 
 // Commands that read a database never create one by accident.
@@ -66,8 +68,11 @@ int run_export(const DbArgs& args) {
 int run_import(const DbArgs& args) {
   if (!std::filesystem::exists(args.file)) throw InputError("'" + args.file + "' does not exist");
   Database db(args.db);
+  // Imported before anything is printed, so that a refused file leaves no half line on standard output.
+  const ImportSummary s = args.foreign.empty() ? import_file(db, args.file, args.format)
+                                               : import_foreign_file(db, args.file, args.format, args.foreign);
   std::cout << "imported " << args.file << " into " << args.db << ": ";
-  print_summary(import_file(db, args.file, args.format));
+  print_summary(s);
   return 0;
 }
 
@@ -123,10 +128,13 @@ void add_db_command(CLI::App& app, Subcommands& out) {
   out.push_back({cmd, [exporting] { return run_export(*exporting); }});
 
   auto importing = std::make_shared<DbArgs>();
-  cmd = db->add_subcommand("import", "add the runs of an exported file to a database");
+  cmd = db->add_subcommand("import", "add the runs of an exported file, a T4 file or a Kernel Tuner cache to a database");
   cmd->add_option("file", importing->file, "file to import")->required();
   cmd->add_option("--db", importing->db, "SQLite database file (created when missing)")->capture_default_str();
   cmd->add_option("--format,-f", importing->format, format_help(true) + " (default: detected)");
+  cmd->add_option("--device", importing->foreign.device, "t4/kt-cache: the GPU's name, e.g. \"NVIDIA A100-PCIE-40GB\"");
+  cmd->add_option("--kernel", importing->foreign.kernel, "t4/kt-cache: the kernel's name");
+  cmd->add_option("--shape", importing->foreign.shape, "t4/kt-cache: the problem size, e.g. 4096x4096");
   out.push_back({cmd, [importing] { return run_import(*importing); }});
 
   auto stats = std::make_shared<DbArgs>();

@@ -1,0 +1,38 @@
+// Internals shared by the T4 and Kernel Tuner cache formats (db/t4.cpp, db/kt_import.cpp, db/foreign.cpp).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cutune/exchange.hpp"
+#include "cutune/foreign.hpp"
+
+namespace cutune::detail {
+
+/// The "t4" and "kt-cache" entries of the format table, their readers bound to `context`.
+ExchangeFormat t4_exchange_format(const ForeignContext& context = {});
+ExchangeFormat kt_cache_exchange_format(const ForeignContext& context = {});
+
+/// A whole stream, inflated when it is gzip.
+std::string read_maybe_gzip(std::istream& in, const std::string& source);
+/// As much of a file's first bytes as can be inflated when they are gzip, else the bytes themselves: what format
+/// detection looks at.
+std::string inflate_head(std::string_view head);
+
+/// A foreign timestamp ("2023-12-22 09:54:05.502007+00:00", "2024-08-12 11:26:23 UTC", ISO 8601) in cutune's form
+/// "2023-12-22T09:54:05.502007Z"; nullopt when it is none of those.
+std::optional<std::string> utc_from_foreign(std::string_view text);
+
+/// A result from a foreign record: the objective value (ms) as median_ms, extremes and spread from the samples.
+Result foreign_result(std::string config, Status status, std::string message, std::optional<double> objective_ms,
+                      std::vector<double> samples_ms, std::optional<double> compile_ms);
+
+/// A run for foreign results: device (table-completed), kernel (foreign hash), provenance and a uid that is a hash
+/// of `content` and the identity, so the same file imported twice is the same run.
+RunRecord foreign_run(std::string_view format, const std::string& source, std::string_view content,
+                      const std::string& device_name, const std::string& kernel_name,
+                      const std::vector<std::string>& parameter_names);
+
+}  // namespace cutune::detail

@@ -1,0 +1,355 @@
+// The "t4" exchange format: cutune's runs written as T4 1.0.0 results, and T4 files of other tools read as runs.
+//
+// T4 has no place for a device, kernel or problem size, so a file written here carries them in fields the schema
+// allows besides its own: "metadata.cutune_runs" (each run's provenance and identity) and a "cutune" object per
+// result (run index, shape, canonical configuration, message). Reading such a file gives back its runs; a T4
+// file of another tool (Kernel Tuner's dialect: metadata.timeunit, times.compilation; KTT's: no metadata,
+// times.compilation_time, the objective's unit in its measurement) becomes one foreign run (foreign.hpp).
+#include <cmath>
+#include <istream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "cutune/error.hpp"
+#include "cutune/spec.hpp"
+#include "foreign_formats.hpp"
+
+#ifndef CUTUNE_VERSION
+#define CUTUNE_VERSION "unknown"
+#endif
+
+namespace cutune::detail {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kSchemaVersion = "1.0.0";
+
+// Invalidity values of T4, one per status: the inverse of foreign_status() on them.
+std::string_view invalidity(Status s) {
+  switch (s) {
+    case Status::Ok: return "correct";
+    case Status::CompileError: return "compile";
+    case Status::LaunchError: return "constraints";
+    case Status::RuntimeError: return "runtime";
+    case Status::WrongResult: return "correctness";
+    case Status::Timeout: return "timeout";
+  }
+  return "runtime";
+}
+
+// A failed result's objective value: Kernel Tuner's name for the failure where it has one, so its tools read it.
+std::string failure_name(Status s) {
+  switch (s) {
+    case Status::CompileError: return "CompilationFailedConfig";
+    case Status::LaunchError: return "InvalidConfig";
+    case Status::RuntimeError: return "RuntimeFailedConfig";
+    default: return std::string(to_string(s));
+  }
+}
+
+// "BM=128,SCALE=0.5" -> {"BM": 128, "SCALE": 0.5}, in the configuration's order.
+Json configuration_object(const std::string& config) {
+  Json out = Json::object();
+  std::size_t start = 0;
+  while (start < config.size()) {
+    std::size_t end = config.find(',', start);
+    if (end == std::string::npos) end = config.size();
+    const std::string item = config.substr(start, end - start);
+    const std::size_t eq = item.find('=');
+    const std::string name = item.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    std::size_t used = 0;
+    try {
+      const long long i = std::stoll(value, &used);
+      if (used == value.size()) {
+        out[name] = i;
+      } else {
+        const double f = std::stod(value, &used);
+        out[name] = used == value.size() ? Json(f) : Json(value);
+      }
+    } catch (const std::exception&) {
+      out[name] = value;
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+// Time units as T4 writers spell them (Kernel Tuner writes "miliseconds"), as a factor to milliseconds.
+std::optional<double> unit_to_ms(std::string unit) {
+  for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (unit == "ms" || unit.starts_with("mil")) return 1.0;
+  if (unit == "us" || unit == "\xc2\xb5s" || unit.starts_with("micro")) return 1e-3;
+  if (unit == "ns" || unit.starts_with("nano")) return 1e-6;
+  if (unit == "s" || unit.starts_with("second")) return 1e3;
+  return std::nullopt;
+}
+
+[[noreturn]] void fail(const std::string& source, const std::string& what) {
+  throw InputError("'" + source + "' " + what);
+}
+
+// The objective's entry of a result's measurements: the first objective named, else "time".
+const Json* objective_measurement(const Json& result) {
+  std::string name = "time";
+  if (const auto it = result.find("objectives"); it != result.end() && it->is_array() && !it->empty() &&
+                                                 it->front().is_string()) {
+    name = it->front().get<std::string>();
+  }
+  const auto m = result.find("measurements");
+  if (m == result.end() || !m->is_array()) return nullptr;
+  for (const auto& entry : *m) {
+    if (entry.is_object() && entry.value("name", std::string()) == name && entry.contains("value")) return &entry;
+  }
+  return nullptr;
+}
+
+std::optional<double> number(const Json& object, const char* key, double factor) {
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>() * factor;
+}
+
+Value config_value(const Json& v, const std::string& name, const std::string& where, const std::string& source) {
+  if (v.is_boolean()) return Value(std::int64_t{v.get<bool>() ? 1 : 0});
+  if (v.is_number_integer()) return Value(v.get<std::int64_t>());
+  if (v.is_number_float()) return Value(v.get<double>());
+  fail(source, where + " gives " + name + " = " + v.dump() + "; cutune parameter values are numbers");
+}
+
+struct FileUnits {
+  double times = 1.0;  // times.* and runtimes, to ms
+};
+
+// Kernel Tuner's dialect names its unit in metadata.timeunit; KTT's gives it only with the objective measurement.
+FileUnits file_units(const Json& doc, const Json& results) {
+  if (const auto meta = doc.find("metadata"); meta != doc.end() && meta->is_object()) {
+    if (const auto unit = meta->find("timeunit"); unit != meta->end() && unit->is_string()) {
+      if (const auto f = unit_to_ms(unit->get<std::string>())) return {*f};
+    }
+  }
+  for (const auto& r : results) {
+    if (const Json* m = r.is_object() ? objective_measurement(r) : nullptr; m && m->contains("unit") &&
+                                                                           (*m)["unit"].is_string()) {
+      if (const auto f = unit_to_ms((*m)["unit"].get<std::string>())) return {*f};
+    }
+  }
+  return {};
+}
+
+Measurement read_result(const Json& r, const std::string& where, const std::string& source, FileUnits units,
+                        const std::vector<std::string>& names) {
+  if (!r.is_object()) fail(source, where + " is not an object");
+  const auto cfg = r.find("configuration");
+  if (cfg == r.end() || !cfg->is_object()) fail(source, where + " has no \"configuration\" object");
+  const auto inv = r.find("invalidity");
+  if (inv == r.end() || !inv->is_string()) fail(source, where + " has no \"invalidity\"");
+  const Json* own = r.contains("cutune") && r["cutune"].is_object() ? &r["cutune"] : nullptr;
+
+  std::string config;
+  if (own && own->contains("config") && (*own)["config"].is_string()) {
+    config = (*own)["config"].get<std::string>();
+  } else {
+    if (cfg->size() != names.size()) fail(source, where + " has other parameters than the first result");
+    for (const auto& name : names) {
+      const auto v = cfg->find(name);
+      if (v == cfg->end()) fail(source, where + " lacks parameter " + name);
+      if (!config.empty()) config += ',';
+      config += name;
+      config += '=';
+      config += config_value(*v, name, where, source).str();
+    }
+  }
+
+  Status status = foreign_status(inv->get<std::string>());
+  std::string message;
+  std::optional<double> objective;
+  if (const Json* m = objective_measurement(r)) {
+    const Json& value = (*m)["value"];
+    double factor = units.times;
+    if (m->contains("unit") && (*m)["unit"].is_string()) factor = unit_to_ms((*m)["unit"].get<std::string>()).value_or(factor);
+    if (value.is_number()) {
+      objective = value.get<double>() * factor;
+    } else if (value.is_string()) {
+      message = value.get<std::string>();
+      if (status == Status::Ok) status = foreign_status(message);
+    }
+  }
+  if (status == Status::Ok && !objective) fail(source, where + " is correct but has no objective value");
+  if (own && own->contains("message") && (*own)["message"].is_string()) message = (*own)["message"].get<std::string>();
+
+  std::vector<double> samples;
+  std::optional<double> compile;
+  if (const auto times = r.find("times"); times != r.end() && times->is_object()) {
+    if (const auto runtimes = times->find("runtimes"); runtimes != times->end() && runtimes->is_array()) {
+      for (const auto& t : *runtimes)
+        if (t.is_number()) samples.push_back(t.get<double>() * units.times);
+    }
+    compile = number(*times, "compilation_time", units.times);
+    if (!compile) compile = number(*times, "compilation", units.times);
+  }
+
+  Measurement out;
+  out.result = foreign_result(std::move(config), status, std::move(message), objective, std::move(samples), compile);
+  if (own) {
+    out.result.max_error = own->value("max_error", 0.0);
+    out.result.metric = own->value("metric", 0.0);
+    out.result.registers = own->value("registers", 0);
+  }
+  if (const auto ts = r.find("timestamp"); ts != r.end() && ts->is_string()) {
+    out.measured_at = utc_from_foreign(ts->get<std::string>()).value_or("");
+  }
+  return out;
+}
+
+// The runs a cutune export describes in metadata.cutune_runs.
+std::vector<RunRecord> own_runs(const Json& doc) {
+  std::vector<RunRecord> runs;
+  const auto meta = doc.find("metadata");
+  if (meta == doc.end() || !meta->is_object() || !meta->contains("cutune_runs")) return runs;
+  for (const auto& j : (*meta)["cutune_runs"]) {
+    RunRecord run;
+    run.uid = j.value("uid", "");
+    run.started_at = j.value("started_at", "");
+    run.host = j.value("host", "");
+    run.cutune_version = j.value("cutune_version", "");
+    run.command = j.value("command", "");
+    run.kernel = {j.value("kernel", ""), j.value("kernel_hash", "")};
+    const Json& d = j.value("device", Json::object());
+    run.device.name = d.value("name", "");
+    run.device.cc_major = d.value("cc_major", 0);
+    run.device.cc_minor = d.value("cc_minor", 0);
+    run.device.sm_count = d.value("sm_count", 0);
+    run.device.uuid = d.value("uuid", "");
+    run.device.driver_version = d.value("driver_version", 0);
+    run.device.nvrtc_version = d.value("nvrtc_version", 0);
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+std::vector<RunRecord> read_t4(std::istream& in, const std::string& source, const ForeignContext& context) {
+  const std::string text = read_maybe_gzip(in, source);
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const Json::exception& e) {
+    fail(source, std::string("is not valid JSON (") + e.what() + ")");
+  }
+  if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array()) {
+    fail(source, "is not a T4 results file (no \"results\" list)");
+  }
+  const Json& results = doc["results"];
+  if (results.empty()) fail(source, "holds no results");
+  const FileUnits units = file_units(doc, results);
+  std::vector<RunRecord> runs = own_runs(doc);
+  const bool own = !runs.empty();
+
+  std::vector<std::string> names;
+  if (results.front().is_object() && results.front().contains("configuration") &&
+      results.front()["configuration"].is_object()) {
+    for (const auto& [name, value] : results.front()["configuration"].items()) names.push_back(name);
+  }
+  if (!own) {
+    if (context.device.empty()) fail(source, "names no device (T4 has no field for it); pass --device");
+    if (context.kernel.empty()) fail(source, "names no kernel (T4 has no field for it); pass --kernel");
+    if (context.shape.empty()) fail(source, "names no problem size (T4 has no field for it); pass --shape");
+    runs.push_back(foreign_run("t4", source, text, context.device, context.kernel, names));
+  }
+
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const std::string where = "results[" + std::to_string(i) + "]";
+    Measurement m = read_result(results[i], where, source, units, names);
+    std::size_t run = 0;
+    m.shape = context.shape;
+    if (own) {
+      const Json& mine = results[i].value("cutune", Json::object());
+      run = mine.value("run", std::size_t{0});
+      if (run >= runs.size()) fail(source, where + " names run " + std::to_string(run) + ", which is not listed");
+      if (m.shape.empty()) m.shape = mine.value("shape", "");
+    }
+    runs[run].measurements.push_back(std::move(m));
+  }
+  for (auto& run : runs) {
+    if (!context.device.empty() && own) run.device.name = context.device;
+    if (!context.kernel.empty() && own) run.kernel.name = context.kernel;
+    std::string earliest;
+    for (const auto& m : run.measurements)
+      if (!m.measured_at.empty() && (earliest.empty() || m.measured_at < earliest)) earliest = m.measured_at;
+    // Results without a timestamp have an unknown time; the epoch says so and keeps re-imports identical.
+    if (earliest.empty()) earliest = "1970-01-01T00:00:00.000000Z";
+    if (run.started_at.empty()) run.started_at = earliest;
+    for (auto& m : run.measurements)
+      if (m.measured_at.empty()) m.measured_at = run.started_at;
+  }
+  return runs;
+}
+
+bool looks_like_t4(std::string_view raw_head) {
+  const std::string head = inflate_head(raw_head);
+  const auto first = head.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || head[first] != '{' || head.find("\"results\"") == std::string::npos) return false;
+  return head.find("\"schema_version\"") != std::string::npos || head.find("\"invalidity\"") != std::string::npos ||
+         head.find("\"configuration\"") != std::string::npos;
+}
+
+Json runtimes(const std::vector<double>& samples) {
+  Json out = Json::array();
+  for (const double s : samples)
+    if (std::isfinite(s)) out.push_back(s);
+  return out;
+}
+
+void write_t4(const std::vector<RunRecord>& runs, std::ostream& out) {
+  Json cutune_runs = Json::array();
+  Json results = Json::array();
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const RunRecord& run = runs[i];
+    const DeviceIdentity& d = run.device;
+    cutune_runs.push_back(Json{{"uid", run.uid}, {"started_at", run.started_at}, {"host", run.host},
+                               {"cutune_version", run.cutune_version}, {"command", run.command},
+                               {"kernel", run.kernel.name}, {"kernel_hash", run.kernel.hash},
+                               {"device", Json{{"name", d.name}, {"cc_major", d.cc_major}, {"cc_minor", d.cc_minor},
+                                               {"sm_count", d.sm_count}, {"uuid", d.uuid},
+                                               {"driver_version", d.driver_version},
+                                               {"nvrtc_version", d.nvrtc_version}}}});
+    for (const auto& m : run.measurements) {
+      const Result& r = m.result;
+      Json times{{"runtimes", runtimes(r.samples_ms)}};
+      if (std::isfinite(r.compile_ms)) times["compilation_time"] = r.compile_ms;
+      const bool ok = r.status == Status::Ok;
+      const Json value = ok && std::isfinite(r.median_ms) ? Json(r.median_ms) : Json(failure_name(r.status));
+      Json mine{{"run", i}, {"shape", m.shape}, {"config", r.config}, {"message", r.message}};
+      if (std::isfinite(r.max_error)) mine["max_error"] = r.max_error;
+      if (std::isfinite(r.metric)) mine["metric"] = r.metric;
+      mine["registers"] = r.registers;
+      results.push_back(Json{{"timestamp", m.measured_at},
+                             {"configuration", configuration_object(r.config)},
+                             {"objectives", Json::array({"time"})},
+                             {"times", times},
+                             {"invalidity", invalidity(r.status)},
+                             {"correctness", ok ? 1 : 0},
+                             {"measurements", Json::array({Json{{"name", "time"}, {"value", value}, {"unit", "ms"}}})},
+                             {"cutune", mine}});
+    }
+  }
+  const Json doc{{"schema_version", kSchemaVersion},
+                 {"metadata", Json{{"timeunit", "milliseconds"},
+                                   {"exported_by", std::string("cutune ") + CUTUNE_VERSION},
+                                   {"cutune_runs", cutune_runs}}},
+                 {"results", results}};
+  out << doc.dump(1) << "\n";
+}
+
+}  // namespace
+
+ExchangeFormat t4_exchange_format(const ForeignContext& context) {
+  return {"t4",
+          "T4 1.0.0 results (Kernel Tuner's and KTT's dialects in; --device, --kernel, --shape say what T4 cannot)",
+          write_t4, [context](std::istream& in, const std::string& source) { return read_t4(in, source, context); },
+          looks_like_t4};
+}
+
+}  // namespace cutune::detail
