@@ -10,6 +10,15 @@
 #include "store.hpp"
 
 namespace cutune {
+
+std::string detail::read_head(std::istream& in, std::size_t bytes) {
+  std::string head(bytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  in.clear();
+  in.seekg(0);
+  return head;
+}
 namespace detail {
 namespace {
 
@@ -94,11 +103,7 @@ ImportSummary import_file(Database& db, const std::filesystem::path& file, std::
   if (!format.empty()) {
     chosen = exchange_format(format);
   } else {
-    std::string head(4096, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(in.gcount()));
-    in.clear();
-    in.seekg(0);
+    const std::string head = detail::read_head(in);
     for (const auto& f : exchange_formats()) {
       if (f.read && f.detect && f.detect(head)) chosen = f;
     }

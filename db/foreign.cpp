@@ -13,6 +13,7 @@
 #include "cutune/measure.hpp"
 #include "cutune/spec.hpp"
 #include "foreign_formats.hpp"
+#include "formats.hpp"
 
 #ifndef CUTUNE_VERSION
 #define CUTUNE_VERSION "unknown"
@@ -213,11 +214,7 @@ ImportSummary import_foreign_file(Database& db, const std::filesystem::path& fil
                        std::string(format) + "'");
     }
   } else {
-    std::string head(4096, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(in.gcount()));
-    in.clear();
-    in.seekg(0);
+    const std::string head = detail::read_head(in);
     for (const auto& f : formats)
       if (f.detect(head)) chosen = &f;
     if (!chosen) throw InputError("'" + file.string() + "' is neither a T4 file nor a Kernel Tuner cache");

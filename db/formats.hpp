@@ -9,6 +9,9 @@
 
 namespace cutune::detail {
 
+/// The first `bytes` of a stream, which is left at its start again: what format detection looks at.
+std::string read_head(std::istream& in, std::size_t bytes = 4096);
+
 /// The json document described in exchange.hpp; read_json throws InputError naming `source` and the field at fault.
 void write_json(const std::vector<RunRecord>& runs, std::ostream& out);
 std::vector<RunRecord> read_json(std::istream& in, const std::string& source);
