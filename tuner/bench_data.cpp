@@ -90,6 +90,8 @@ CUresult Module::function(const std::string& lowered_name, CUfunction* out) cons
   return driver().cuModuleGetFunction(out, module_, lowered_name.c_str());
 }
 
+void cache_support_kernels(const std::string& arch, CubinCache* cache) { support_binary(arch, cache); }
+
 SupportKernels::SupportKernels(const std::string& arch, CubinCache* cache) {
   const NvrtcOutput& binary = support_binary(arch, cache);
   check(module.load(binary.cubin), "cuModuleLoadData(support.cu)");

@@ -2,6 +2,7 @@
 #include "cutune/device.hpp"
 
 #include <cstdio>
+#include <mutex>
 
 #include "cuda_driver.hpp"
 #include "cutune/compiler.hpp"
@@ -57,10 +58,6 @@ Device::Device(int ordinal) : ordinal_(ordinal) {
   CUdevice device = 0;
   CU_CHECK(cuDeviceGet, &device, ordinal);
   handle_ = device;
-  CUcontext context = nullptr;
-  CU_CHECK(cuDevicePrimaryCtxRetain, &context, device);
-  context_ = context;
-  make_current();
 
   char name[256] = {};
   CU_CHECK(cuDeviceGetName, name, sizeof name, device);
@@ -93,9 +90,18 @@ Device::Device(int ordinal) : ordinal_(ordinal) {
 
 Device::~Device() {
   // Destructors never throw: a failed release only leaks the context reference until exit.
-  detail::driver().cuDevicePrimaryCtxRelease(static_cast<CUdevice>(handle_));
+  if (context_ != nullptr) detail::driver().cuDevicePrimaryCtxRelease(static_cast<CUdevice>(handle_));
 }
 
-void Device::make_current() const { CU_CHECK(cuCtxSetCurrent, static_cast<CUcontext>(context_)); }
+void Device::make_current() const {
+  // The context is made on first use: a tuner that measures in worker processes never needs one of its own,
+  // and creating it costs a few hundred milliseconds and GPU memory.
+  std::call_once(context_once_, [this] {
+    CUcontext context = nullptr;
+    CU_CHECK(cuDevicePrimaryCtxRetain, &context, static_cast<CUdevice>(handle_));
+    context_ = context;
+  });
+  CU_CHECK(cuCtxSetCurrent, static_cast<CUcontext>(context_));
+}
 
 }  // namespace cutune

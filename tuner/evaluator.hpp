@@ -21,6 +21,9 @@ namespace cutune::detail {
 class Evaluator {
  public:
   virtual ~Evaluator() = default;
+  /// Starts what measuring needs before any kernel is known (a worker process and its CUDA context), so that it
+  /// overlaps other set-up. prepare() starts it when this was not called.
+  virtual void start() {}
   /// Allocates and fills the arguments and computes the reference output for a kernel and shape.
   virtual void prepare(const KernelSpec& spec, const Shape& shape) = 0;
   /// Verifies and times one configuration adaptively against the best median so far (0: none).

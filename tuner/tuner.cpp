@@ -15,6 +15,7 @@
 #include "cutune/space.hpp"
 #include "cutune/strategy.hpp"
 #include "evaluator.hpp"
+#include "workbench.hpp"
 #include "log.hpp"
 
 namespace cutune {
@@ -96,6 +97,16 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   };
 
   CompilePool pool(options_.compile_threads);
+  // The support and reference kernels go first, into the cache, while the worker starts: it then finds them there
+  // instead of compiling them itself while the GPU waits.
+  std::vector<std::future<CompileOutput>> setup_jobs;
+  if (cache_ptr != nullptr) {
+    setup_jobs.push_back(pool.submit([&] { return compile_reference_cached(cache_ptr, spec, arch); }));
+    setup_jobs.push_back(pool.submit([&] {
+      detail::cache_support_kernels(arch, cache_ptr);
+      return CompileOutput{};
+    }));
+  }
   // Enough compiles queued to keep every core busy while the GPU works, without running far ahead of the strategy.
   const std::size_t lookahead = 2 * static_cast<std::size_t>(pool.threads());
   std::deque<Pending> pending;
@@ -116,6 +127,9 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
     } else {
       bench = detail::make_in_process_evaluator(device_, options_.measure, cache_ptr);
     }
+    bench->start();
+    for (auto& job : setup_jobs) job.get();
+    setup_jobs.clear();
     bench->prepare(spec, shape);
   };
   bool exhausted = false;

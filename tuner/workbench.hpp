@@ -52,6 +52,9 @@ struct SupportKernels {
   SupportKernels(const std::string& arch, CubinCache* cache);
 };
 
+/// Compiles the support kernels for `arch` into the cache (once per process), so that a worker finds them there.
+void cache_support_kernels(const std::string& arch, CubinCache* cache);
+
 /// One kernel argument on the device: a buffer (with its reference output and initial content when it is an
 /// output) or a scalar's bytes.
 struct DeviceArgument {

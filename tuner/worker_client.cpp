@@ -105,8 +105,18 @@ class WorkerEvaluator final : public Evaluator {
               {"shape", shape.dims},
               {"options", to_message(settings_.measure)},
               {"cache_dir", settings_.cache_dir}};
-    worker_.reset();
-    start();
+    if (worker_) {
+      request(bench_, kSetupTimeout, "set-up");
+    } else {
+      start();  // sends the set-up too
+    }
+  }
+
+  void start() override {
+    if (worker_) return;
+    worker_ = std::make_unique<WorkerProcess>(settings_.executable);
+    request({{"op", "hello"}, {"device", settings_.device}}, kSetupTimeout, "start");
+    if (!bench_.is_null()) request(bench_, kSetupTimeout, "set-up");
   }
 
   Result evaluate(const Config& config, const CompileOutput& compiled, double best_ms) override {
@@ -125,14 +135,6 @@ class WorkerEvaluator final : public Evaluator {
 
  private:
   static constexpr double kSetupTimeout = 600.0;  // the reference of a large shape may take a while
-
-  // Starts the worker and sends it the current kernel and shape, unless one is running.
-  void start() {
-    if (worker_) return;
-    worker_ = std::make_unique<WorkerProcess>(settings_.executable);
-    request({{"op", "hello"}, {"device", settings_.device}}, kSetupTimeout, "start");
-    if (!bench_.is_null()) request(bench_, kSetupTimeout, "set-up");
-  }
 
   // A request whose failure is the environment's, not a candidate's: any failure throws.
   Message request(const Message& m, double timeout_s, const char* what) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "cutune/result.hpp"
@@ -9,7 +10,7 @@
 
 namespace cutune {
 
-/// A GPU with its primary context made current on the calling thread. Not copyable.
+/// A GPU: its identity and limits at once, its primary context on first make_current(). Not copyable.
 class Device {
  public:
   /// Number of CUDA devices; 0 when there is no driver or no GPU.
@@ -32,8 +33,9 @@ class Device {
 
  private:
   int ordinal_ = 0;
-  int handle_ = 0;       // CUdevice
-  void* context_ = nullptr;  // CUcontext (primary)
+  int handle_ = 0;                    // CUdevice
+  mutable void* context_ = nullptr;   // CUcontext (primary), retained by the first make_current()
+  mutable std::once_flag context_once_;
   DeviceIdentity identity_;
   DeviceLimits limits_;
   std::int64_t l2_bytes_ = 0;
