@@ -6,9 +6,6 @@
 #include "lookup.hpp"
 #include "store.hpp"
 
-#ifndef CUTUNE_VERSION
-#define CUTUNE_VERSION "unknown"
-#endif
 
 namespace cutune {
 
@@ -74,20 +71,7 @@ void Database::record(std::int64_t run_id, const std::string& shape, const Resul
       upsert.bind(":run", run_id);
       upsert.bind(":device", device_id);
       upsert.bind(":kernel", kernel_id);
-      upsert.bind(":shape", shape);
-      upsert.bind(":config", result.config);
-      upsert.bind(":status", std::string(to_string(result.status)));
-      upsert.bind(":message", result.message);
-      upsert.bind(":samples", detail::samples_to_json(result.samples_ms));
-      upsert.bind(":median", result.median_ms);
-      upsert.bind(":min", result.min_ms);
-      upsert.bind(":max", result.max_ms);
-      upsert.bind(":spread", result.spread);
-      upsert.bind(":metric", result.metric);
-      upsert.bind(":max_error", result.max_error);
-      upsert.bind(":registers", result.registers);
-      upsert.bind(":compile", result.compile_ms);
-      upsert.bind(":measured_at", detail::utc_now());
+      detail::bind_result(upsert, Measurement{shape, result, detail::utc_now()});
       upsert.exec();
       // The latest measurement of the configuration becomes current; in two steps, as the unique index demands.
       constexpr const char* kKey = "device_id = :device AND kernel_id = :kernel AND shape = :shape AND config = :config";

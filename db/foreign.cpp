@@ -15,9 +15,6 @@
 #include "foreign_formats.hpp"
 #include "formats.hpp"
 
-#ifndef CUTUNE_VERSION
-#define CUTUNE_VERSION "unknown"
-#endif
 
 namespace cutune {
 namespace detail {

@@ -8,9 +8,6 @@
 #include "cutune/error.hpp"
 #include "formats.hpp"
 
-#ifndef CUTUNE_VERSION
-#define CUTUNE_VERSION "unknown"
-#endif
 
 namespace cutune::detail {
 namespace {

@@ -75,6 +75,8 @@ void check_record(const RunRecord& run) {
   }
 }
 
+}  // namespace
+
 void bind_result(SQLite::Statement& statement, const Measurement& m) {
   const Result& r = m.result;
   statement.bind(":shape", m.shape);
@@ -93,7 +95,6 @@ void bind_result(SQLite::Statement& statement, const Measurement& m) {
   statement.bind(":measured_at", m.measured_at);
 }
 
-}  // namespace
 }  // namespace detail
 
 std::vector<RunRecord> Database::runs() { return detail::read_runs(detail::connection(db_, path_), path_); }

@@ -123,6 +123,9 @@ std::optional<std::int64_t> device_id(SQLite::Database& db, const DeviceIdentity
 std::optional<std::int64_t> kernel_id(SQLite::Database& db, const KernelIdentity& kernel, bool add);
 
 /// Every run of a connection at the current schema, with its measurements (runs.cpp).
+/// Binds a measurement's fields (:shape, :config, :status, ... :measured_at) to a results statement.
+void bind_result(SQLite::Statement& statement, const Measurement& m);
+
 /// The statement that stores a run row; `ON CONFLICT(uid) DO NOTHING` makes re-adding a known run a no-op.
 inline constexpr const char* kInsertRun =
     "INSERT INTO runs(uid, device_id, kernel_id, started_at, host, cutune_version, command, driver_version, "

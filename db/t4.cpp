@@ -15,9 +15,6 @@
 #include "cutune/spec.hpp"
 #include "foreign_formats.hpp"
 
-#ifndef CUTUNE_VERSION
-#define CUTUNE_VERSION "unknown"
-#endif
 
 namespace cutune::detail {
 namespace {
