@@ -102,8 +102,8 @@ TEST(SpecParse, ReadsEveryField) {
   EXPECT_EQ(s.constraints[0].text(), "TILE % ROWS == 0");
   EXPECT_TRUE(s.constraints[0].bound());
   EXPECT_EQ(s.reference_kernel, "transpose_reference");
-  EXPECT_DOUBLE_EQ(s.tolerance.atol, 0.5);
-  EXPECT_DOUBLE_EQ(s.tolerance.rtol, 0.0);
+  EXPECT_DOUBLE_EQ(s.tolerance_at(Shape{{4, 4}}).atol, 0.5);
+  EXPECT_DOUBLE_EQ(s.tolerance_at(Shape{{4, 4}}).rtol, 0.0);
   EXPECT_EQ(s.metric.kind, cutune::Metric::Kind::Bytes);
   EXPECT_EQ(s.metric.unit(), "GB/s");
   EXPECT_EQ(s.compile_options, (std::vector<std::string>{"--use_fast_math"}));
@@ -131,6 +131,15 @@ TEST(SpecParse, Arguments) {
   EXPECT_EQ(cutune::element_size(ElementType::UInt32), 4u);
 }
 
+TEST(SpecParse, ToleranceScalesWithTheShape) {
+  Json j = Json::parse(kSpec);
+  j["tolerance"] = Json{{"atol", "1e-6 * N"}, {"rtol", "0.5 - M"}};
+  const KernelSpec s = parse(j.dump());
+  EXPECT_DOUBLE_EQ(s.tolerance_at(Shape{{0, 1000}}).atol, 1e-3);
+  EXPECT_DOUBLE_EQ(s.tolerance_at(Shape{{0, 1000}}).rtol, 0.5);
+  EXPECT_THROW(s.tolerance_at(Shape{{2, 1000}}), cutune::InputError);  // negative there
+}
+
 TEST(SpecParse, OptionalFieldsDefault) {
   Json j = Json::parse(kSpec);
   for (const char* key : {"description", "constraints", "shared_memory", "tolerance", "compile_options"}) j.erase(key);
@@ -139,7 +148,7 @@ TEST(SpecParse, OptionalFieldsDefault) {
   const KernelSpec s = parse(j.dump());
   EXPECT_EQ(s.description, "");
   EXPECT_TRUE(s.constraints.empty());
-  EXPECT_DOUBLE_EQ(s.tolerance.atol, 0.0);
+  EXPECT_DOUBLE_EQ(s.tolerance_at(Shape{{4, 4}}).atol, 0.0);
   EXPECT_TRUE(s.compile_options.empty());
   EXPECT_EQ(s.metric.unit(), "GFLOP/s");
   const auto launch = s.resolve(s.launch, s.default_config(), Shape{{100, 200}});
@@ -202,6 +211,8 @@ TEST(SpecErrors, MalformedFields) {
             "spec transpose: metric: must be {\"bytes\": EXPR} or {\"flops\": EXPR}");
   EXPECT_EQ(error_after([](Json& j) { j["tolerance"]["rtol"] = -1; }),
             "spec transpose: tolerance.rtol: must be a number >= 0");
+  EXPECT_EQ(error_after([](Json& j) { j["tolerance"]["atol"] = "1e-6 * TILE"; }),
+            "spec transpose: tolerance.atol: may use shape names only, not TILE");
   EXPECT_EQ(error_after([](Json& j) { j["description"] = 3; }), "spec transpose: description: must be a string");
   EXPECT_EQ(error_after([](Json& j) { j["compile_options"] = "-O3"; }),
             "spec transpose: compile_options: must be a list of strings");

@@ -145,7 +145,8 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
     CU_CHECK(cuMemsetD8Async, w.stats.get() + 2 * sizeof(std::uint64_t), 0, sizeof(std::uint64_t), w.stream);
     CUdeviceptr out = arg.buffer.get(), ref = arg.reference.get(), stats = w.stats.get();
     std::uint64_t n = arg.count;
-    double atol = spec.tolerance.atol, rtol = spec.tolerance.rtol;
+    const Tolerance tolerance = spec.tolerance_at(w.shape);
+    double atol = tolerance.atol, rtol = tolerance.rtol;
     void* cmp[] = {&out, &ref, &n, &atol, &rtol, &stats};
     detail::check(w.launch_support(w.support->compare[static_cast<std::size_t>(arg.spec->type)], n, cmp), "compare");
     std::uint64_t host[3] = {};

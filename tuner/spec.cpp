@@ -255,6 +255,16 @@ Launch KernelSpec::resolve(const Geometry& geometry, const Config& config, const
   return launch;
 }
 
+Tolerance KernelSpec::tolerance_at(const Shape& shape) const {
+  const std::vector<Value> values = scope(default_config(), &shape);
+  Tolerance t{tolerance.atol.eval(values).as_double(), tolerance.rtol.eval(values).as_double()};
+  if (!(t.atol >= 0.0) || !(t.rtol >= 0.0)) {
+    throw InputError("spec " + name + ": the tolerance at shape " + shape.str() + " is negative (atol " +
+                     std::to_string(t.atol) + ", rtol " + std::to_string(t.rtol) + ")");
+  }
+  return t;
+}
+
 double KernelSpec::metric_amount(const Shape& shape) const {
   return metric.amount.eval(scope(default_config(), &shape)).as_double();
 }

@@ -297,9 +297,13 @@ class SpecReader {
     check_keys(j, "tolerance", {"atol", "rtol"});
     for (const char* key : {"atol", "rtol"}) {
       if (!j.contains(key)) continue;
-      const auto v = number(j[key]);
-      if (!v || !(v->as_double() >= 0.0)) fail(std::string("tolerance.") + key, "must be a number >= 0");
-      (std::string_view(key) == "atol" ? spec_.tolerance.atol : spec_.tolerance.rtol) = v->as_double();
+      const std::string field = std::string("tolerance.") + key;
+      Expr e = expression(j[key], field);
+      for (const Parameter& p : spec_.parameters) {
+        if (e.uses(p.name)) fail(field, "may use shape names only, not " + p.name);
+      }
+      if (const auto v = number(j[key]); v && !(v->as_double() >= 0.0)) fail(field, "must be a number >= 0");
+      (std::string_view(key) == "atol" ? spec_.tolerance.atol : spec_.tolerance.rtol) = std::move(e);
     }
   }
 

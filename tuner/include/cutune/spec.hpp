@@ -25,7 +25,8 @@
 //     "reference": {"kernel": "transpose_reference", "block": [32, 8], "grid": ["ceil_div(N, 32)", "ceil_div(M, 8)"]},
 //                                                // or {"configuration": {"TILE": 16, ...}}: the kernel itself at that
 //                                                // configuration (unnamed parameters take their defaults)
-//     "tolerance": {"atol": 0, "rtol": 0},       // |out - ref| <= atol + rtol * |ref|, default exact
+//     "tolerance": {"atol": 0, "rtol": 0},       // |out - ref| <= atol + rtol * |ref|, default exact; expressions
+//                                                // over the shape's names, e.g. {"atol": "1e-6 * K"}
 //     "metric": {"bytes": "8 * M * N"},          // or {"flops": "..."}: gives GB/s or GFLOP/s
 //     "compile_options": ["--use_fast_math"]     // added to NVRTC's options
 //   }
@@ -98,9 +99,16 @@ struct Launch {
   std::int64_t threads() const { return block[0] * block[1] * block[2]; }
 };
 
+/// Verification bounds in numbers, for one shape.
 struct Tolerance {
   double atol = 0.0;
   double rtol = 0.0;
+};
+
+/// Verification bounds as expressions over the shape's names (error grows with a reduction's length).
+struct ToleranceRule {
+  Expr atol;
+  Expr rtol;
 };
 
 struct Metric {
@@ -127,7 +135,7 @@ struct KernelSpec {
   /// reference compiles with defines(*reference_config). The configuration satisfies every shape-free constraint.
   std::optional<Config> reference_config;
   std::vector<Argument> arguments;
-  Tolerance tolerance;
+  ToleranceRule tolerance;
   Metric metric;
   std::vector<std::string> compile_options;
   std::string hash;          ///< 16 hex digits over the source and the spec text: the kernel's version
@@ -154,6 +162,8 @@ struct KernelSpec {
   std::vector<std::string> defines(const Config& config) const;
 
   Launch resolve(const Geometry& geometry, const Config& config, const Shape& shape) const;
+  /// The tolerance at a shape; throws InputError when an expression is negative there.
+  Tolerance tolerance_at(const Shape& shape) const;
   /// The metric's amount (bytes or FLOPs) for a shape.
   double metric_amount(const Shape& shape) const;
 };
