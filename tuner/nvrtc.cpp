@@ -46,12 +46,23 @@ std::string toolkit_include_option() {
   return {};
 }
 
+// ptxas reports every entry function of the source; take the report of the kernel compiled for (its lowered name),
+// or the only one when the name does not appear.
 void read_resources(CompileOutput& out) {
   static const std::regex registers(R"(Used (\d+) registers)");
   static const std::regex spills(R"((\d+) bytes spill stores, (\d+) bytes spill loads)");
+  std::string_view log = out.log;
+  const std::string entry = "entry function '" + out.lowered_name + "'";
+  if (const auto at = log.find(entry); at != std::string_view::npos) {
+    log = log.substr(at);
+    if (const auto next = log.find("entry function '", entry.size()); next != std::string_view::npos) {
+      log = log.substr(0, next);
+    }
+  }
+  const std::string section(log);
   std::smatch m;
-  if (std::regex_search(out.log, m, registers)) out.registers = std::stoi(m[1]);
-  if (std::regex_search(out.log, m, spills)) out.spill_bytes = std::stoi(m[1]) + std::stoi(m[2]);
+  if (std::regex_search(section, m, registers)) out.registers = std::stoi(m[1]);
+  if (std::regex_search(section, m, spills)) out.spill_bytes = std::stoi(m[1]) + std::stoi(m[2]);
 }
 
 }  // namespace

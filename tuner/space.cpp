@@ -34,7 +34,6 @@ class Enumerator {
                          " dimensions of " + spec.name);
       }
     } else {
-      for (const auto& c : spec.constraints) require_shape_free(spec, c, "constraint");
       for (const auto& b : spec.launch.block) require_shape_free(spec, b, "block");
       require_shape_free(spec, spec.launch.shared_memory, "shared_memory");
     }
@@ -45,6 +44,11 @@ class Enumerator {
 
     constraints_at_.resize(n + 1);
     for (const auto& c : spec.constraints) {
+      // Without a shape, a constraint on the shape cannot be decided: the space is then every configuration
+      // that is valid at some shape.
+      const bool on_shape = std::any_of(spec.shape_names.begin(), spec.shape_names.end(),
+                                        [&](const std::string& name) { return c.uses(name); });
+      if (!shape && on_shape) continue;
       std::size_t depth = 0;
       for (std::size_t p = 0; p < n; ++p) {
         if (c.uses(spec.parameters[p].name)) depth = p + 1;

@@ -24,8 +24,9 @@ struct DeviceLimits {
 class Space {
  public:
   /// Enumerates, checking each constraint as soon as the parameters it names are bound. Block size and
-  /// dynamic shared memory are checked against `limits`; grid size only when a shape is given. Throws
-  /// InputError when a constraint or the block/shared-memory geometry needs shape names and no shape is given.
+  /// dynamic shared memory are checked against `limits`; grid size only when a shape is given. Without a shape,
+  /// constraints that name the shape are not applied (the configurations valid at some shape); throws InputError
+  /// when the block or shared-memory geometry needs shape names and no shape is given.
   static Space enumerate(const KernelSpec& spec, const std::optional<Shape>& shape, const DeviceLimits& limits);
   /// A space of given configurations, e.g. those recorded in another tuner's cache. `parameter_values` lists each
   /// parameter's values (the full grid, giving cartesian_size()); every configuration must take one of them per

@@ -1,0 +1,108 @@
+// Host-only tests of the SGEMM template: its space, and NVRTC compiles of a sample of it for sm_90.
+#include <gtest/gtest.h>
+
+#include <future>
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "cutune/compiler.hpp"
+#include "cutune/space.hpp"
+#include "cutune/templates.hpp"
+#include "space_sample.hpp"
+
+namespace cutune {
+namespace {
+
+std::int64_t value(const KernelSpec& spec, const Config& c, const std::string& name) {
+  for (std::size_t p = 0; p < spec.parameters.size(); ++p)
+    if (spec.parameters[p].name == name) return c.values[p].as_int();
+  throw std::logic_error("no parameter " + name);
+}
+
+TEST(GemmSpace, IsBuiltInWithShapeMxNxK) {
+  const KernelSpec spec = load_kernel("gemm");
+  EXPECT_EQ(spec.shape_names, (std::vector<std::string>{"M", "N", "K"}));
+  EXPECT_EQ(spec.parse_shape("127x257x511").dims, (std::vector<std::int64_t>{127, 257, 511}));
+  EXPECT_DOUBLE_EQ(spec.metric_amount(spec.parse_shape("1000x1000x1000")), 2e9);
+  // The tolerance grows with K (fp32 accumulation against a double reference).
+  EXPECT_LT(spec.tolerance_at(spec.parse_shape("1x1x1")).atol, spec.tolerance_at(spec.parse_shape("1x1x8192")).atol);
+}
+
+// Counts pin the space: a change to the template's parameters or constraints must be deliberate.
+TEST(GemmSpace, ThousandsOfConfigurationsAndShapeRules) {
+  const KernelSpec spec = load_kernel("gemm");
+  const Space any = Space::enumerate(spec, std::nullopt, DeviceLimits{});
+  EXPECT_EQ(any.size(), 18000u);
+  const Space big = Space::enumerate(spec, spec.parse_shape("4096x4096x4096"), DeviceLimits{});
+  EXPECT_EQ(big.size(), 3696u);
+  const Space skinny = Space::enumerate(spec, spec.parse_shape("64x4096x4096"), DeviceLimits{});
+  EXPECT_GT(skinny.size(), big.size());  // split-K opens up when there are few tiles
+  std::map<std::int64_t, int> splits_big, splits_skinny;
+  for (const auto& c : big.configs()) {
+    ++splits_big[value(spec, c, "SPLITK")];
+    // Every configuration launches: at most 1024 threads, shared memory within the device's limit.
+    const Launch l = spec.resolve(spec.launch, c, spec.parse_shape("4096x4096x4096"));
+    EXPECT_LE(l.threads(), 256);
+    EXPECT_GE(l.threads(), 64);
+    EXPECT_LE(l.shared_memory, 227 * 1024);
+  }
+  for (const auto& c : skinny.configs()) ++splits_skinny[value(spec, c, "SPLITK")];
+  EXPECT_EQ(splits_skinny.size(), 5u);
+  EXPECT_LT(splits_big[16], splits_skinny[16]);
+  // 1x1x1 still has configurations (edges are handled in the kernel, not excluded by constraints).
+  EXPECT_GT(Space::enumerate(spec, spec.parse_shape("1x1x1"), DeviceLimits{}).size(), 1000u);
+}
+
+TEST(GemmCompile, SampleOfTheSpaceCompilesForSm90) {
+  const KernelSpec spec = load_kernel("gemm");
+  const Space space = Space::enumerate(spec, std::nullopt, DeviceLimits{});
+  const std::vector<Config> sample = testing::sample_space(spec, space, 200);
+  ASSERT_GE(sample.size(), 200u);
+  std::map<std::string, std::set<std::int64_t>> seen;
+  for (const auto& c : sample)
+    for (std::size_t p = 0; p < spec.parameters.size(); ++p) seen[spec.parameters[p].name].insert(c.values[p].as_int());
+  for (const auto& p : spec.parameters) EXPECT_EQ(seen[p.name].size(), p.values.size()) << p.name;
+
+  CompilePool pool;
+  std::vector<std::future<CompileOutput>> futures;
+  for (const auto& c : sample) futures.push_back(pool.submit([&spec, c] { return compile_config(spec, c, "sm_90"); }));
+  const CompileOutput reference = compile_reference(spec, "sm_90");
+  EXPECT_TRUE(reference.ok) << reference.log;
+  std::vector<std::string> spilled;
+  for (std::size_t i = 0; i < sample.size(); ++i) {
+    const CompileOutput out = futures[i].get();
+    ASSERT_TRUE(out.ok) << spec.format(sample[i]) << "\n" << out.log;
+    EXPECT_EQ(out.lowered_name, "gemm");
+    if (out.registers > 0) EXPECT_LE(out.registers, 255) << spec.format(sample[i]);
+    if (out.spill_bytes > 0) spilled.push_back(spec.format(sample[i]));
+  }
+  // Spilling is slow, not wrong: the tuner measures it away. Many spills would mean the constraints are off.
+  EXPECT_LE(spilled.size(), sample.size() / 20) << ::testing::PrintToString(spilled);
+}
+
+// The constraints keep out what the template rejects at compile time.
+TEST(GemmCompile, ExcludedCombinationsDoNotCompile) {
+  const KernelSpec spec = load_kernel("gemm");
+  const std::string base = "BM=128,BN=128,TM=8,TN=8,WARP_ROWS=4,BK=8,VEC=4,";
+  for (const char* rest : {"AT=1,PAD=4,ASYNC=1,STAGES=3,SPLITK=1,GROUP_M=1",    // cp.async cannot transpose A
+                           "AT=0,PAD=1,ASYNC=0,STAGES=2,SPLITK=1,GROUP_M=1"}) {  // unaligned vector stores
+    const std::string text = base + rest;
+    Config c;
+    for (const auto& p : spec.parameters) c.values.push_back(p.default_value);
+    // parse_config checks values against the lists, so set the out-of-list PAD=1 by hand.
+    for (std::size_t p = 0; p < spec.parameters.size(); ++p) {
+      const std::string key = spec.parameters[p].name + "=";
+      const auto at = text.find(key);
+      ASSERT_NE(at, std::string::npos);
+      c.values[p] = Value(static_cast<std::int64_t>(std::stoll(text.substr(at + key.size()))));
+    }
+    const Space space = Space::enumerate(spec, std::nullopt, DeviceLimits{});
+    EXPECT_EQ(std::find(space.configs().begin(), space.configs().end(), c), space.configs().end()) << text;
+    EXPECT_FALSE(compile_config(spec, c, "sm_90").ok) << text;
+  }
+}
+
+}  // namespace
+}  // namespace cutune

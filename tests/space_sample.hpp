@@ -1,0 +1,43 @@
+// A deterministic sample of a space that holds every value of every parameter at least once, for tests that
+// cannot afford the whole space (GEMM: compiles on the CI machine, correctness runs on the GPU).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <set>
+#include <vector>
+
+#include "cutune/space.hpp"
+#include "cutune/spec.hpp"
+
+namespace cutune::testing {
+
+/// At least `count` configurations of `space` (all of them when it is smaller): first, for each value of each
+/// parameter, a configuration that has it; then configurations at an even stride through the space.
+inline std::vector<Config> sample_space(const KernelSpec& spec, const Space& space, std::size_t count) {
+  const auto& all = space.configs();
+  std::set<std::size_t> chosen;
+  for (std::size_t p = 0; p < spec.parameters.size(); ++p) {
+    for (const Value& v : spec.parameters[p].values) {
+      // Spread the picks: start looking at a point that depends on the parameter and value.
+      const std::size_t start = (p * 7919 + chosen.size() * 104729) % std::max<std::size_t>(all.size(), 1);
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        const std::size_t at = (start + i) % all.size();
+        if (all[at].values[p] == v) {
+          chosen.insert(at);
+          break;
+        }
+      }
+    }
+  }
+  const std::size_t wanted = std::min(count, all.size());
+  for (std::size_t stride = std::max<std::size_t>(1, all.size() / std::max<std::size_t>(wanted, 1)), i = 0;
+       chosen.size() < wanted; i = (i + stride) % all.size()) {
+    if (!chosen.insert(i).second) ++i;
+  }
+  std::vector<Config> out;
+  for (std::size_t i : chosen) out.push_back(all[i]);
+  return out;
+}
+
+}  // namespace cutune::testing
