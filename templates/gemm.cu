@@ -12,8 +12,8 @@
 //   ASYNC,STAGES  ASYNC=0: loads through registers, STAGES=1 (none) or 2 (the next slab is loaded while the
 //                 current one is multiplied); ASYNC=1: cp.async into STAGES shared-memory buffers (AT=0 only)
 //   OCC           1: registers capped at 128 per thread (launch bounds) so that 16 warps fit on an SM
-//   SPLITK        slices of K computed by separate blocks (grid.z); slices add into C in order, each waiting
-//                 for the one before on a per-tile semaphore (deterministic; the last slice rearms it)
+//   SPLITK        slices of K computed by separate blocks (grid.z), each leaving its partial tile in a
+//                 workspace; the last to finish a tile (per-tile counter) adds them in slice order (deterministic)
 //   GROUP_M       block rasterization: GROUP_M rows of tiles are walked column by column, for L2 reuse
 // beta == 0 follows BLAS: C is then not read, so NaNs in it do not propagate.
 #ifndef BM
@@ -264,7 +264,7 @@ __device__ __forceinline__ void multiply_slab(const float* as, const float* bs, 
 
 extern "C" __global__ void __launch_bounds__(gemm_detail::kThreads, gemm_detail::kMinBlocks)
     gemm(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B, float beta,
-         float* __restrict__ C, unsigned* __restrict__ semaphores) {
+         float* __restrict__ C, unsigned* __restrict__ counters, float* __restrict__ workspace) {
   using namespace gemm_detail;
   extern __shared__ __align__(16) float smem[];
 
@@ -359,19 +359,37 @@ extern "C" __global__ void __launch_bounds__(gemm_detail::kThreads, gemm_detail:
 #endif
 #endif
 
-  // Epilogue. With SPLITK > 1, slice z waits until the tile's semaphore reads z, adds its part, and passes on.
-  unsigned* sem = semaphores + tile;
-  const bool first_slice = SPLITK == 1 || blockIdx.z == 0;
+  // Split-K: every slice leaves its partial tile in the workspace; the last slice to finish a tile adds the
+  // partials in slice order (deterministic) and writes C, then rearms the tile's counter for the next launch.
   if (SPLITK > 1) {
-    if (tid == 0) {
-      unsigned seen;
-      do {
-        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(seen) : "l"(sem) : "memory");
-      } while (seen != blockIdx.z);
-      __threadfence();
+    constexpr int kQuads = TM * TN / 4;
+    float4* ws = reinterpret_cast<float4*>(workspace) + (u64)tile * SPLITK * kQuads * kThreads;
+    float* flat = &acc[0][0];
+#pragma unroll
+    for (int q = 0; q < kQuads; ++q) {
+      __stcg(ws + ((u64)blockIdx.z * kQuads + q) * kThreads + tid,
+             make_float4(flat[4 * q], flat[4 * q + 1], flat[4 * q + 2], flat[4 * q + 3]));
     }
+    __threadfence();
     __syncthreads();
+    __shared__ bool last;
+    if (tid == 0) last = atomicAdd(counters + tile, 1u) == SPLITK - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+#pragma unroll
+    for (int q = 0; q < kQuads; ++q) {
+      float4 sum = __ldcg(ws + (u64)q * kThreads + tid);
+      for (int z = 1; z < SPLITK; ++z) {
+        const float4 v = __ldcg(ws + ((u64)z * kQuads + q) * kThreads + tid);
+        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+      }
+      flat[4 * q] = sum.x, flat[4 * q + 1] = sum.y, flat[4 * q + 2] = sum.z, flat[4 * q + 3] = sum.w;
+    }
+    if (tid == 0) counters[tile] = 0;  // rearmed for the next launch
   }
+
+  // C = alpha * acc + beta * C; with beta == 0, C is not read.
   const bool c_vec = kRN == 4 && N % 4 == 0 && ((u64)C % 16) == 0;
 #pragma unroll
   for (int i = 0; i < kMI; ++i) {
@@ -386,38 +404,28 @@ extern "C" __global__ void __launch_bounds__(gemm_detail::kThreads, gemm_detail:
         const float* v = &acc[i * kRM + r][j * kRN];
         if (kRN == 4 && c_vec && col + 3 < N) {
           float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
-          if (!first_slice || beta != 0.0f) {
-            const float4 old = __ldcg(reinterpret_cast<const float4*>(crow + col));
-            const float f = first_slice ? beta : 1.0f;
-            out.x += f * old.x, out.y += f * old.y, out.z += f * old.z, out.w += f * old.w;
+          if (beta != 0.0f) {
+            const float4 old = *reinterpret_cast<const float4*>(crow + col);
+            out.x += beta * old.x, out.y += beta * old.y, out.z += beta * old.z, out.w += beta * old.w;
           }
-          __stcg(reinterpret_cast<float4*>(crow + col), out);
+          *reinterpret_cast<float4*>(crow + col) = out;
         } else {
 #pragma unroll
           for (int c = 0; c < kRN; ++c) {
             if (col + c >= N) continue;
             float out = alpha * v[c];
-            if (!first_slice) {
-              out += __ldcg(crow + col + c);
-            } else if (beta != 0.0f) {
-              out += beta * __ldcg(crow + col + c);
-            }
-            __stcg(crow + col + c, out);
+            if (beta != 0.0f) out += beta * crow[col + c];
+            crow[col + c] = out;
           }
         }
       }
     }
   }
-  if (SPLITK > 1) {
-    __threadfence();
-    __syncthreads();
-    if (tid == 0) atomicExch(sem, blockIdx.z + 1 == SPLITK ? 0u : blockIdx.z + 1);
-  }
 }
 
 // The reference: 16 x 16 tiles, one element per thread, accumulated in double.
 extern "C" __global__ void gemm_reference(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                                          float* C, unsigned*) {
+                                          float* C, unsigned*, float*) {
   __shared__ float as[16][17], bs[16][17];
   const int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
   double sum = 0.0;

@@ -159,7 +159,7 @@ const RuntimeKernel& Runtime::Impl::get(const KernelSpec& spec, const Shape& sha
   device.make_current();
   detail::check(k->module.load(compiled.cubin), "cuModuleLoadData");
   detail::check(k->module.function(compiled.lowered_name, &k->function), "cuModuleGetFunction");
-  if (k->geometry.shared_memory > 48 * 1024) {
+  if (k->geometry.shared_memory > 0) {  // opt in: static shared memory may push the total past 48 KiB
     CU_CHECK(cuFuncSetAttribute, k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
              static_cast<int>(k->geometry.shared_memory));
   }
