@@ -14,19 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "cutune/compiler.hpp"
-#include "cutune/database.hpp"
-#include "cutune/device.hpp"
-#include "cutune/error.hpp"
-#include "cutune/measure.hpp"
+#include "bench_support.hpp"
 #include "cutune/templates.hpp"
-#include "cutune/tuner.hpp"
 
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw cutune::CudaError(std::string(what) + ": " + cudaGetErrorString(e));
-}
+using cutune::bench::check;
 void check(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS) throw cutune::CudaError(std::string(what) + ": cuBLAS status " + std::to_string(s));
 }
@@ -108,19 +101,9 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     for (const auto& text : shapes) {
       const cutune::Shape shape = spec.parse_shape(text);
-      cutune::TuneOptions tune_options;
-      tune_options.command = "gemm_bench";
-      tune_options.budget = budget;
-      const cutune::ShapeReport report = cutune::Tuner(device, db, tune_options).tune(spec, shape);
-      if (!report.best) throw cutune::Error("no correct gemm configuration at " + text);
-
-      cutune::MeasureOptions options;
-      options.repeats = 50;
-      options.warmup = 5;
-      cutune::Workbench bench(device, spec, shape, options);
-      const cutune::Config best = spec.parse_config(report.best->config);
-      const cutune::Result tuned = bench.evaluate(best, cutune::compile_config(spec, best, device.identity().arch()));
-      if (tuned.status != cutune::Status::Ok) throw cutune::Error("best configuration failed: " + tuned.message);
+      const cutune::ShapeReport report = cutune::bench::tune_shape(device, db, spec, shape, "gemm_bench", budget);
+      cutune::Workbench bench(device, spec, shape, cutune::bench::timing());
+      const cutune::Result tuned = cutune::bench::time_best(device, bench, spec, report);
       const double cublas = cublas_gflops(bench, shape.dims[0], shape.dims[1], shape.dims[2]);
       rows.push_back({text, tuned.config, tuned.metric, cublas, report.evaluated + report.resumed});
       fmt::print("{} tuned {:.0f} GFLOP/s, cuBLAS {:.0f}: {}\n", text, tuned.metric, cublas, tuned.config);

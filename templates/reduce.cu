@@ -20,7 +20,7 @@
 // float-rounded tile sums, whatever the configuration (the spec's tolerance relies on it).
 //
 // Verification tolerance (the specs' "tolerance"), for inputs uniform in [-1, 1) against the double reference below
-// (its own error, ~1e-19 * N for 1024 sequential double sums, is negligible):
+// (its own error, about 1e-18 * N for 1024 threads summing in sequence in double, is negligible):
 //   float sum: |out - ref| <= 1e-6 * sqrt(N) + 2.5e-7 * |ref|. Both results are double sums rounded once to float:
 //     at most 1 ulp apart from that (2^-23 relative: the rtol, with margin). The only other difference is the
 //     rounding inside the float tile sums: a pairwise tree of K = ITEMS * VEC <= 32 elements makes K - 1 roundings

@@ -13,6 +13,7 @@
 #include "cutune/error.hpp"
 #include "cutune/space.hpp"
 #include "cutune/templates.hpp"
+#include "space_sample.hpp"
 
 namespace cutune {
 namespace {
@@ -39,23 +40,6 @@ std::set<std::string> formatted(const KernelSpec& spec, const Space& space) {
   return out;
 }
 
-// A deterministic sample: `count` configurations evenly spread over the space's order, then, for every value of
-// every parameter that none of them takes, the first configuration that does.
-std::vector<Config> covering_sample(const KernelSpec& spec, const Space& space, std::size_t count) {
-  std::vector<Config> sample;
-  const auto& all = space.configs();
-  for (std::size_t i = 0; i < count && i < all.size(); ++i) sample.push_back(all[i * all.size() / std::min(count, all.size())]);
-  for (std::size_t p = 0; p < spec.parameters.size(); ++p) {
-    for (const Value& v : spec.parameters[p].values) {
-      const auto takes = [&](const Config& c) { return c.values[p] == v; };
-      if (std::any_of(sample.begin(), sample.end(), takes)) continue;
-      const auto it = std::find_if(all.begin(), all.end(), takes);
-      if (it != all.end()) sample.push_back(*it);
-    }
-  }
-  return sample;
-}
-
 TEST(ReduceTemplates, AllAreBuiltIn) {
   const auto names = builtin_kernels();
   for (const auto& k : kKernels) {
@@ -80,14 +64,17 @@ TEST(ReduceTemplates, ShareOneSource) {
     const KernelSpec spec = load_kernel(k.name);
     EXPECT_EQ(spec.source, first.source) << k.name;
     for (const auto& k2 : kKernels) {
-      if (std::string(k.name) != k2.name) EXPECT_NE(spec.hash, load_kernel(k2.name).hash) << k.name << " " << k2.name;
+      if (std::string(k.name) != k2.name) {
+        EXPECT_NE(spec.hash, load_kernel(k2.name).hash) << k.name << " " << k2.name;
+      }
     }
   }
 }
 
 // 4 BLOCK x 4 ITEMS x 3 VEC x 5 GRID x 3 SCHEME x 2 COMBINE = 1440 combinations; a single block (GRID=1) has no
 // combine step, so its 4 x 4 x 3 x 3 = 144 COMBINE=1 twins are removed: 1296. The deterministic kernels have
-// COMBINE=0 only: 720 combinations, all valid. Nothing exceeds compute capability 9.0's limits.
+// COMBINE=0 only: 720 combinations, all valid. Nothing exceeds compute capability 9.0's limits. Beyond 2^20
+// elements a single block is hopeless (one SM cannot pull the bandwidth), so its 144 configurations go: 1152 and 576.
 TEST(ReduceSpace, ExactCounts) {
   for (const auto& k : kKernels) {
     const KernelSpec spec = load_kernel(k.name);
@@ -98,9 +85,14 @@ TEST(ReduceSpace, ExactCounts) {
     EXPECT_EQ(space.removed_by_constraints(), det ? 0u : 144u) << k.name;
     EXPECT_EQ(space.removed_by_device(), 0u) << k.name;
     EXPECT_EQ(formatted(spec, space).size(), space.size()) << k.name;
-    // The shape does not change the space: no constraint names N.
-    const Space at_shape = Space::enumerate(spec, Shape{{1}}, DeviceLimits{});
-    EXPECT_EQ(at_shape.size(), space.size()) << k.name;
+    for (std::int64_t n : {1LL, 1000000LL, 1LL << 20}) {
+      EXPECT_EQ(Space::enumerate(spec, Shape{{n}}, DeviceLimits{}).size(), space.size()) << k.name << " N=" << n;
+    }
+    for (std::int64_t n : {(1LL << 20) + 1, 1LL << 28, 2147483647LL}) {
+      const Space large = Space::enumerate(spec, Shape{{n}}, DeviceLimits{});
+      EXPECT_EQ(large.size(), det ? 576u : 1152u) << k.name << " N=" << n;
+      for (const auto& c : large.configs()) ASSERT_NE(c.values[3].as_int(), 1) << k.name << " N=" << n;
+    }
   }
 }
 
@@ -188,7 +180,7 @@ TEST(ReduceSpace, ToleranceScalesWithTheLength) {
 TEST(ReduceSpace, SampleCoversEveryValue) {
   const KernelSpec spec = load_kernel("reduce");
   const Space space = Space::enumerate(spec, std::nullopt, DeviceLimits{});
-  const auto sample = covering_sample(spec, space, 200);
+  const auto sample = testing::sample_space(spec, space, 200);
   EXPECT_GE(sample.size(), 200u);
   std::set<std::string> distinct;
   for (const auto& c : sample) distinct.insert(spec.format(c));
@@ -216,7 +208,7 @@ TEST(ReduceCompile, CoveringSampleOfEverySpaceCompilesForSm90) {
     jobs.push_back({spec.name + " reference", pool.submit([&spec] { return compile_reference(spec, "sm_90"); }),
                     "reduce_reference"});
     const Space space = Space::enumerate(spec, std::nullopt, DeviceLimits{});
-    for (const auto& c : covering_sample(spec, space, 200)) {
+    for (const auto& c : testing::sample_space(spec, space, 200)) {
       jobs.push_back({spec.name + " " + spec.format(c), pool.submit([&spec, c] { return compile_config(spec, c, "sm_90"); }),
                       "reduce"});
     }
@@ -227,7 +219,9 @@ TEST(ReduceCompile, CoveringSampleOfEverySpaceCompilesForSm90) {
     ASSERT_TRUE(out.ok) << job.what << "\n" << out.log;
     EXPECT_EQ(out.lowered_name, job.expected_name) << job.what;
     EXPECT_GT(out.cubin.size(), 1000u) << job.what;
-    if (out.log.find("Used ") != std::string::npos) EXPECT_EQ(out.spill_bytes, 0) << job.what << "\n" << out.log;
+    if (out.log.find("Used ") != std::string::npos) {
+      EXPECT_EQ(out.spill_bytes, 0) << job.what << "\n" << out.log;
+    }
   }
 }
 

@@ -31,9 +31,10 @@ inline std::vector<Config> sample_space(const KernelSpec& spec, const Space& spa
     }
   }
   const std::size_t wanted = std::min(count, all.size());
-  for (std::size_t stride = std::max<std::size_t>(1, all.size() / std::max<std::size_t>(wanted, 1)), i = 0;
-       chosen.size() < wanted; i = (i + stride) % all.size()) {
-    if (!chosen.insert(i).second) ++i;
+  const std::size_t stride = std::max<std::size_t>(1, all.size() / std::max<std::size_t>(wanted, 1));
+  for (std::size_t i = 0; chosen.size() < wanted; i = (i + stride) % all.size()) {
+    while (chosen.count(i)) i = (i + 1) % all.size();  // taken: the next free one (wanted <= size, so one exists)
+    chosen.insert(i);
   }
   std::vector<Config> out;
   for (std::size_t i : chosen) out.push_back(all[i]);

@@ -1,0 +1,53 @@
+// What the benchmarks share: CUDA runtime checks, and tuning a shape before timing its best configuration.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+
+#include "cutune/compiler.hpp"
+#include "cutune/database.hpp"
+#include "cutune/device.hpp"
+#include "cutune/error.hpp"
+#include "cutune/measure.hpp"
+#include "cutune/tuner.hpp"
+
+namespace cutune::bench {
+
+inline void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw CudaError(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+/// The benchmarks' timing method: `warmup` untimed runs, then `repeats` runs, each after an L2 flush (outside the
+/// events), timed with CUDA events; the median counts.
+inline MeasureOptions timing(int repeats = 50, int warmup = 5) {
+  MeasureOptions options;
+  options.repeats = repeats;
+  options.warmup = warmup;
+  options.flush_l2 = true;
+  return options;
+}
+
+/// Tunes one shape (resuming from the database; `budget` configurations with the default strategy, 0: the whole
+/// space) and returns the report; throws when no configuration was correct.
+inline ShapeReport tune_shape(const Device& device, Database& db, const KernelSpec& spec, const Shape& shape,
+                              const std::string& command, std::size_t budget = 0) {
+  TuneOptions options;
+  options.command = command;
+  options.budget = budget;
+  ShapeReport report = Tuner(device, db, options).tune(spec, shape);
+  if (!report.best) throw Error("no correct " + spec.name + " configuration at " + shape.str());
+  return report;
+}
+
+/// The best configuration of a report, verified and timed again on `bench`: its warm-up, then exactly `repeats` runs.
+inline Result time_best(const Device& device, Workbench& bench, const KernelSpec& spec, const ShapeReport& report,
+                        int repeats = 50) {
+  const Config best = spec.parse_config(report.best->config);
+  Result r = bench.retime(best, compile_config(spec, best, device.identity().arch()), repeats);
+  if (r.status != Status::Ok) throw Error("best configuration " + r.config + " failed: " + r.message);
+  return r;
+}
+
+}  // namespace cutune::bench
