@@ -146,16 +146,8 @@ struct Loader {
   bool a_vec, b_vec;
 };
 
-// A vectors: with AT, consecutive threads take consecutive rows (so that their transposed stores into shared
-// memory hit consecutive banks); without, consecutive threads run along a row (vector stores, coalesced loads).
-// A vector i of a thread sits kAr(i) rows and kAk(i) columns after its first one.
 constexpr int kAPerRow = BK / VEC;  // A vectors per tile row
-__host__ __device__ constexpr int kAr(int i) {
-  return AT ? (kThreads >= BM ? 0 : i * kThreads % BM) : i * (kThreads / kAPerRow);
-}
-__host__ __device__ constexpr int kAk(int i) {
-  return AT ? (kThreads >= BM ? i * (kThreads / BM) : i * kThreads / BM) * VEC : 0;
-}
+constexpr int kARowStep = kThreads / kAPerRow;
 constexpr int kBPerRow = BN / VEC;
 // B vector i of a thread sits kBk(i) rows and kBc(i) columns after its first one (both are powers of two).
 __host__ __device__ constexpr int kBk(int i) { return kThreads >= kBPerRow ? i * (kThreads / kBPerRow) : i * kThreads / kBPerRow; }
@@ -166,8 +158,8 @@ __device__ __forceinline__ void load_slab(const Loader& l, int m0, int n0, int k
                                           Pack (&ra)[kAVecs], Pack (&rb)[kBVecs]) {
 #pragma unroll
   for (int i = 0; i < kAVecs; ++i) {
-    const int row = l.a_row + kAr(i), k = k0 + l.a_k + kAk(i);
-    const float* p = l.a + (u64)kAr(i) * K + kAk(i);
+    const int row = l.a_row + i * kARowStep, k = k0 + l.a_k;
+    const float* p = l.a + (u64)(i * kARowStep) * K;
     if (l.a_vec) {
       ra[i].v = (m0 + row < M && k < K) ? *reinterpret_cast<const VecT*>(p) : VecT{};
     } else {
@@ -192,12 +184,12 @@ __device__ __forceinline__ void store_slab(float* as, float* bs, const Loader& l
                                            const Pack (&rb)[kBVecs]) {
 #pragma unroll
   for (int i = 0; i < kAVecs; ++i) {
-    const int row = l.a_row + kAr(i), k = l.a_k + kAk(i);
+    const int row = l.a_row + i * kARowStep;
     if constexpr (AT) {
 #pragma unroll
-      for (int e = 0; e < VEC; ++e) as[(k + e) * kLda + row] = ra[i].f[e];
+      for (int e = 0; e < VEC; ++e) as[(l.a_k + e) * kLda + row] = ra[i].f[e];
     } else {
-      *reinterpret_cast<VecT*>(&as[row * kLda + k]) = ra[i].v;
+      *reinterpret_cast<VecT*>(&as[row * kLda + l.a_k]) = ra[i].v;
     }
   }
 #pragma unroll
@@ -211,9 +203,9 @@ __device__ __forceinline__ void copy_slab(float* as, float* bs, const Loader& l,
                                           int K) {
 #pragma unroll
   for (int i = 0; i < kAVecs; ++i) {
-    const int row = l.a_row + kAr(i), k = k0 + l.a_k + kAk(i);
-    const float* p = l.a + (u64)kAr(i) * K + kAk(i);
-    float* d = &as[row * kLda + l.a_k + kAk(i)];
+    const int row = l.a_row + i * kARowStep, k = k0 + l.a_k;
+    const float* p = l.a + (u64)(i * kARowStep) * K;
+    float* d = &as[row * kLda + l.a_k];
     const bool in_m = m0 + row < M;
     if (l.a_vec) {
       copy_async<4 * VEC>(d, in_m && k < K ? p : l.a, in_m && k < K);
@@ -240,41 +232,31 @@ __device__ __forceinline__ void copy_slab(float* as, float* bs, const Loader& l,
   }
 }
 
-// The fragments of step k of a slab: this thread's TM values of A and TN values of B.
-__device__ __forceinline__ void load_frags(const float* as, const float* bs, int k, int wm, int wn, int lr, int lc,
-                                           float (&a)[TM], float (&b)[TN]) {
-#pragma unroll
-  for (int i = 0; i < kMI; ++i) {
-    const int row = wm * kWarpM + i * (kLaneRows * kRM) + lr * kRM;
-    if constexpr (AT) {
-      load_frag<kRM>(&a[i * kRM], &as[k * kLda + row]);
-    } else {
-#pragma unroll
-      for (int r = 0; r < kRM; ++r) a[i * kRM + r] = as[(row + r) * kLda + k];
-    }
-  }
-#pragma unroll
-  for (int j = 0; j < kNI; ++j) {
-    const int col = wn * kWarpN + j * (kLaneCols * kRN) + lc * kRN;
-    load_frag<kRN>(&b[j * kRN], &bs[k * BN + col]);
-  }
-}
-
-__device__ __forceinline__ void fma_frags(const float (&a)[TM], const float (&b)[TN], float (&acc)[TM][TN]) {
-#pragma unroll
-  for (int i = 0; i < TM; ++i)
-#pragma unroll
-    for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-}
-
 // acc += As * Bs over one slab.
 __device__ __forceinline__ void multiply_slab(const float* as, const float* bs, int wm, int wn, int lr, int lc,
                                               float (&acc)[TM][TN]) {
 #pragma unroll
   for (int k = 0; k < BK; ++k) {
     float a[TM], b[TN];
-    load_frags(as, bs, k, wm, wn, lr, lc, a, b);
-    fma_frags(a, b, acc);
+#pragma unroll
+    for (int i = 0; i < kMI; ++i) {
+      const int row = wm * kWarpM + i * (kLaneRows * kRM) + lr * kRM;
+      if constexpr (AT) {
+        load_frag<kRM>(&a[i * kRM], &as[k * kLda + row]);
+      } else {
+#pragma unroll
+        for (int r = 0; r < kRM; ++r) a[i * kRM + r] = as[(row + r) * kLda + k];
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kNI; ++j) {
+      const int col = wn * kWarpN + j * (kLaneCols * kRN) + lc * kRN;
+      load_frag<kRN>(&b[j * kRN], &bs[k * BN + col]);
+    }
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
   }
 }
 
@@ -305,8 +287,8 @@ extern "C" __global__ void __launch_bounds__(gemm_detail::kThreads, gemm_detail:
   const int wm = warp / kWarpsN, wn = warp % kWarpsN, lr = lane / kLaneCols, lc = lane % kLaneCols;
 
   Loader l;
-  l.a_row = AT ? tid % BM : tid / kAPerRow;
-  l.a_k = AT ? (kThreads >= BM ? tid / BM * VEC : 0) : tid % kAPerRow * VEC;
+  l.a_row = tid / kAPerRow;
+  l.a_k = (tid % kAPerRow) * VEC;
   l.b_k = tid / kBPerRow;
   l.b_col = (tid % kBPerRow) * VEC;
   // Out-of-range rows and columns are never dereferenced (the loads are predicated), so these may point past A, B.
@@ -358,8 +340,6 @@ extern "C" __global__ void __launch_bounds__(gemm_detail::kThreads, gemm_detail:
   }
 #else
   // Register double buffering: the next slab's global loads are in flight while this slab is multiplied.
-  // (Loading the next slab's first fragments during this slab's last step, with the barrier moved before it,
-  // measured 6% slower on an H100: more registers for the same overlap.)
   if (slabs > 0) {
     load_slab(l, m0, n0, k_begin, M, N, K, ra, rb);
     l.a += a_step, l.b += b_step;
