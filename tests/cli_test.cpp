@@ -59,6 +59,25 @@ TEST_F(Cli, SpaceCountsAndLists) {
   EXPECT_NE(r.out.find("TILE=32,VEC=1,ROWS=8,SMEM=1,PAD=1,COALESCE=0\n"), std::string::npos);
 }
 
+TEST_F(Cli, WhereRestrictsTheSpace) {
+  CommandOutput r = tune("space --kernel transpose --where \"TILE == 32\" --where \"SMEM == 1\" --list");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("TILE=16"), std::string::npos);
+  EXPECT_EQ(r.out.find("SMEM=0"), std::string::npos);
+  EXPECT_NE(r.out.find("TILE=32,VEC=1,ROWS=8,SMEM=1,PAD=1,COALESCE=0\n"), std::string::npos);
+  const int restricted = count_lines(r.out) - 1;
+  EXPECT_GT(restricted, 0);
+  EXPECT_LT(restricted, 160);
+  // Mistakes are one line each, before anything else happens (no database is created).
+  r = tune("--kernel transpose --shapes 64x64 --where \"TILE = 32\"");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: --where 'TILE = 32': invalid expression 'TILE = 32': unexpected character '=' at column 6\n");
+  EXPECT_FALSE(fs::exists(dir_ / "cutune.db"));
+  r = tune("space --kernel transpose --where \"TILES == 32\"");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: --where 'TILES == 32': unknown name 'TILES' in 'TILES == 32'\n");
+}
+
 TEST_F(Cli, UnknownKernel) {
   for (const char* cmd : {"--kernel nope --shapes 8x8", "space --kernel nope", "compile --kernel nope"}) {
     const CommandOutput r = tune(cmd);

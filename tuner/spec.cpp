@@ -255,6 +255,16 @@ Launch KernelSpec::resolve(const Geometry& geometry, const Config& config, const
   return launch;
 }
 
+void KernelSpec::restrict_to(std::string_view text) {
+  try {
+    Expr e = Expr::parse(text);
+    e.bind(scope_names());
+    constraints.push_back(std::move(e));
+  } catch (const SpecError& e) {
+    throw InputError("--where '" + std::string(text) + "': " + e.what());
+  }
+}
+
 Tolerance KernelSpec::tolerance_at(const Shape& shape) const {
   const std::vector<Value> values = scope(default_config(), &shape);
   Tolerance t{tolerance.atol.eval(values).as_double(), tolerance.rtol.eval(values).as_double()};

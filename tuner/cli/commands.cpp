@@ -91,12 +91,19 @@ void add_list_command(CLI::App& app, Subcommands& out) {
   out.push_back({app.add_subcommand("list", "list the built-in kernels"), [] { return run_list(); }});
 }
 
+void add_where_option(CLI::App& app, std::vector<std::string>& where) {
+  app.add_option("--where", where,
+                 "an extra constraint on the configurations, e.g. \"SPLITK == 1\" (repeatable; the kernel's version "
+                 "and stored results stay the same)");
+}
+
 void add_space_command(CLI::App& app, Subcommands& out) {
   auto args = std::make_shared<SpaceArgs>();
   auto* cmd = app.add_subcommand("space", "count (or list) the valid configurations of a kernel");
   add_kernel_options(*cmd, args->kernel, args->spec, args->problem);
   cmd->add_option("--shape,-s", args->shape, "shape, for constraints and grid limits that depend on it "
                                              "(a T1 problem: its ProblemSize)");
+  add_where_option(*cmd, args->where);
   cmd->add_flag("--list", args->list, "print every valid configuration");
   out.push_back({cmd, [args] { return run_space(*args); }});
 }
@@ -124,7 +131,8 @@ std::vector<Shape> parse_shapes(const KernelSpec& spec, const std::string& text)
 
 int run_tune(const TuneArgs& args) {
   std::optional<Shape> problem_shape;
-  const KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, true);
+  KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, true);
+  for (const auto& w : args.where) spec.restrict_to(w);
   const std::vector<Shape> shapes =
       problem_shape ? problem_shapes(spec, *problem_shape, args.shapes) : parse_shapes(spec, args.shapes);
   FreshDatabaseGuard guard(args.db);
@@ -225,7 +233,8 @@ int run_list() {
 
 int run_space(const SpaceArgs& args) {
   std::optional<Shape> problem_shape;
-  const KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, false);
+  KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, false);
+  for (const auto& w : args.where) spec.restrict_to(w);
   std::optional<Shape> shape = problem_shape;  // a T1 problem is counted at its size, grid limits included
   if (!args.shape.empty()) shape = problem_shape ? problem_shapes(spec, *problem_shape, args.shape).front()
                                                  : spec.parse_shape(args.shape);

@@ -19,6 +19,7 @@ struct TuneArgs {
   std::string spec;     ///< a spec file (--spec), instead of --kernel
   std::string problem;  ///< a T1 problem file (--problem), instead of --kernel; --shapes then defaults to its size
   std::string shapes;
+  std::vector<std::string> where;  ///< extra constraints (--where)
   std::string db = "cutune.db";
   int device = 0;
   std::string strategy = std::string(kDefaultStrategy);
@@ -46,6 +47,7 @@ struct SpaceArgs {
   std::string spec;
   std::string problem;
   std::string shape;
+  std::vector<std::string> where;  ///< extra constraints (--where)
   bool list = false;
 };
 
@@ -67,6 +69,8 @@ using Subcommands = std::vector<Subcommand>;
 
 void add_best_command(CLI::App& app, Subcommands& out);
 void add_list_command(CLI::App& app, Subcommands& out);
+/// --where: extra constraints (repeatable) for tuning and counting.
+void add_where_option(CLI::App& app, std::vector<std::string>& where);
 void add_space_command(CLI::App& app, Subcommands& out);
 void add_compile_command(CLI::App& app, Subcommands& out);
 void add_db_command(CLI::App& app, Subcommands& out);

@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
       ->excludes(kernel_option)
       ->excludes("--spec");
   app.add_option("--shapes,-s", tune.shapes, "comma-separated shapes, e.g. 8192x8192,4000x3000");
+  add_where_option(app, tune.where);
   app.add_option("--db", tune.db, "SQLite database file")->capture_default_str();
   app.add_option("--device", tune.device, "CUDA device ordinal")->capture_default_str();
   std::string strategies;

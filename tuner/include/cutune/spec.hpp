@@ -162,6 +162,10 @@ struct KernelSpec {
   std::vector<std::string> defines(const Config& config) const;
 
   Launch resolve(const Geometry& geometry, const Config& config, const Shape& shape) const;
+  /// Adds a constraint of the user's (the command line's --where, e.g. "SPLITK == 1"): only part of the space is
+  /// searched, the kernel is the same, so its version (hash) does not change. Throws InputError naming `text` on a
+  /// syntax error or an unknown name.
+  void restrict_to(std::string_view text);
   /// The tolerance at a shape; throws InputError when an expression is negative there.
   Tolerance tolerance_at(const Shape& shape) const;
   /// The metric's amount (bytes or FLOPs) for a shape.
