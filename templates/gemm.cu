@@ -365,14 +365,15 @@ extern "C" __global__ void __launch_bounds__(gemm_detail::kThreads, gemm_detail:
   // Split-K: every slice leaves its partial tile in the workspace; the last slice to finish a tile adds the
   // partials in slice order (deterministic) and writes C, then rearms the tile's counter for the next launch.
   if (SPLITK > 1) {
-    constexpr int kQuads = TM * TN / 4;
+    constexpr int kQuads = TM * TN / 4;  // the partial tile as float4s: quad q is acc[q / (TN/4)][4 * (q % (TN/4)) ...]
     float4* ws = reinterpret_cast<float4*>(workspace) + (u64)tile * SPLITK * kQuads * kThreads;
-    float* flat = &acc[0][0];
 #pragma unroll
-    for (int q = 0; q < kQuads; ++q) {
-      __stcg(ws + ((u64)blockIdx.z * kQuads + q) * kThreads + tid,
-             make_float4(flat[4 * q], flat[4 * q + 1], flat[4 * q + 2], flat[4 * q + 3]));
-    }
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; j += 4) {
+        __stcg(ws + ((u64)blockIdx.z * kQuads + i * (TN / 4) + j / 4) * kThreads + tid,
+               make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]));
+      }
     __threadfence();
     __syncthreads();
     __shared__ bool last;
@@ -380,14 +381,21 @@ extern "C" __global__ void __launch_bounds__(gemm_detail::kThreads, gemm_detail:
     __syncthreads();
     if (!last) return;
     __threadfence();
+    // Slice by slice (all of a slice's loads in flight at once), in slice order: the same sums every run.
+#pragma unroll 1
+    for (int z = 0; z < SPLITK; ++z) {
+      const float4* part = ws + (u64)z * kQuads * kThreads + tid;
 #pragma unroll
-    for (int q = 0; q < kQuads; ++q) {
-      float4 sum = __ldcg(ws + (u64)q * kThreads + tid);
-      for (int z = 1; z < SPLITK; ++z) {
-        const float4 v = __ldcg(ws + ((u64)z * kQuads + q) * kThreads + tid);
-        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
-      }
-      flat[4 * q] = sum.x, flat[4 * q + 1] = sum.y, flat[4 * q + 2] = sum.z, flat[4 * q + 3] = sum.w;
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+          const float4 v = __ldcg(part + (i * (TN / 4) + j / 4) * kThreads);
+          if (z == 0) {
+            acc[i][j] = v.x, acc[i][j + 1] = v.y, acc[i][j + 2] = v.z, acc[i][j + 3] = v.w;
+          } else {
+            acc[i][j] += v.x, acc[i][j + 1] += v.y, acc[i][j + 2] += v.z, acc[i][j + 3] += v.w;
+          }
+        }
     }
     if (tid == 0) counters[tile] = 0;  // rearmed for the next launch
   }

@@ -34,9 +34,9 @@ TEST(GemmSpace, IsBuiltInWithShapeMxNxK) {
 TEST(GemmSpace, ThousandsOfConfigurationsAndShapeRules) {
   const KernelSpec spec = load_kernel("gemm");
   const Space any = Space::enumerate(spec, std::nullopt, DeviceLimits{});
-  EXPECT_EQ(any.size(), 18840u);
+  EXPECT_EQ(any.size(), 16560u);
   const Space big = Space::enumerate(spec, spec.parse_shape("4096x4096x4096"), DeviceLimits{});
-  EXPECT_EQ(big.size(), 1864u);
+  EXPECT_EQ(big.size(), 1504u);
   const Space skinny = Space::enumerate(spec, spec.parse_shape("64x4096x4096"), DeviceLimits{});
   EXPECT_GT(skinny.size(), big.size());  // split-K opens up when there are few tiles
   std::map<std::int64_t, int> splits_big, splits_skinny;
@@ -78,16 +78,18 @@ TEST(GemmCompile, SampleOfTheSpaceCompilesForSm90) {
     if (out.registers > 0) EXPECT_LE(out.registers, 255) << spec.format(sample[i]);
     if (out.spill_bytes > 0) spilled.push_back(spec.format(sample[i]));
   }
-  // Spilling is slow, not wrong: the tuner measures it away. Many spills would mean the constraints are off.
-  EXPECT_LE(spilled.size(), sample.size() / 20) << ::testing::PrintToString(spilled);
+  // Spilling is slow, not wrong: the tuner measures it away (about one configuration in ten spills a little,
+  // mostly OCC=1 ones capped at 128 registers, and split-K ones with the largest thread tiles). Many more would
+  // mean the constraints are off.
+  EXPECT_LE(spilled.size(), sample.size() / 8) << ::testing::PrintToString(spilled);
 }
 
 // The constraints keep out what the template rejects at compile time.
 TEST(GemmCompile, ExcludedCombinationsDoNotCompile) {
   const KernelSpec spec = load_kernel("gemm");
   const std::string base = "BM=128,BN=128,TM=8,TN=8,WARP_ROWS=4,BK=8,VEC=4,";
-  for (const char* rest : {"AT=1,PAD=4,ASYNC=1,STAGES=3,SPLITK=1,GROUP_M=1",    // cp.async cannot transpose A
-                           "AT=0,PAD=1,ASYNC=0,STAGES=2,SPLITK=1,GROUP_M=1"}) {  // unaligned vector stores
+  for (const char* rest : {"AT=1,PAD=4,ASYNC=1,STAGES=3,OCC=0,SPLITK=1,GROUP_M=1",    // cp.async cannot transpose A
+                           "AT=0,PAD=1,ASYNC=0,STAGES=2,OCC=0,SPLITK=1,GROUP_M=1"}) {  // unaligned vector stores
     const std::string text = base + rest;
     Config c;
     for (const auto& p : spec.parameters) c.values.push_back(p.default_value);
