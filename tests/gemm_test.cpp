@@ -34,9 +34,9 @@ TEST(GemmSpace, IsBuiltInWithShapeMxNxK) {
 TEST(GemmSpace, ThousandsOfConfigurationsAndShapeRules) {
   const KernelSpec spec = load_kernel("gemm");
   const Space any = Space::enumerate(spec, std::nullopt, DeviceLimits{});
-  EXPECT_EQ(any.size(), 16560u);
+  EXPECT_EQ(any.size(), 18840u);
   const Space big = Space::enumerate(spec, spec.parse_shape("4096x4096x4096"), DeviceLimits{});
-  EXPECT_EQ(big.size(), 1504u);
+  EXPECT_EQ(big.size(), 1864u);
   const Space skinny = Space::enumerate(spec, spec.parse_shape("64x4096x4096"), DeviceLimits{});
   EXPECT_GT(skinny.size(), big.size());  // split-K opens up when there are few tiles
   std::map<std::int64_t, int> splits_big, splits_skinny;
@@ -70,18 +70,23 @@ TEST(GemmCompile, SampleOfTheSpaceCompilesForSm90) {
   for (const auto& c : sample) futures.push_back(pool.submit([&spec, c] { return compile_config(spec, c, "sm_90"); }));
   const CompileOutput reference = compile_reference(spec, "sm_90");
   EXPECT_TRUE(reference.ok) << reference.log;
-  std::vector<std::string> spilled;
+  std::vector<std::string> spilled;  // without a register cap (OCC=0)
+  int uncapped = 0;
   for (std::size_t i = 0; i < sample.size(); ++i) {
     const CompileOutput out = futures[i].get();
     ASSERT_TRUE(out.ok) << spec.format(sample[i]) << "\n" << out.log;
     EXPECT_EQ(out.lowered_name, "gemm");
     if (out.registers > 0) EXPECT_LE(out.registers, 255) << spec.format(sample[i]);
+    // OCC=1 caps registers at 128 on purpose, and some of those configurations spill (slow, not wrong: the tuner
+    // measures them like any other; some are the fastest at some shapes). Without the cap, a few of the 16x8 thread
+    // tiles with A untransposed spill a little (about one in ten of the uncapped sample); many more would mean the
+    // constraints let through thread tiles too large for the register file.
+    if (value(spec, sample[i], "OCC") == 1) continue;
+    ++uncapped;
     if (out.spill_bytes > 0) spilled.push_back(spec.format(sample[i]));
   }
-  // Spilling is slow, not wrong: the tuner measures it away (about one configuration in ten spills a little,
-  // mostly OCC=1 ones capped at 128 registers, and split-K ones with the largest thread tiles). Many more would
-  // mean the constraints are off.
-  EXPECT_LE(spilled.size(), sample.size() / 8) << ::testing::PrintToString(spilled);
+  EXPECT_GT(uncapped, 100);
+  EXPECT_LE(spilled.size(), static_cast<std::size_t>(uncapped) / 8) << ::testing::PrintToString(spilled);
 }
 
 // The constraints keep out what the template rejects at compile time.
