@@ -15,14 +15,12 @@
 #include <vector>
 
 #include "bench_support.hpp"
+#include "cublas_support.hpp"
 #include "cutune/templates.hpp"
 
 namespace {
 
 using cutune::bench::check;
-void check(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw cutune::CudaError(std::string(what) + ": cuBLAS status " + std::to_string(s));
-}
 
 struct Row {
   std::string shape, config;
