@@ -19,6 +19,14 @@ inline void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw CudaError(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
+/// Makes `device` current for both cutune (driver API) and the CUDA runtime, which then share its primary
+/// context: buffers and streams of either work with the other.
+inline void share_context(const Device& device) {
+  check(cudaSetDevice(device.ordinal()), "cudaSetDevice");
+  check(cudaFree(nullptr), "cudaFree");  // the runtime binds the primary context now, not at its first call
+  device.make_current();
+}
+
 /// The benchmarks' timing method: `warmup` untimed runs, then `repeats` runs, each after an L2 flush (outside the
 /// events), timed with CUDA events; the median counts.
 inline MeasureOptions timing(int repeats = 50, int warmup = 5) {

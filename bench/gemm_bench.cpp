@@ -92,8 +92,7 @@ int main(int argc, char** argv) {
     }
 
     cutune::Device device;
-    check(cudaSetDevice(device.ordinal()), "cudaSetDevice");  // the runtime shares the primary context
-    device.make_current();
+    cutune::bench::share_context(device);
     cutune::Database db(db_path);
     const cutune::KernelSpec spec = cutune::load_kernel("gemm");
     std::vector<Row> rows;

@@ -161,9 +161,7 @@ int main(int argc, char** argv) {
     if (lengths.empty()) lengths = {1LL << 16, 1LL << 20, 1LL << 24, 1LL << 28};
 
     cutune::Device device;
-    check(cudaSetDevice(device.ordinal()), "cudaSetDevice");  // the runtime shares the primary context
-    check(cudaFree(nullptr), "cudaFree");
-    device.make_current();
+    cutune::bench::share_context(device);
     std::vector<Row> rows;
     {
       cutune::Database db(db_path);

@@ -75,8 +75,7 @@ int main(int argc, char** argv) {
     if (shapes.empty()) shapes = {"4096x4096", "8192x8192", "16384x16384", "4000x3000"};
 
     cutune::Device device;
-    check(cudaSetDevice(device.ordinal()), "cudaSetDevice");  // the runtime shares the primary context
-    device.make_current();
+    cutune::bench::share_context(device);
     cutune::Database db(db_path);
     const cutune::KernelSpec spec = cutune::load_kernel("transpose");
     std::vector<Row> rows;

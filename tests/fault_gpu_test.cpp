@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "gpu_support.hpp"
 #include "cutune/database.hpp"
 #include "cutune/device.hpp"
 #include "cutune/templates.hpp"
@@ -25,7 +26,7 @@ fs::path source_dir() {
 }
 
 TEST(CrashIsolationGpu, FaultSpaceTunesToTheEndWithEveryStatusRight) {
-  if (Device::count() == 0) GTEST_SKIP() << Device::unavailable_reason();
+  REQUIRE_GPU();
   const KernelSpec spec = load_kernel((source_dir() / "tests/faults/fault.json").string());
   const fs::path db_path = fs::temp_directory_path() / ("cutune_fault_" + std::to_string(::getpid()) + ".db");
   const fs::path cache = fs::temp_directory_path() / ("cutune_fault_cache_" + std::to_string(::getpid()));

@@ -7,6 +7,7 @@
 
 #include "cutune/compiler.hpp"
 #include "cutune/device.hpp"
+#include "gpu_support.hpp"
 #include "cutune/measure.hpp"
 #include "cutune/space.hpp"
 #include "cutune/templates.hpp"
@@ -14,9 +15,6 @@
 
 namespace cutune {
 namespace {
-
-#define REQUIRE_GPU() \
-  if (Device::count() == 0) GTEST_SKIP() << Device::unavailable_reason()
 
 // The built-in spec with alpha = 1.5, beta = 0.5 and C filled with random values (restored before each run).
 KernelSpec scaled_spec(const KernelSpec& gemm) {

@@ -17,6 +17,7 @@
 #include "cutune/cubin_cache.hpp"
 #include "cutune/database.hpp"
 #include "cutune/device.hpp"
+#include "gpu_support.hpp"
 #include "cutune/measure.hpp"
 #include "cutune/space.hpp"
 #include "cutune/templates.hpp"
@@ -27,9 +28,6 @@ namespace cutune {
 namespace {
 
 namespace fs = std::filesystem;
-
-#define REQUIRE_GPU() \
-  if (Device::count() == 0) GTEST_SKIP() << Device::unavailable_reason()
 
 // Each configuration runs twice per evaluation (verified run, then one more), so that one that leaves its
 // workspace dirty fails on its own second run or on the next configuration's.

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <vector>
 
+#include "gpu_support.hpp"
 #include "cutune/device.hpp"
 #include "cutune/error.hpp"
 #include "cutune/runtime.hpp"
@@ -71,7 +72,7 @@ class DriverMemory {
 class RuntimeGpuTest : public TempDirTest {};
 
 TEST_F(RuntimeGpuTest, LaunchesTheTunedTransposeAndChecksIt) {
-  if (Device::count() == 0) GTEST_SKIP() << Device::unavailable_reason();
+  REQUIRE_GPU();
   const KernelSpec spec = load_kernel("transpose");
   const std::string tuned = "TILE=32,VEC=2,ROWS=8,SMEM=1,PAD=1,COALESCE=0";
   {

@@ -10,6 +10,7 @@
 #include "cutune/compiler.hpp"
 #include "cutune/database.hpp"
 #include "cutune/device.hpp"
+#include "gpu_support.hpp"
 #include "cutune/measure.hpp"
 #include "cutune/space.hpp"
 #include "cutune/templates.hpp"
@@ -19,9 +20,6 @@ namespace cutune {
 namespace {
 
 namespace fs = std::filesystem;
-
-#define REQUIRE_GPU()                                                            \
-  if (Device::count() == 0) GTEST_SKIP() << Device::unavailable_reason()
 
 MeasureOptions quick() {
   MeasureOptions o;
