@@ -40,10 +40,11 @@ inline MeasureOptions timing(int repeats = 50, int warmup = 5) {
 /// Tunes one shape (resuming from the database; `budget` configurations with the default strategy, 0: the whole
 /// space) and returns the report; throws when no configuration was correct.
 inline ShapeReport tune_shape(const Device& device, Database& db, const KernelSpec& spec, const Shape& shape,
-                              const std::string& command, std::size_t budget = 0) {
+                              const std::string& command, std::size_t budget = 0, const std::string& strategy = {}) {
   TuneOptions options;
   options.command = command;
   options.budget = budget;
+  if (!strategy.empty()) options.strategy = strategy;
   ShapeReport report = Tuner(device, db, options).tune(spec, shape);
   if (!report.best) throw Error("no correct " + spec.name + " configuration at " + shape.str());
   return report;

@@ -1,8 +1,9 @@
 // Tuned SGEMM against cublasSgemm (pure FP32, no TF32), timed the same way in one run.
 //
-// Usage: gemm_bench [--db FILE] [--budget N] [SHAPE ...]   (shapes MxNxK; default: the nine of bench/RESULTS.md)
-// Each shape is tuned first (resuming from FILE; --budget configurations per shape with the default strategy,
-// 0 for the whole space), then the best configuration and cublasSgemm on the same row-major A, B, C are timed with
+// Usage: gemm_bench [--db FILE] [--budget N] [--strategy S] [--where EXPR]... [SHAPE ...]
+//        (shapes MxNxK; default: the nine of bench/RESULTS.md)
+// Each shape is tuned first (resuming from FILE; --budget configurations per shape with the default strategy or S,
+// 0 for the whole space; --where restricts the space as in `tune`), then the best configuration and cublasSgemm on the same row-major A, B, C are timed with
 // the same method: warm-up, L2 flush before each run, CUDA events, median of 50.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -76,12 +77,17 @@ int main(int argc, char** argv) {
   try {
     std::string db_path = "gemm_bench.db";
     std::size_t budget = 0;
-    std::vector<std::string> shapes;
+    std::string strategy;
+    std::vector<std::string> shapes, where;
     for (int i = 1; i < argc; ++i) {
       if (std::strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
         db_path = argv[++i];
       } else if (std::strcmp(argv[i], "--budget") == 0 && i + 1 < argc) {
         budget = std::stoul(argv[++i]);
+      } else if (std::strcmp(argv[i], "--strategy") == 0 && i + 1 < argc) {
+        strategy = argv[++i];
+      } else if (std::strcmp(argv[i], "--where") == 0 && i + 1 < argc) {
+        where.emplace_back(argv[++i]);
       } else {
         shapes.emplace_back(argv[i]);
       }
@@ -94,11 +100,12 @@ int main(int argc, char** argv) {
     cutune::Device device;
     cutune::bench::share_context(device);
     cutune::Database db(db_path);
-    const cutune::KernelSpec spec = cutune::load_kernel("gemm");
+    cutune::KernelSpec spec = cutune::load_kernel("gemm");
+    for (const auto& w : where) spec.restrict_to(w);
     std::vector<Row> rows;
     for (const auto& text : shapes) {
       const cutune::Shape shape = spec.parse_shape(text);
-      const cutune::ShapeReport report = cutune::bench::tune_shape(device, db, spec, shape, "gemm_bench", budget);
+      const cutune::ShapeReport report = cutune::bench::tune_shape(device, db, spec, shape, "gemm_bench", budget, strategy);
       cutune::Workbench bench(device, spec, shape, cutune::bench::timing());
       const cutune::Result tuned = cutune::bench::time_best(device, bench, spec, report);
       const double cublas = cublas_gflops(bench, shape.dims[0], shape.dims[1], shape.dims[2]);
