@@ -204,7 +204,7 @@ CompileOutput compile_config_cached(CubinCache* cache, const KernelSpec& spec, c
 
 CompileOutput compile_reference_cached(CubinCache* cache, const KernelSpec& spec, const std::string& arch) {
   if (spec.reference_config) return compile_config_cached(cache, spec, *spec.reference_config, arch);
-  return compile_through(cache, spec, spec.reference_kernel, spec.defines(spec.default_config()), arch);
+  return compile_through(cache, spec, spec.reference_kernel, reference_defines(spec), arch);
 }
 
 }  // namespace cutune

@@ -93,6 +93,10 @@ Device::~Device() {
   if (context_ != nullptr) detail::driver().cuDevicePrimaryCtxRelease(static_cast<CUdevice>(handle_));
 }
 
+void Device::block_while_waiting() const {
+  CU_CHECK(cuDevicePrimaryCtxSetFlags, static_cast<CUdevice>(handle_), CU_CTX_SCHED_BLOCKING_SYNC);
+}
+
 void Device::make_current() const {
   // The context is made on first use: a tuner that measures in worker processes never needs one of its own,
   // and creating it costs a few hundred milliseconds and GPU memory.

@@ -134,9 +134,15 @@ CompileOutput compile_config(const KernelSpec& spec, const Config& config, const
   return compile(spec, spec.kernel, spec.defines(config), arch);
 }
 
+std::vector<std::string> reference_defines(const KernelSpec& spec) {
+  std::vector<std::string> out = spec.defines(spec.default_config());
+  out.emplace_back("-DCUTUNE_REFERENCE=1");
+  return out;
+}
+
 CompileOutput compile_reference(const KernelSpec& spec, const std::string& arch) {
   if (spec.reference_config) return compile_config(spec, *spec.reference_config, arch);
-  return compile(spec, spec.reference_kernel, spec.defines(spec.default_config()), arch);
+  return compile(spec, spec.reference_kernel, reference_defines(spec), arch);
 }
 
 }  // namespace cutune

@@ -27,6 +27,12 @@ std::atomic<bool> stop_flag{false};
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
+// The order of Database::best (median, then configuration text), so that the tuner's winner is the stored best
+// also when medians tie (short kernels: event timings come in steps of about half a microsecond).
+bool faster(const Result& a, const Result& b) {
+  return a.median_ms < b.median_ms || (a.median_ms == b.median_ms && a.config < b.config);
+}
+
 struct Pending {
   std::size_t index;
   std::future<CompileOutput> compiled;
@@ -86,7 +92,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
     ++progress.done;
     if (resumed) ++report.resumed, ++progress.resumed; else ++report.evaluated;
     if (r.status != Status::Ok) ++report.failed;
-    if (r.status == Status::Ok && (!best || r.median_ms < best->median_ms)) best = r;
+    if (r.status == Status::Ok && (!best || faster(r, *best))) best = r;
     results[r.config] = r;
     if (options_.on_progress) {
       progress.elapsed_s = seconds_since(start);
@@ -184,10 +190,10 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
     std::vector<Result> ranked;
     for (const auto& [config, r] : results)
       if (r.status == Status::Ok) ranked.push_back(r);
-    std::sort(ranked.begin(), ranked.end(), [](const Result& a, const Result& b) { return a.median_ms < b.median_ms; });
+    std::sort(ranked.begin(), ranked.end(), faster);
     best.reset();
     for (std::size_t i = 0; i < ranked.size(); ++i) {
-      if (i >= static_cast<std::size_t>(options_.final_candidates) && best && ranked[i].median_ms >= best->median_ms) break;
+      if (i >= static_cast<std::size_t>(options_.final_candidates) && best && !faster(ranked[i], *best)) break;
       if (stop_requested()) throw Interrupted("interrupted");
       const Config config = spec.parse_config(ranked[i].config);
       const auto measure_start = Clock::now();
@@ -195,7 +201,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
       report.measure_seconds += seconds_since(measure_start);
       database_.record(run, shape_key, again);
       ++report.retimed;
-      if (again.status == Status::Ok && (!best || again.median_ms < best->median_ms)) best = again;
+      if (again.status == Status::Ok && (!best || faster(again, *best))) best = again;
     }
   }
 

@@ -170,6 +170,7 @@ int worker_main(int in, int out) {
       const std::string op = request.at("op").get<std::string>();
       if (op == "hello") {
         device = std::make_unique<Device>(request.at("device").get<int>());
+        device->block_while_waiting();  // the compile pool needs every core; this process mostly waits on the GPU
         reply = {{"ok", true}};
       } else if (op == "bench") {
         bench.reset();

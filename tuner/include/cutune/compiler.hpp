@@ -34,7 +34,10 @@ CompileOutput compile(const KernelSpec& spec, const std::string& kernel, const s
                       const std::string& arch);
 /// The spec's kernel with a configuration's #defines.
 CompileOutput compile_config(const KernelSpec& spec, const Config& config, const std::string& arch);
-/// The spec's reference kernel, with the default configuration's #defines.
+/// The options of a reference kernel's compile: the default configuration's #defines and CUTUNE_REFERENCE, so that
+/// a source can keep its reference out of the candidates' compiles (#if !defined(CUTUNE) || defined(CUTUNE_REFERENCE)).
+std::vector<std::string> reference_defines(const KernelSpec& spec);
+/// The spec's reference kernel (its configuration, when the reference is one), compiled with reference_defines().
 CompileOutput compile_reference(const KernelSpec& spec, const std::string& arch);
 
 /// A fixed set of threads that run compile jobs in submission order.
