@@ -111,5 +111,16 @@ TEST(GemmCompile, ExcludedCombinationsDoNotCompile) {
   }
 }
 
+// The reference kernel is compiled once, on its own: the candidates' binaries do not carry it.
+TEST(GemmCompile, ReferenceStaysOutOfTheCandidates) {
+  const KernelSpec spec = load_kernel("gemm");
+  const CompileOutput candidate = compile_config(spec, spec.default_config(), "sm_90");
+  const CompileOutput reference = compile_reference(spec, "sm_90");
+  ASSERT_TRUE(candidate.ok) << candidate.log;
+  ASSERT_TRUE(reference.ok) << reference.log;
+  EXPECT_EQ(candidate.cubin.find("gemm_reference"), std::string::npos);
+  EXPECT_NE(reference.cubin.find("gemm_reference"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace cutune
