@@ -94,7 +94,8 @@ Device::~Device() {
 }
 
 void Device::block_while_waiting() const {
-  CU_CHECK(cuDevicePrimaryCtxSetFlags, static_cast<CUdevice>(handle_), CU_CTX_SCHED_BLOCKING_SYNC);
+  // Best effort: a driver that refuses (the context already active elsewhere) only leaves the default, spinning.
+  detail::driver().cuDevicePrimaryCtxSetFlags(static_cast<CUdevice>(handle_), CU_CTX_SCHED_BLOCKING_SYNC);
 }
 
 void Device::make_current() const {
