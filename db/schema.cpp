@@ -1,16 +1,4 @@
-// The store's schema and its versions: opening checks, creation, and migration of older files on open.
-#include <unistd.h>
-
-#include <SQLiteCpp/Backup.h>
-
-#include <array>
-#include <cerrno>
-#include <climits>
-#include <cstdio>
-#include <cstring>
-#include <ctime>
-#include <fstream>
-#include <random>
+// The store's schema and its versions: the tables, reading the version of a file, and migrating older files.
 #include <vector>
 
 #include "cutune/spec.hpp"
@@ -18,6 +6,7 @@
 
 namespace cutune {
 namespace detail {
+namespace {
 
 constexpr std::string_view kApplication = "cutune";
 
@@ -70,116 +59,6 @@ constexpr const char* kMeta = R"sql(
 INSERT OR IGNORE INTO meta(key, value) VALUES('application', 'cutune');
 INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '2');
 )sql";
-
-std::uint32_t big_endian(const unsigned char* p) {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
-}
-
-// Looks at the file header before SQLite does: a foreign non-SQLite file is refused untouched, and a
-// truncated database is caught here because SQLite only notices missing pages when a query reaches them.
-void check_header(const fs::path& path, std::uintmax_t size) {
-  std::array<unsigned char, 100> header{};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DatabaseError("cannot open database " + quoted(path) + ": " + std::strerror(errno));
-  in.read(reinterpret_cast<char*>(header.data()), header.size());
-  constexpr std::string_view kMagic{"SQLite format 3\0", 16};
-  if (in.gcount() != static_cast<std::streamsize>(header.size()) ||
-      std::string_view(reinterpret_cast<const char*>(header.data()), kMagic.size()) != kMagic) {
-    throw DatabaseError(quoted(path) + " is not a cutune database (not SQLite)");
-  }
-  std::uintmax_t page_size = (std::uintmax_t{header[16]} << 8) | header[17];
-  if (page_size == 1) page_size = 65536;
-  const std::uint32_t pages = big_endian(&header[28]);
-  // SQLite trusts the in-header page count only when the change counter matches "version valid for".
-  const bool count_valid = pages != 0 && big_endian(&header[24]) == big_endian(&header[92]);
-  // With a non-empty write-ahead log, the main file may legitimately lag behind the header's count.
-  std::error_code ec;
-  fs::path wal = path;
-  wal += "-wal";
-  const bool has_wal = fs::exists(wal, ec) && fs::file_size(wal, ec) > 0;
-  if (page_size < 512 || (page_size & (page_size - 1)) != 0) {
-    throw DatabaseError("database " + quoted(path) + " is corrupt (invalid page size)");
-  }
-  if (!has_wal && (size % page_size != 0 || (count_valid && size < page_size * pages))) {
-    throw DatabaseError("database " + quoted(path) + " is corrupt or truncated (" + std::to_string(size) +
-                        " bytes, its header describes " + std::to_string(page_size * pages) + ")");
-  }
-}
-
-// Returns whether the file is new (missing or empty), after refusing what cannot become a cutune database.
-bool inspect_file(const fs::path& path) {
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (fs::exists(status)) {
-    if (fs::is_directory(status)) throw DatabaseError("cannot open database " + quoted(path) + ": it is a directory");
-    const auto size = fs::file_size(path, ec);
-    if (ec) throw DatabaseError("cannot open database " + quoted(path) + ": " + ec.message());
-    if (size == 0) return true;
-    check_header(path, size);
-    return false;
-  }
-  const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  if (!fs::is_directory(parent, ec)) {
-    throw DatabaseError("cannot create database " + quoted(path) + ": directory " + quoted(parent) +
-                        " does not exist");
-  }
-  if (::access(parent.c_str(), W_OK) != 0) {
-    throw DatabaseError("cannot create database " + quoted(path) + ": " + std::strerror(errno));
-  }
-  return true;
-}
-
-std::unique_ptr<SQLite::Database> open_connection(const fs::path& path, bool fresh) {
-  const int flags = SQLite::OPEN_READWRITE | (fresh ? SQLite::OPEN_CREATE : 0);
-  try {
-    return std::make_unique<SQLite::Database>(path.string(), flags, kBusyTimeoutMs);
-  } catch (const SQLite::Exception& e) {
-    const std::string verb = fresh ? "cannot create database " : "cannot open database ";
-    throw DatabaseError(verb + quoted(path) + ": " + e.what());
-  }
-}
-
-// Reads meta without writing anything, so that a foreign SQLite file is left exactly as it was; returns the
-// schema version after refusing foreign files and invalid versions (a newer version is the caller's to judge).
-int schema_version(SQLite::Database& db, const fs::path& path) {
-  std::string application;
-  std::string version;
-  try {
-    SQLite::Statement has_meta(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
-    has_meta.executeStep();
-    if (has_meta.getColumn(0).getInt() == 1) {
-      SQLite::Statement query(db, "SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')");
-      while (query.executeStep()) {
-        const std::string key = query.getColumn(0).getString();
-        (key == "application" ? application : version) = query.getColumn(1).getString();
-      }
-    }
-  } catch (const SQLite::Exception& e) {
-    // A plain SQL error means a meta table of another shape: someone else's database, not a damaged one.
-    if (is_busy(e)) throw;  // the caller waits and tries again
-    if ((e.getErrorCode() & 0xff) != SQLITE_ERROR) throw sqlite_error(path, "reading its schema", e);
-  }
-  if (application != kApplication) throw DatabaseError(quoted(path) + " is not a cutune database");
-  int schema = 0;
-  try {
-    std::size_t used = 0;
-    schema = std::stoi(version, &used);
-    if (used != version.size()) schema = 0;
-  } catch (const std::exception&) {
-    schema = 0;
-  }
-  if (schema < 1) {
-    throw DatabaseError("database " + quoted(path) + " has an invalid schema version '" + version + "'");
-  }
-  return schema;
-}
-
-void refuse_newer(int schema, const fs::path& path, std::string_view verb) {
-  if (schema <= Database::kSchemaVersion) return;
-  throw DatabaseError(std::string(verb) + "database " + quoted(path) + " has schema version " +
-                      std::to_string(schema) + ", written by a newer cutune; this one reads up to version " +
-                      std::to_string(Database::kSchemaVersion));
-}
 
 // A version-1 run had no uid. Its fields make one, so that two copies of the same version-1 file migrate to
 // the same uids and merging them still does not double anything.
@@ -284,6 +163,8 @@ ALTER TABLE results_v2 RENAME TO results;
   normalize_devices(db);
 }
 
+}  // namespace
+
 void migrate(SQLite::Database& db, const fs::path& path, int from) {
   if (sqlite3_db_readonly(db.getHandle(), "main") == 1) {
     throw DatabaseError("database " + quoted(path) + " has schema version " + std::to_string(from) +
@@ -306,82 +187,52 @@ void migrate(SQLite::Database& db, const fs::path& path, int from) {
   });
 }
 
-}  // namespace detail
-
-namespace detail {
-
-std::string quoted(const fs::path& path) {
-  // Appending rather than "'" + s + "'" sidesteps GCC 12's false -Wrestrict on that expression.
-  std::string text(1, '\'');
-  text += path.string();
-  text += '\'';
-  return text;
+void create_schema(SQLite::Database& db) {
+  db.exec(kTables);
+  db.exec(kIndexes);
+  db.exec(kMeta);
 }
 
-DatabaseError sqlite_error(const fs::path& path, std::string_view action, const SQLite::Exception& e) {
-  switch (e.getErrorCode() & 0xff) {
-    case SQLITE_CORRUPT:
-      return DatabaseError("database " + quoted(path) + " is corrupt or truncated (" + e.what() + ")");
-    case SQLITE_NOTADB:
-      return DatabaseError(quoted(path) + " is not a cutune database (not SQLite)");
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return DatabaseError("database " + quoted(path) + " stayed locked by another process while " +
-                           std::string(action));
-    default:
-      return DatabaseError("database " + quoted(path) + ": " + std::string(action) + " failed: " + e.what());
-  }
-}
-
-SQLite::Database& connection(const std::unique_ptr<SQLite::Database>& db, const fs::path& path) {
-  if (!db) throw DatabaseError("database " + quoted(path) + " was used after being moved from");
-  return *db;
-}
-
-std::unique_ptr<SQLite::Database> open_store(const fs::path& path) {
-  const bool in_memory = path.native() == ":memory:";
-  const bool fresh = in_memory || inspect_file(path);
-  auto db = open_connection(path, fresh);
-  if (fresh) {
-    try {
-      write_transaction(*db, [&] {
-        db->exec(kTables);
-        db->exec(kIndexes);
-        db->exec(kMeta);
-      });
-    } catch (const SQLite::Exception& e) {
-      throw DatabaseError("cannot create database " + quoted(path) + ": " + e.what());
+// Reads meta without writing anything, so that a foreign SQLite file is left exactly as it was; returns the
+// schema version after refusing foreign files and invalid versions (a newer version is the caller's to judge).
+int schema_version(SQLite::Database& db, const fs::path& path) {
+  std::string application;
+  std::string version;
+  try {
+    SQLite::Statement has_meta(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
+    has_meta.executeStep();
+    if (has_meta.getColumn(0).getInt() == 1) {
+      SQLite::Statement query(db, "SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')");
+      while (query.executeStep()) {
+        const std::string key = query.getColumn(0).getString();
+        (key == "application" ? application : version) = query.getColumn(1).getString();
+      }
     }
+  } catch (const SQLite::Exception& e) {
+    // A plain SQL error means a meta table of another shape: someone else's database, not a damaged one.
+    if (is_busy(e)) throw;  // the caller waits and tries again
+    if ((e.getErrorCode() & 0xff) != SQLITE_ERROR) throw sqlite_error(path, "reading its schema", e);
   }
-  const int schema = guarded(path, "reading its schema", [&] { return retry_busy([&] { return schema_version(*db, path); }); });
-  refuse_newer(schema, path, "");
-  guarded(path, "opening", [&] {
-    // A read-only copy (an installed database) still answers queries; only writes will be refused.
-    if (!in_memory && sqlite3_db_readonly(db->getHandle(), "main") == 0) {
-      retry_busy([&] { db->execAndGet("PRAGMA journal_mode = WAL"); });
-    }
-  });
-  if (schema < Database::kSchemaVersion) migrate(*db, path, schema);
-  guarded(path, "opening", [&] { db->exec("PRAGMA foreign_keys = ON"); });
-  return db;
+  if (application != kApplication) throw DatabaseError(quoted(path) + " is not a cutune database");
+  int schema = 0;
+  try {
+    std::size_t used = 0;
+    schema = std::stoi(version, &used);
+    if (used != version.size()) schema = 0;
+  } catch (const std::exception&) {
+    schema = 0;
+  }
+  if (schema < 1) {
+    throw DatabaseError("database " + quoted(path) + " has an invalid schema version '" + version + "'");
+  }
+  return schema;
 }
 
-std::unique_ptr<SQLite::Database> open_source(const fs::path& path, std::string_view purpose) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw DatabaseError("cannot " + std::string(purpose) + " " + quoted(path) + ": no such file");
-  if (inspect_file(path)) throw DatabaseError("cannot " + std::string(purpose) + " " + quoted(path) + ": the file is empty");
-  auto db = open_connection(path, false);
-  const int schema = guarded(path, "reading its schema", [&] { return retry_busy([&] { return schema_version(*db, path); }); });
-  refuse_newer(schema, path, "cannot " + std::string(purpose) + " ");
-  if (schema == Database::kSchemaVersion) return db;
-  // An older file is migrated in a copy, so that reading it never changes it.
-  auto copy = std::make_unique<SQLite::Database>(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-  guarded(path, "reading it for " + std::string(purpose), [&] {
-    SQLite::Backup backup(*copy, *db);
-    backup.executeStep(-1);
-  });
-  migrate(*copy, path, schema);
-  return copy;
+void refuse_newer(int schema, const fs::path& path, std::string_view verb) {
+  if (schema <= Database::kSchemaVersion) return;
+  throw DatabaseError(std::string(verb) + "database " + quoted(path) + " has schema version " +
+                      std::to_string(schema) + ", written by a newer cutune; this one reads up to version " +
+                      std::to_string(Database::kSchemaVersion));
 }
 
 void refresh_current(SQLite::Database& db) {
@@ -409,52 +260,5 @@ void refresh_tuned(SQLite::Database& db, std::int64_t device_id, std::int64_t ke
   }
 }
 
-std::string utc_now() {
-  const auto now = std::chrono::system_clock::now();
-  const auto seconds = std::chrono::time_point_cast<std::chrono::seconds>(now);
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now - seconds).count();
-  const std::time_t t = std::chrono::system_clock::to_time_t(seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::array<char, 32> date{};
-  std::strftime(date.data(), date.size(), "%Y-%m-%dT%H:%M:%S", &tm);
-  // Microseconds keep the text order equal to the time order for results committed in quick succession.
-  std::array<char, 48> text{};
-  std::snprintf(text.data(), text.size(), "%s.%06lldZ", date.data(), static_cast<long long>(micros));
-  return text.data();
-}
-
-std::string host_name() {
-  std::array<char, HOST_NAME_MAX + 1> name{};
-  if (::gethostname(name.data(), name.size() - 1) != 0) return "unknown";
-  return name.data();
-}
-
-std::string random_uid() {
-  // Seeded per call from the OS: runs begun in forked processes or at the same microsecond still differ.
-  std::random_device device;
-  std::mt19937_64 random((std::uint64_t{device()} << 32) ^ device());
-  std::array<char, 33> text{};
-  std::snprintf(text.data(), text.size(), "%016llx%016llx", static_cast<unsigned long long>(random()),
-                static_cast<unsigned long long>(random()));
-  return text.data();
-}
-
 }  // namespace detail
-
-std::string normalized_device_name(std::string_view name) {
-  std::string out;
-  bool space = false;
-  for (const char c : name) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
-}
-
 }  // namespace cutune

@@ -78,17 +78,28 @@ auto write_transaction(SQLite::Database& db, Body&& body) -> decltype(body()) {
 
 SQLite::Database& connection(const std::unique_ptr<SQLite::Database>& db, const fs::path& path);
 
-// Opening (schema.cpp).
+// Opening (open.cpp).
 /// Opens or creates a cutune database at the current schema version, migrating an older one in place.
 std::unique_ptr<SQLite::Database> open_store(const fs::path& path);
 /// Opens a cutune database only to read it: an older schema version is migrated in a copy in memory, the file is
 /// never written. Refuses unknown schema versions, naming `purpose` ("merge", ...).
 std::unique_ptr<SQLite::Database> open_source(const fs::path& path, std::string_view purpose);
+
+// Schema (schema.cpp).
+/// Creates the tables, indexes and meta rows of the current schema version in an empty database.
+void create_schema(SQLite::Database& db);
+/// The schema version of an open file, after refusing foreign files and invalid versions; writes nothing.
+int schema_version(SQLite::Database& db, const fs::path& path);
+/// Refuses a file of a newer schema version than this cutune reads; `verb` starts the message ("cannot merge ").
+void refuse_newer(int schema, const fs::path& path, std::string_view verb);
+/// Migrates a file of schema version `from` to the current one, in one transaction.
+void migrate(SQLite::Database& db, const fs::path& path, int from);
 /// Makes the latest measurement of every (device, kernel version, shape, configuration) the current one.
 void refresh_current(SQLite::Database& db);
 /// Updates whether one (device, kernel version, shape) has a current Ok result (the `tuned` table).
 void refresh_tuned(SQLite::Database& db, std::int64_t device_id, std::int64_t kernel_id, const std::string& shape);
 
+// Provenance (provenance.cpp).
 std::string utc_now();
 std::string host_name();
 /// 32 random hex digits: a run's uid.

@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "worker_protocol.hpp"
+#include "measure/worker_protocol.hpp"
 
 using cutune::detail::Message;
 

@@ -8,8 +8,8 @@
 
 #include "cutune/error.hpp"
 #include "cutune/tuner.hpp"
-#include "evaluator.hpp"
-#include "worker_protocol.hpp"
+#include "measure/evaluator.hpp"
+#include "measure/worker_protocol.hpp"
 
 namespace cutune::detail {
 namespace {

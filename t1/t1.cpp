@@ -1,6 +1,6 @@
 // Translates a T1 problem file into cutune's spec format and reads it with the one spec reader: the
-// configuration space, the reference and the public entry points (the kernel's files and launch geometry are in
-// t1_kernel.cpp, its arguments in t1_arguments.cpp).
+// configuration space and the public entry points (the kernel's files and launch geometry are in t1_kernel.cpp,
+// its arguments in t1_arguments.cpp, the choice of its reference in t1_reference.cpp).
 #include "cutune/t1.hpp"
 
 #include <algorithm>
@@ -12,7 +12,6 @@
 #include <sstream>
 
 #include "cutune/error.hpp"
-#include "cutune/space.hpp"
 #include "t1_detail.hpp"
 
 namespace cutune {
@@ -219,63 +218,6 @@ void T1Reader::read_problem_size(const Json& kernel) {
   spec_["shape"] = shape;
   problem_.shape.dims = sizes;
   lists_.emplace_back("ProblemSize", std::vector<Value>(sizes.begin(), sizes.end()));
-}
-
-KernelSpec T1Reader::build(const Config& reference, bool with_constraints) const {
-  Json spec = spec_;
-  if (!with_constraints) spec.erase("constraints");
-  Json configuration = Json::object();
-  for (std::size_t i = 0; i < parameter_names_.size(); ++i) {
-    configuration[parameter_names_[i]] = number_json(reference.values[i]);
-  }
-  spec["reference"] = {{"configuration", configuration}};
-  try {
-    return KernelSpec::from_json(spec.dump(2), source_, source_name_);
-  } catch (const SpecError& e) {
-    throw SpecError("T1 " + name_ + ": " + e.what());  // a gap of this translator, reported with its file
-  }
-}
-
-// The reference: the Default values when they form a valid configuration, else the first valid configuration.
-void T1Reader::choose_reference() {
-  const DeviceLimits limits;
-  std::string why_not;
-  for (const Expr& c : conditions_) {
-    if (!c.eval(defaults_.values).truthy()) {
-      why_not = "violate condition '" + c.text() + "'";
-      break;
-    }
-  }
-  std::optional<KernelSpec> spec;
-  if (why_not.empty()) {
-    spec = build(defaults_, true);
-    const auto too_big = check_launch(spec->resolve(spec->launch, defaults_, problem_.shape), limits, true);
-    if (!too_big) {
-      problem_.spec = std::move(*spec);
-      note(T1Issue::Kind::Note, "reference",
-           "outputs are verified against the Default values " + problem_.spec.format(defaults_));
-      return;
-    }
-    why_not = "cannot launch (" + *too_big + ")";
-  } else {
-    // The defaults cannot be the reference of a spec with these constraints: enumerate a draft without them.
-    spec = build(defaults_, false);
-    const auto scope = spec->scope_names();
-    for (Expr c : conditions_) {
-      c.bind(scope);
-      spec->constraints.push_back(std::move(c));
-    }
-  }
-  const Space space = Space::enumerate(*spec, problem_.shape, limits);
-  if (space.size() == 0) {
-    fail("ConfigurationSpace", "no configuration satisfies every condition and the launch limits (" +
-                                   std::to_string(space.cartesian_size()) + " combinations, " +
-                                   std::to_string(space.removed_by_constraints()) + " removed by conditions)");
-  }
-  problem_.spec = build(space.configs().front(), true);
-  note(T1Issue::Kind::Note, "reference",
-       "outputs are verified against the first valid configuration " + problem_.spec.format(space.configs().front()) +
-           ", since the Default values " + why_not);
 }
 
 bool T1Reader::is_parameter(const std::string& name) const {

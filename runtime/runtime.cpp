@@ -9,12 +9,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "cuda_driver.hpp"
+#include "measure/cuda_driver.hpp"
 #include "cutune/device.hpp"
 #include "cutune/error.hpp"
 #include "cutune/templates.hpp"
-#include "log.hpp"
-#include "workbench.hpp"
+#include "specs/log.hpp"
+#include "measure/workbench.hpp"
 
 namespace cutune {
 namespace {

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "log.hpp"
+#include "specs/log.hpp"
 
 namespace cutune {
 namespace {

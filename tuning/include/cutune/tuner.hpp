@@ -10,6 +10,7 @@
 #include "cutune/device.hpp"
 #include "cutune/measure.hpp"
 #include "cutune/spec.hpp"
+#include "cutune/stop.hpp"
 #include "cutune/strategy.hpp"
 
 namespace cutune {
@@ -58,13 +59,6 @@ struct ShapeReport {
   double measure_seconds = 0.0;  ///< wall time spent loading, verifying and timing candidates
   double idle_seconds = 0.0;     ///< wall time the GPU side waited for a compile
 };
-
-/// Asks every running tuning job to stop after (or, in a worker, during) its current configuration; safe to call
-/// from a signal handler. tune() then throws Interrupted.
-void request_stop();
-bool stop_requested();
-/// Forgets an earlier request_stop(), for a program that goes on tuning after an interruption.
-void reset_stop();
 
 class Tuner {
  public:

@@ -4,7 +4,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "worker_protocol.hpp"
+#include "measure/worker_protocol.hpp"
 
 int main() {
   // A worker must not outlive its tuner (kill -9 of the tuner included), even in the middle of a measurement.

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "cutune/error.hpp"
-#include "embedded_support.hpp"
-#include "nvrtc.hpp"
+#include "specs/embedded_support.hpp"
+#include "compile/nvrtc.hpp"
 #include "workbench.hpp"
 
 namespace cutune {

@@ -14,16 +14,15 @@
 #include "cutune/error.hpp"
 #include "cutune/space.hpp"
 #include "cutune/strategy.hpp"
-#include "evaluator.hpp"
-#include "workbench.hpp"
-#include "log.hpp"
+#include "measure/evaluator.hpp"
+#include "measure/workbench.hpp"
+#include "specs/log.hpp"
 
 namespace cutune {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::atomic<bool> stop_flag{false};
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -50,10 +49,6 @@ Pending take_ready(std::deque<Pending>& pending) {
 }
 
 }  // namespace
-
-void request_stop() { stop_flag.store(true); }
-bool stop_requested() { return stop_flag.load(); }
-void reset_stop() { stop_flag.store(false); }
 
 Tuner::Tuner(const Device& device, Database& database, TuneOptions options)
     : device_(device), database_(database), options_(std::move(options)) {}

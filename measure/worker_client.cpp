@@ -10,9 +10,9 @@
 #include <filesystem>
 
 #include "cutune/error.hpp"
-#include "cutune/tuner.hpp"
+#include "cutune/stop.hpp"
 #include "evaluator.hpp"
-#include "log.hpp"
+#include "specs/log.hpp"
 #include "worker_protocol.hpp"
 
 extern char** environ;
