@@ -200,6 +200,10 @@ int run_best(const BestArgs& args) {
     throw InputError("no correct configuration of " + spec.name + " (this version, " + spec.hash + ") for shape " +
                      shape.str() + " on " + device.name + " in " + args.db);
   }
+  if (auto why = invalid_config(spec, found->result.config, found->shape)) {  // choose_config checked the others
+    throw DatabaseError("database " + args.db + ": the stored best configuration of " + spec.name + " at " +
+                        found->shape + " is not valid: " + *why);
+  }
   const Result& r = found->result;
   std::ostringstream rule;
   rule << to_string(found->match);

@@ -37,6 +37,10 @@ void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, co
   fmt::print("\n{} {} on {} ({}, {} SMs): {} valid configurations, {} measured now, {} from the database, {} failed, {:.1f} s\n",
              spec.name, r.shape.str(), device.name, device.arch(), device.sm_count, r.space_size, r.evaluated,
              r.resumed, r.failed, r.seconds);
+  if (r.evaluated == 0 && r.resumed > 0 && r.resumed >= r.limit) {
+    fmt::print("  nothing to measure: {} configurations of this shape already stored, the {} ({}) reached\n",
+               r.resumed, r.limit < r.space_size ? "budget" : "whole space", r.limit);
+  }
   if (r.evaluated > 0) {
     fmt::print("  time spent  compile {:.1f} s summed over threads ({} of {} from the cubin cache), measure {:.2f} s, "
                "GPU waiting for compiles {:.2f} s; {} finalists re-timed\n",

@@ -113,7 +113,7 @@ ImportSummary import_file(Database& db, const std::filesystem::path& file, std::
     }
   }
   if (!chosen->read) throw InputError("format '" + chosen->name + "' can only be exported");
-  return db.add_runs(chosen->read(in, file.string()));
+  return db.add_runs(chosen->read(in, file.string()), file.string());
 }
 
 std::vector<RunRecord> read_database(const std::filesystem::path& path, std::string_view purpose) {
@@ -127,6 +127,7 @@ MergeSummary merge_databases(const std::vector<std::filesystem::path>& inputs, c
   std::vector<RunRecord> runs;
   for (const auto& input : inputs) {
     auto more = read_database(input, "merge");
+    for (const auto& run : more) detail::check_record(run, input.string());  // before anything is written
     runs.insert(runs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
     ++summary.inputs;
   }

@@ -216,7 +216,7 @@ ImportSummary import_foreign_file(Database& db, const std::filesystem::path& fil
       if (f.detect(head)) chosen = &f;
     if (!chosen) throw InputError("'" + file.string() + "' is neither a T4 file nor a Kernel Tuner cache");
   }
-  return db.add_runs(chosen->read(in, file.string()));
+  return db.add_runs(chosen->read(in, file.string()), file.string());
 }
 
 }  // namespace cutune

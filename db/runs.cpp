@@ -58,24 +58,6 @@ std::vector<RunRecord> read_runs(SQLite::Database& db, const fs::path& path) {
   });
 }
 
-namespace {
-
-void check_record(const RunRecord& run) {
-  const auto fail = [&](const std::string& what) {
-    throw InputError("run '" + run.uid + "' cannot be stored: " + what);
-  };
-  if (run.uid.empty()) fail("it has no uid");
-  if (run.kernel.name.empty() || run.kernel.hash.empty()) fail("its kernel has no name or hash");
-  if (normalized_device_name(run.device.name).empty()) fail("its device has no name");
-  if (run.started_at.empty()) fail("it has no start time");
-  for (const auto& m : run.measurements) {
-    if (m.shape.empty() || m.result.config.empty() || m.measured_at.empty()) {
-      fail("a measurement lacks its shape, configuration or time");
-    }
-  }
-}
-
-}  // namespace
 
 void bind_result(SQLite::Statement& statement, const Measurement& m) {
   const Result& r = m.result;
@@ -99,8 +81,8 @@ void bind_result(SQLite::Statement& statement, const Measurement& m) {
 
 std::vector<RunRecord> Database::runs() { return detail::read_runs(detail::connection(db_, path_), path_); }
 
-ImportSummary Database::add_runs(const std::vector<RunRecord>& runs) {
-  for (const auto& run : runs) detail::check_record(run);
+ImportSummary Database::add_runs(const std::vector<RunRecord>& runs, std::string_view source) {
+  for (const auto& run : runs) detail::check_record(run, source);
   auto& db = detail::connection(db_, path_);
   return detail::guarded(path_, "adding runs", [&] {
     return detail::write_transaction(db, [&] {

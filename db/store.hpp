@@ -99,6 +99,13 @@ void refresh_current(SQLite::Database& db);
 /// Updates whether one (device, kernel version, shape) has a current Ok result (the `tuned` table).
 void refresh_tuned(SQLite::Database& db, std::int64_t device_id, std::int64_t kernel_id, const std::string& shape);
 
+// Untrusted rows (row_checks.cpp).
+/// Refuses a run that cannot be stored as it is (InputError naming `source`, the run, the row and the value): texts
+/// too long or of the wrong form (a configuration must be NAME=VALUE,... of plain tokens), times that are not
+/// finite or negative, and for a kernel version built into this cutune, a configuration that is not one of its
+/// valid configurations at the row's shape.
+void check_record(const RunRecord& run, std::string_view source);
+
 // Provenance (provenance.cpp).
 std::string utc_now();
 std::string host_name();

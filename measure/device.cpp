@@ -98,7 +98,7 @@ void Device::block_while_waiting() const {
   detail::driver().cuDevicePrimaryCtxSetFlags(static_cast<CUdevice>(handle_), CU_CTX_SCHED_BLOCKING_SYNC);
 }
 
-void Device::make_current() const {
+void Device::retain_context() const {
   // The context is made on first use: a tuner that measures in worker processes never needs one of its own,
   // and creating it costs a few hundred milliseconds and GPU memory.
   std::call_once(context_once_, [this] {
@@ -106,6 +106,10 @@ void Device::make_current() const {
     CU_CHECK(cuDevicePrimaryCtxRetain, &context, static_cast<CUdevice>(handle_));
     context_ = context;
   });
+}
+
+void Device::make_current() const {
+  retain_context();
   CU_CHECK(cuCtxSetCurrent, static_cast<CUcontext>(context_));
 }
 

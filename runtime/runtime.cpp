@@ -19,20 +19,6 @@
 namespace cutune {
 namespace {
 
-// The fallback chain may hand over a configuration tuned for another shape; the spec's constraints decide
-// whether it may run at this one.
-bool acceptable(const KernelSpec& spec, const std::string& text, const Shape& shape) {
-  try {
-    const auto values = spec.scope(spec.parse_config(text), &shape);
-    for (const auto& constraint : spec.constraints) {
-      if (!constraint.eval(values).truthy()) return false;
-    }
-    return true;
-  } catch (const Error&) {
-    return false;
-  }
-}
-
 // The application's device: the one its current context belongs to. cuCtxGetDevice is outside the tuner's
 // driver table, so it is looked up here, in the libcuda.so.1 that detail::driver() has loaded.
 int current_device() {
@@ -56,7 +42,15 @@ std::string type_name(const Argument& a) {
 BestConfig choose_config(Database* db, const KernelSpec& spec, const DeviceIdentity& device, const Shape& shape) {
   if (db != nullptr) {
     auto found = db->best_with_fallback({spec.name, spec.hash, device, shape.str()});
-    if (found && (found->match == Match::Exact || acceptable(spec, found->result.config, shape))) return *found;
+    if (found) {
+      // A database may come from elsewhere: a stored configuration that is not one of the spec's at its own shape
+      // is refused; one of another shape that is not valid at this one falls back to the default.
+      if (auto why = invalid_config(spec, found->result.config, found->shape)) {
+        throw DatabaseError("database " + db->path().string() + ": the stored best configuration of " + spec.name +
+                            " at " + found->shape + " on " + found->device.name + " is not valid: " + *why);
+      }
+      if (found->match == Match::Exact || !invalid_config(spec, found->result.config, shape.str())) return *found;
+    }
   }
   BestConfig fallback;
   fallback.match = Match::Default;
@@ -174,6 +168,9 @@ const RuntimeKernel& Runtime::Impl::get(const KernelSpec& spec, const Shape& sha
 
 Runtime::Runtime(RuntimeOptions options)
     : impl_(std::make_unique<Impl>(options.device >= 0 ? options.device : current_device())) {
+  // Held for the Runtime's whole life, as the CUDA runtime holds it: otherwise, in a program whose own context is
+  // not the primary one, every kernel() would create the primary context and its release destroy it again.
+  impl_->device.retain_context();
   if (!options.database.empty()) {
     if (!std::filesystem::exists(options.database)) {
       throw InputError("tuning database '" + options.database.string() + "' does not exist");

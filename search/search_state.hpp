@@ -6,9 +6,11 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "cutune/error.hpp"
 #include "cutune/space.hpp"
 #include "cutune/strategy.hpp"
 
@@ -102,6 +104,13 @@ class SearchStrategy : public Strategy {
   void tell(std::size_t index, std::optional<double> time_ms) final {
     history_.tell(index, time_ms);
     on_told(index);
+  }
+  void observe(std::size_t index, std::optional<double> time_ms) final {
+    if (index >= history_.size() || history_.asked(index)) {
+      throw InputError("observed configuration " + std::to_string(index) + " was already asked or is out of range");
+    }
+    history_.mark_asked(index);
+    tell(index, time_ms);
   }
 
  protected:

@@ -10,8 +10,17 @@ namespace cutune {
 
 std::vector<std::size_t> ExhaustiveStrategy::ask(std::size_t n) {
   std::vector<std::size_t> out;
-  for (; out.size() < n && next_ < size_; ++next_) out.push_back(next_);
+  for (; out.size() < n && next_ < known_.size(); ++next_) {
+    if (!known_[next_]) out.push_back(next_);
+  }
   return out;
+}
+
+void ExhaustiveStrategy::observe(std::size_t index, std::optional<double>) {
+  if (index >= known_.size() || index < next_ || known_[index]) {
+    throw InputError("observed configuration " + std::to_string(index) + " was already asked or is out of range");
+  }
+  known_[index] = true;
 }
 
 std::vector<std::string> strategy_names() {

@@ -233,7 +233,9 @@ class ExchangeTest : public MergeTest {};
 TEST_F(ExchangeTest, JsonRoundTripsExactly) {
   {
     Database a(path("a.db"));
-    Result odd = failed_result("BM=8,NOTE=\"x\"", Status::WrongResult, "line one\nline two, with comma");
+    // Quotes, commas and newlines go through the message and the command; a configuration holds plain tokens only
+    // (merge and import refuse anything else).
+    Result odd = failed_result("BM=8,NOTE=x_1.5e-3", Status::WrongResult, "line one\nline two, with \"comma\"");
     odd.max_error = std::numeric_limits<double>::quiet_NaN();
     odd.samples_ms = {0.1, 1.0 / 3.0};
     a.record(a.begin_run(h200_, kGemm, "tune \"quoted\""), "17x5", odd);
@@ -257,7 +259,7 @@ TEST_F(ExchangeTest, JsonRoundTripsExactly) {
   ASSERT_EQ(odd.size(), 1u);
   EXPECT_TRUE(std::isnan(odd[0].max_error));
   EXPECT_EQ(odd[0].samples_ms, (std::vector<double>{0.1, 1.0 / 3.0}));
-  EXPECT_EQ(odd[0].message, "line one\nline two, with comma");
+  EXPECT_EQ(odd[0].message, "line one\nline two, with \"comma\"");
   EXPECT_NE(exported.find("\"format\": \"cutune-runs\""), std::string::npos);
 }
 

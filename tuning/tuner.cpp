@@ -8,6 +8,7 @@
 #include <deque>
 #include <future>
 #include <map>
+#include <unordered_map>
 
 #include "cutune/compiler.hpp"
 #include "cutune/cubin_cache.hpp"
@@ -48,26 +49,52 @@ Pending take_ready(std::deque<Pending>& pending) {
   return out;
 }
 
+// Tells the strategy every stored outcome of a configuration in the space, in configuration order (a resumed
+// search is deterministic), and hands each to `account`; returns how many there were. Stored configurations outside
+// the space (another --where, other device limits) are left out: the strategy could not propose them.
+std::size_t observe_stored(const Space& space, const KernelSpec& spec, const std::map<std::string, Result>& stored,
+                           Strategy& strategy, const std::function<void(const Result&)>& account) {
+  if (stored.empty()) return 0;
+  std::unordered_map<std::string, std::size_t> index_of;
+  index_of.reserve(space.size());
+  for (std::size_t i = 0; i < space.size(); ++i) index_of.emplace(spec.format(space.configs()[i]), i);
+  std::size_t known = 0;
+  for (const auto& [config, r] : stored) {
+    const auto it = index_of.find(config);
+    if (it == index_of.end()) continue;
+    strategy.observe(it->second, r.status == Status::Ok ? std::optional<double>(r.median_ms) : std::nullopt);
+    account(r);
+    ++known;
+  }
+  return known;
+}
+
 }  // namespace
 
 Tuner::Tuner(const Device& device, Database& database, TuneOptions options)
-    : device_(device), database_(database), options_(std::move(options)) {}
+    : identity_(device.identity()), limits_(device.limits()), ordinal_(device.ordinal()), device_(&device),
+      database_(database), options_(std::move(options)) {}
+
+Tuner::Tuner(DeviceIdentity identity, DeviceLimits limits, int ordinal, Database& database, TuneOptions options)
+    : identity_(std::move(identity)), limits_(limits), ordinal_(ordinal), database_(database),
+      options_(std::move(options)) {
+  if (!options_.isolate) throw InputError("a tuner without a Device object measures in worker processes only");
+}
 
 ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   const auto start = Clock::now();
   ShapeReport report;
   report.shape = shape;
-  const Space space = Space::enumerate(spec, shape, device_.limits());
+  const Space space = Space::enumerate(spec, shape, limits_);
   report.space_size = space.size();
   const KernelIdentity kernel{spec.name, spec.hash};
   const std::string shape_key = shape.str();
-  const std::string arch = device_.identity().arch();
+  const std::string arch = identity_.arch();
 
   std::map<std::string, Result> stored;
-  for (auto& r : database_.results(device_.identity(), kernel, shape_key)) stored.emplace(r.config, std::move(r));
-  const std::int64_t run = database_.begin_run(device_.identity(), kernel, options_.command);
+  for (auto& r : database_.results(identity_, kernel, shape_key)) stored.emplace(r.config, std::move(r));
   detail::logger()->info("tuning {} {} on {}: {} valid configurations ({} removed by constraints, {} by device limits), {} stored",
-                         spec.name, shape_key, device_.identity().name, space.size(), space.removed_by_constraints(),
+                         spec.name, shape_key, identity_.name, space.size(), space.removed_by_constraints(),
                          space.removed_by_device(), stored.size());
 
   std::optional<CubinCache> cache;
@@ -81,9 +108,10 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   Progress progress;
   const std::size_t limit = options_.budget > 0 ? std::min(options_.budget, space.size()) : space.size();
   progress.total = limit;
+  report.limit = limit;
   auto strategy = make_strategy(options_.strategy, space, options_.seed);
-  auto account = [&](std::size_t index, const Result& r, bool resumed) {
-    strategy->tell(index, r.status == Status::Ok ? std::optional<double>(r.median_ms) : std::nullopt);
+  auto outcome = [](const Result& r) { return r.status == Status::Ok ? std::optional<double>(r.median_ms) : std::nullopt; };
+  auto account = [&](const Result& r, bool resumed) {
     ++progress.done;
     if (resumed) ++report.resumed, ++progress.resumed; else ++report.evaluated;
     if (r.status != Status::Ok) ++report.failed;
@@ -96,6 +124,17 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
       options_.on_progress(progress);
     }
   };
+
+  // What is stored counts against the budget, and the strategy hears all of it before it proposes anything, so that
+  // a resumed run measures only what is missing and a model-based search continues from what it knows.
+  const std::size_t known = observe_stored(space, spec, stored, *strategy, [&](const Result& r) { account(r, true); });
+  const std::size_t to_measure = limit > known ? limit - known : 0;
+  if (to_measure == 0) {
+    report.best = best;
+    report.seconds = seconds_since(start);
+    return report;
+  }
+  const std::int64_t run = database_.begin_run(identity_, kernel, options_.command);
 
   CompilePool pool(options_.compile_threads);
   // The support and reference kernels go first, into the cache, while the worker starts: it then finds them there
@@ -120,13 +159,13 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
         throw Error("cutune-worker was not found beside this program; set CUTUNE_WORKER to its path, or measure in "
                     "this process (--no-isolate)");
       }
-      settings.device = device_.ordinal();
+      settings.device = ordinal_;
       settings.measure = options_.measure;
       settings.cache_dir = cache ? cache->directory().string() : std::string();
       settings.timeout_floor_s = options_.timeout_floor_s;
       bench = detail::make_worker_evaluator(settings);
     } else {
-      bench = detail::make_in_process_evaluator(device_, options_.measure, cache_ptr);
+      bench = detail::make_in_process_evaluator(*device_, options_.measure, cache_ptr);
     }
     bench->start();
     for (auto& job : setup_jobs) job.get();
@@ -136,7 +175,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   bool exhausted = false;
   std::size_t asked_total = 0;
   auto out_of_budget = [&] {
-    return asked_total >= limit || (options_.time_budget_s > 0 && seconds_since(start) >= options_.time_budget_s);
+    return asked_total >= to_measure || (options_.time_budget_s > 0 && seconds_since(start) >= options_.time_budget_s);
   };
   while (true) {
     while (!exhausted && pending.size() < lookahead) {
@@ -144,7 +183,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
         exhausted = true;
         break;
       }
-      const auto asked = strategy->ask(std::min(lookahead - pending.size(), limit - asked_total));
+      const auto asked = strategy->ask(std::min(lookahead - pending.size(), to_measure - asked_total));
       if (asked.empty()) {
         exhausted = true;
         break;
@@ -152,10 +191,6 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
       for (std::size_t index : asked) {
         ++asked_total;
         const Config& config = space.configs()[index];
-        if (auto it = stored.find(spec.format(config)); it != stored.end()) {
-          account(index, it->second, true);
-          continue;
-        }
         pending.push_back(
             {index, pool.submit([&spec, &config, &arch, cache_ptr] { return compile_config_cached(cache_ptr, spec, config, arch); })});
       }
@@ -175,7 +210,8 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
     database_.record(run, shape_key, result);
     detail::logger()->debug("{} {}: {} {:.4f} ms ({} runs)", spec.name, result.config, to_string(result.status),
                             result.median_ms, result.samples_ms.size());
-    account(next.index, result, false);
+    strategy->tell(next.index, outcome(result));
+    account(result, false);
   }
 
   // Re-time the finalists with more runs, so that the winner is not decided by a short or lucky measurement; go on

@@ -159,10 +159,13 @@ class Database {
   /// Every run with every measurement (history included), ordered by start time: what export and merge carry.
   std::vector<RunRecord> runs();
 
-  /// Adds runs from another database or a file, all or nothing. A run whose uid is stored already is not added
+  /// Adds runs from another database or a file (named by `source` in errors), all or nothing. Every run is checked
+  /// first as untrusted input (bounded texts, NAME=VALUE configurations, finite times; valid configurations of a
+  /// built-in kernel version): InputError names the file, the run, the row and the value. A run whose uid is stored
+  /// already is not added
   /// again, and its measurements are added only where newer, so adding the same runs twice changes nothing.
   /// The current measurement of every configuration is then recomputed over all runs.
-  ImportSummary add_runs(const std::vector<RunRecord>& runs);
+  ImportSummary add_runs(const std::vector<RunRecord>& runs, std::string_view source = {});
 
   struct Statements;
 

@@ -28,8 +28,11 @@ class Device {
   const DeviceIdentity& identity() const { return identity_; }
   const DeviceLimits& limits() const { return limits_; }
   std::int64_t l2_bytes() const { return l2_bytes_; }
-  /// Makes this device's context current on the calling thread.
+  /// Makes this device's context current on the calling thread (retaining it first, once).
   void make_current() const;
+  /// Retains the device's primary context (once; released when this object dies) without making it current, so
+  /// that it is not created and destroyed again around every use.
+  void retain_context() const;
   /// Before the first make_current(): host threads waiting on this GPU sleep instead of spinning, which leaves
   /// their core to other work (a measuring worker beside the compile pool). GPU timings are unaffected.
   void block_while_waiting() const;
@@ -37,7 +40,7 @@ class Device {
  private:
   int ordinal_ = 0;
   int handle_ = 0;                    // CUdevice
-  mutable void* context_ = nullptr;   // CUcontext (primary), retained by the first make_current()
+  mutable void* context_ = nullptr;   // CUcontext (primary), retained by the first make_current() or retain_context()
   mutable std::once_flag context_once_;
   DeviceIdentity identity_;
   DeviceLimits limits_;

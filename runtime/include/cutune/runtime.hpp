@@ -80,7 +80,8 @@ struct RuntimeOptions {
   int device = -1;
 };
 
-/// Hands out ready-to-launch kernels on one device, in its primary context (the one the CUDA runtime uses).
+/// Hands out ready-to-launch kernels on one device, in its primary context (the one the CUDA runtime uses), which
+/// it holds (retains) from construction to destruction.
 /// Kernels are kept: asking again for the same kernel and shape is a map lookup. Thread-safe.
 class Runtime {
  public:

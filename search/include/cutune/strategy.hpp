@@ -20,17 +20,22 @@ class Strategy {
   virtual std::vector<std::size_t> ask(std::size_t n) = 0;
   /// The outcome of an asked index: its time in ms, or nullopt when the configuration failed.
   virtual void tell(std::size_t index, std::optional<double> time_ms) = 0;
+  /// An outcome known without asking (a result an earlier run stored): recorded as if asked and told, so that the
+  /// index is never proposed and a model-based strategy learns from it. Throws InputError for an index already
+  /// asked or out of range.
+  virtual void observe(std::size_t index, std::optional<double> time_ms) = 0;
 };
 
 /// Every configuration once, in the space's order.
 class ExhaustiveStrategy final : public Strategy {
  public:
-  explicit ExhaustiveStrategy(std::size_t space_size) : size_(space_size) {}
+  explicit ExhaustiveStrategy(std::size_t space_size) : known_(space_size, false) {}
   std::vector<std::size_t> ask(std::size_t n) override;
   void tell(std::size_t, std::optional<double>) override {}
+  void observe(std::size_t index, std::optional<double> time_ms) override;
 
  private:
-  std::size_t size_;
+  std::vector<bool> known_;  // observed, so never proposed
   std::size_t next_ = 0;
 };
 

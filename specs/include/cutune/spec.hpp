@@ -172,6 +172,11 @@ struct KernelSpec {
   double metric_amount(const Shape& shape) const;
 };
 
+/// Why `config` (NAME=VALUE text from a database or a file) is not one of the spec's valid configurations at
+/// `shape`: an unknown or missing parameter, a value not among the parameter's, a constraint that fails; nullopt
+/// when it is valid.
+std::optional<std::string> invalid_config(const KernelSpec& spec, std::string_view config, std::string_view shape);
+
 /// 64-bit FNV-1a of `text` as 16 hex digits.
 std::string hash_hex(std::string_view text);
 

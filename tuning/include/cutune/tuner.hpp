@@ -29,8 +29,9 @@ struct TuneOptions {
   MeasureOptions measure;
   std::string strategy = std::string(kDefaultStrategy);
   std::uint64_t seed = 1;
-  std::size_t budget = 0;        ///< most configurations to evaluate per shape (resumed ones count); 0: no limit
-  double time_budget_s = 0.0;    ///< wall-time budget per shape, seconds; 0: no limit
+  std::size_t budget = 0;        ///< most configurations per shape, those already stored for this device model,
+                                 ///< kernel version and shape included; 0: the whole space
+  double time_budget_s = 0.0;    ///< wall-time budget per shape in this call, seconds; 0: no limit
   unsigned compile_threads = 0;  ///< 0: every hardware thread
   bool use_cache = true;         ///< reuse compiled kernels from the on-disk cubin cache
   std::string cache_dir;         ///< the cache's folder; empty: CubinCache::default_directory()
@@ -47,6 +48,7 @@ struct TuneOptions {
 struct ShapeReport {
   Shape shape;
   std::size_t space_size = 0;
+  std::size_t limit = 0;       ///< configurations this shape may hold: the budget, at most the space
   std::size_t evaluated = 0;   ///< measured in this run
   std::size_t resumed = 0;     ///< already in the database
   std::size_t failed = 0;      ///< of evaluated and resumed, not Ok
@@ -63,6 +65,9 @@ struct ShapeReport {
 class Tuner {
  public:
   Tuner(const Device& device, Database& database, TuneOptions options);
+  /// A tuner for the GPU `ordinal` known by its identity and launch limits, which measures in worker processes only
+  /// and never loads the driver itself (TuneOptions::isolate must be on: InputError otherwise).
+  Tuner(DeviceIdentity identity, DeviceLimits limits, int ordinal, Database& database, TuneOptions options);
 
   /// Tunes one shape: configurations already stored for this device, kernel version and shape are skipped
   /// (resume); every new result is committed as it arrives. Throws CudaError when a candidate's fault leaves
@@ -70,7 +75,10 @@ class Tuner {
   ShapeReport tune(const KernelSpec& spec, const Shape& shape);
 
  private:
-  const Device& device_;
+  DeviceIdentity identity_;
+  DeviceLimits limits_;
+  int ordinal_ = 0;
+  const Device* device_ = nullptr;  // for measuring in this process; null: worker processes only
   Database& database_;
   TuneOptions options_;
 };

@@ -1,0 +1,123 @@
+// Host-only tests of resuming a budgeted run: a stand-in worker measures, NVRTC compiles for real, and every
+// strategy must count what is stored against the budget and never measure a stored configuration again.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include "cutune/database.hpp"
+#include "cutune/error.hpp"
+#include "cutune/strategy.hpp"
+#include "cutune/tuner.hpp"
+
+namespace cutune {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kSpec = R"json({"name": "resume_k", "source": "k.cu", "kernel": "k", "shape": ["N"],
+  "parameters": {"A": [1, 2, 3, 4, 5], "B": [1, 2, 3, 4]}, "block": [32], "grid": ["ceil_div(N, 32)"],
+  "arguments": [{"name": "out", "type": "float*", "size": "N", "output": true}, {"name": "n", "type": "int", "value": "N"}],
+  "reference": {"kernel": "k_ref", "block": [32], "grid": ["ceil_div(N, 32)"]}, "metric": {"bytes": "4 * N"}})json";
+constexpr const char* kSource = R"cu(
+extern "C" __global__ void k(float* out, int n) { int i = blockIdx.x * 32 + threadIdx.x; if (i < n) out[i] = A * B; }
+extern "C" __global__ void k_ref(float* out, int n) { int i = blockIdx.x * 32 + threadIdx.x; if (i < n) out[i] = 1; }
+)cu";
+
+class ResumeTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  ResumeTest()
+      : dir_(fs::temp_directory_path() / ("cutune_resume_" + std::to_string(::getpid()) + "_" + GetParam())),
+        spec_(KernelSpec::from_json(kSpec, kSource, "k.cu")) {
+    fs::create_directories(dir_);
+    ::setenv("CUTUNE_WORKER", CUTUNE_FAKE_WORKER_EXE, 1);
+    device_.name = "Stand-in GPU";
+    device_.cc_major = 9;
+    device_.sm_count = 132;
+  }
+  ~ResumeTest() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  ShapeReport tune(std::size_t budget) {
+    Database db(dir_ / "r.db");
+    TuneOptions options;
+    options.strategy = GetParam();
+    options.budget = budget;
+    options.use_cache = false;
+    options.compile_threads = 2;
+    options.final_candidates = 1;
+    Tuner tuner(device_, DeviceLimits{}, 0, db, options);
+    return tuner.tune(spec_, Shape{{1000}});
+  }
+  // Every measurement stored for the key, and the distinct configurations among them.
+  std::pair<std::size_t, std::set<std::string>> stored() {
+    Database db(dir_ / "r.db");
+    const auto results = db.results(device_, {spec_.name, spec_.hash}, "1000");
+    std::set<std::string> configs;
+    for (const auto& r : results) configs.insert(r.config);
+    return {results.size(), configs};
+  }
+
+  fs::path dir_;
+  KernelSpec spec_;
+  DeviceIdentity device_;
+};
+
+TEST_P(ResumeTest, BudgetCountsWhatIsStoredAndRerunsMeasureOnlyTheDifference) {
+  const ShapeReport first = tune(6);
+  EXPECT_EQ(first.evaluated, 6u);
+  EXPECT_EQ(first.resumed, 0u);
+  EXPECT_EQ(stored().second.size(), 6u);
+
+  // The same command again: the budget is reached, nothing is measured, nothing is added.
+  const ShapeReport again = tune(6);
+  EXPECT_EQ(again.evaluated, 0u);
+  EXPECT_EQ(again.resumed, 6u);
+  EXPECT_EQ(again.limit, 6u);
+  ASSERT_TRUE(again.best.has_value());
+  const auto [rows, configs] = stored();
+  EXPECT_EQ(configs.size(), 6u);
+
+  // A larger budget measures the difference only, and none of the stored configurations again.
+  const ShapeReport more = tune(10);
+  EXPECT_EQ(more.resumed, 6u);
+  EXPECT_EQ(more.evaluated, 4u);
+  const auto [rows_after, configs_after] = stored();
+  EXPECT_EQ(configs_after.size(), 10u);
+  for (const auto& c : configs) EXPECT_EQ(configs_after.count(c), 1u) << c;
+
+  // A budget past the space stops at the space.
+  const ShapeReport all = tune(1000);
+  EXPECT_EQ(all.resumed + all.evaluated, 20u);
+  EXPECT_EQ(stored().second.size(), 20u);
+  EXPECT_EQ(tune(0).evaluated, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryStrategy, ResumeTest, ::testing::ValuesIn(strategy_names()),
+                         [](const auto& info) { return info.param; });
+
+TEST(StrategyObserve, ObservedConfigurationsAreNeverProposed) {
+  const KernelSpec spec = KernelSpec::from_json(kSpec, kSource, "k.cu");
+  const Space space = Space::enumerate(spec, std::nullopt, DeviceLimits{});
+  for (const auto& name : strategy_names()) {
+    auto strategy = make_strategy(name, space, 7);
+    for (std::size_t i : {0u, 3u, 7u, 19u}) strategy->observe(i, i == 3 ? std::nullopt : std::optional<double>(1.0 + i));
+    EXPECT_THROW(strategy->observe(3, 1.0), InputError) << name;
+    std::set<std::size_t> proposed;
+    for (auto batch = strategy->ask(5); !batch.empty(); batch = strategy->ask(5)) {
+      for (std::size_t i : batch) {
+        EXPECT_TRUE(proposed.insert(i).second) << name;
+        strategy->tell(i, 2.0);
+      }
+    }
+    EXPECT_EQ(proposed.size(), 16u) << name;
+    for (std::size_t i : {0u, 3u, 7u, 19u}) EXPECT_EQ(proposed.count(i), 0u) << name << " proposed " << i;
+  }
+}
+
+}  // namespace
+}  // namespace cutune
