@@ -266,7 +266,10 @@ class SpecReader {
     const Json& j = reference["configuration"];
     if (!j.is_object()) fail("reference.configuration", "must be an object of parameter name: value");
     Config config = spec_.default_config();
-    for (const auto& [name, v] : j.items()) {
+    for (const auto& item : j.items()) {
+      // Not a structured binding: clang before 16 cannot capture one in the lambda below.
+      const std::string& name = item.key();
+      const Json& v = item.value();
       const std::string field = "reference.configuration." + name;
       const auto p = std::find_if(spec_.parameters.begin(), spec_.parameters.end(),
                                   [&](const Parameter& q) { return q.name == name; });
