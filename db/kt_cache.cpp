@@ -110,9 +110,11 @@ KtCache parse_kt_cache(std::string_view text, const std::string& source) {
     try {
       doc = Json::parse(*closed);
       cache.truncated = true;
-    } catch (const Json::parse_error&) {
+    } catch (const Json::exception&) {
       throw InputError(source + ": not a Kernel Tuner cache: " + e.what());
     }
+  } catch (const Json::exception& e) {  // a number beyond double's range (1e400) is no parse_error
+    throw InputError(source + ": not a Kernel Tuner cache: " + e.what());
   }
   if (!doc.is_object()) throw InputError(source + ": not a Kernel Tuner cache: the top level is not a JSON object");
 
