@@ -38,4 +38,48 @@ TEST(FuzzRegression, KtCacheNumberOutOfRange) {
   EXPECT_NE(message.find("1e400"), std::string::npos) << message;
 }
 
+// A T4 file through the importer's reader (cutune's own exports need no --device, --kernel or --shape).
+std::string t4_error(const std::string& text) {
+  std::istringstream in(text);
+  return error_of([&] { cutune::exchange_format("t4").read(in, "runs.t4.json"); });
+}
+
+// A T4 export of cutune's with one run and one result; `run`, `result` (its "cutune" part) and `measurement` are
+// spliced into them.
+std::string own_t4(const std::string& run, const std::string& result,
+                   const std::string& measurement = R"({"name": "time", "value": 1.0})") {
+  return R"({"schema_version": "1.0.0", "metadata": {"cutune_runs": [)" + run + R"(]}, "results": [
+    {"configuration": {"A": 1}, "invalidity": "correct", "measurements": [)" + measurement + R"(],
+     "cutune": )" + result + "}]}";
+}
+
+// The fields cutune adds to T4 were read with nlohmann::json's value(), whose type_error escaped the reader, and an
+// out-of-range number converted to int was undefined behaviour.
+TEST(FuzzRegression, T4OwnFieldsOfTheWrongType) {
+  const std::string ok_run = R"({"uid": "u", "device": {"name": "GPU", "cc_major": 9}})";
+  const std::string ok_result = R"({"run": 0, "shape": "64"})";
+  EXPECT_EQ(t4_error(own_t4(ok_run, ok_result)), "(no error)");  // the cases below differ from it in one field
+
+  const std::pair<std::string, std::string> cases[] = {
+      {own_t4("5", ok_result), "metadata.cutune_runs[0] is not an object"},
+      {own_t4(R"({"uid": 5})", ok_result), "metadata.cutune_runs[0].uid is 5, not a string"},
+      {own_t4(R"({"device": 7})", ok_result), "metadata.cutune_runs[0].device is not an object"},
+      {own_t4(R"({"device": {"cc_major": 1e300}})", ok_result), "cc_major is 1e+300, not an integer in range"},
+      {own_t4(R"({"device": {"sm_count": 4294967296}})", ok_result), "sm_count is 4294967296, not an integer"},
+      {own_t4(ok_run, R"({"run": "zero"})"), "results[0].cutune.run is \"zero\", not an integer"},
+      {own_t4(ok_run, R"({"run": -1})"), "results[0] names run -1, which is not listed"},
+      {own_t4(ok_run, R"({"run": 0, "registers": 1e300})"), "registers is 1e+300, not an integer in range"},
+      {own_t4(ok_run, R"({"run": 0, "max_error": "big"})"), "max_error is \"big\", not a number"},
+      {own_t4(ok_run, R"({"run": 0, "shape": [64]})"), "results[0].cutune.shape is [64], not a string"},
+      {R"({"metadata": {"cutune_runs": "all"}, "results": [{}]})", "metadata.cutune_runs that is not a list"},
+      // A measurement's name of another type than a string: not the objective, so there is none.
+      {own_t4(ok_run, ok_result, R"({"name": 5, "value": 1.0})"), "results[0] is correct but has no objective value"},
+  };
+  for (const auto& [text, expected] : cases) {
+    const std::string message = t4_error(text);
+    EXPECT_NE(message.find("'runs.t4.json' "), std::string::npos) << message;
+    EXPECT_NE(message.find(expected), std::string::npos) << message << "\n  expected: " << expected;
+  }
+}
+
 }  // namespace
