@@ -82,4 +82,38 @@ TEST(FuzzRegression, T4OwnFieldsOfTheWrongType) {
   }
 }
 
+std::string repeat(std::string_view piece, std::size_t times) {
+  std::string out;
+  for (std::size_t i = 0; i < times; ++i) out += piece;
+  return out;
+}
+
+// Deep expressions overflowed the stack in the parser's recursion (parentheses, `not`, unary minus, **) or in
+// evaluating and destroying the tree (a long chain of + or or); each left-hand operand of a chain was also copied
+// whole at every step, so a 1000-term sum took seconds.
+TEST(FuzzRegression, DeepExpressionsAreRefused) {
+  const std::vector<std::string> deep{
+      repeat("(", 20000) + "1" + repeat(")", 20000),
+      "1" + repeat(" + 1", 30000),
+      repeat("not ", 20000) + "1",
+      repeat("-", 20000) + "1",
+      "2" + repeat(" ** 1", 20000),
+      "x" + repeat(" or x", 20000),
+  };
+  for (const auto& text : deep) {
+    const std::string message = error_of([&] { cutune::Expr::parse(text); });
+    EXPECT_NE(message.find("nested more than 500 levels deep"), std::string::npos) << message.substr(0, 200);
+  }
+  const std::string lists = error_of([] { cutune::eval_list(repeat("[", 20000) + repeat("]", 20000)); });
+  EXPECT_NE(lists.find("nested more than 500 levels deep"), std::string::npos) << lists.substr(0, 200);
+  const std::string clauses = error_of([] { cutune::eval_list("[1" + repeat(" for a in [1]", 1000) + "]"); });
+  EXPECT_NE(clauses.find("nested more than 500 levels deep"), std::string::npos) << clauses.substr(0, 200);
+}
+
+TEST(FuzzRegression, NestingUpToTheLimitEvaluates) {
+  EXPECT_EQ(cutune::Expr::parse(repeat("(", 499) + "7" + repeat(")", 499)).eval({}), cutune::Value(7));
+  EXPECT_EQ(cutune::Expr::parse("1" + repeat(" + 1", 498)).eval({}), cutune::Value(499));
+  EXPECT_EQ(cutune::eval_list("[1" + repeat(" for a in [1]", 400) + "]").size(), 1u);
+}
+
 }  // namespace
