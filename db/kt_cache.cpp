@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <unordered_set>
 
 #include "cutune/error.hpp"
 
@@ -199,9 +200,11 @@ KtCache parse_kt_cache(std::string_view text, const std::string& source) {
   for (std::size_t p = 0; p < cache.parameters.size(); ++p) {
     auto& values = cache.parameters[p].values;
     if (values.empty()) {
-      // No grid in the file: the values the records use, ascending.
+      // No grid in the file: the values the records use, ascending. A set, since a search of the list for each of
+      // 50000 records of distinct values took minutes.
+      std::unordered_set<Value> seen;
       for (const auto& r : cache.records)
-        if (std::find(values.begin(), values.end(), r.config.values[p]) == values.end()) values.push_back(r.config.values[p]);
+        if (seen.insert(r.config.values[p]).second) values.push_back(r.config.values[p]);
       std::sort(values.begin(), values.end(), [](const Value& a, const Value& b) { return a.as_double() < b.as_double(); });
     }
     if (!values.empty()) cache.parameters[p].default_value = values.front();

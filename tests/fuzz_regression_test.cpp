@@ -116,4 +116,55 @@ TEST(FuzzRegression, NestingUpToTheLimitEvaluates) {
   EXPECT_EQ(cutune::eval_list("[1" + repeat(" for a in [1]", 400) + "]").size(), 1u);
 }
 
+// Duplicate values were searched for with a scan of the values before each one: a parameter of 10^5 values took
+// minutes (T1's range(), a spec's list, a Kernel Tuner cache whose records use many values). 200000 values would
+// take hours that way; the test states no time, the run's own limit catches a regression.
+constexpr int kManyValues = 200000;
+
+std::string numbers(int count) {
+  std::string out;
+  for (int i = 0; i < count; ++i) out += (i ? ", " : "") + std::to_string(i);
+  return out;
+}
+
+TEST(FuzzRegression, SpecWithManyValues) {
+  const std::string spec = R"({"name": "many", "source": "k.cu", "kernel": "k", "shape": ["N"],
+    "parameters": {"A": [)" + numbers(kManyValues) + R"(, 7.0]}, "block": [1], "grid": [1],
+    "arguments": [{"name": "out", "type": "float*", "size": "N", "output": true}],
+    "reference": {"configuration": {"A": 0}}, "metric": {"bytes": "N"}})";
+  const std::string message = error_of([&] { cutune::KernelSpec::from_json(spec, "", "k.cu"); });
+  EXPECT_NE(message.find("parameters.A: value 7.0 appears twice"), std::string::npos) << message;
+}
+
+std::string t1_problem(const std::string& values) {
+  return R"({"ConfigurationSpace": {"TuningParameters": [{"Name": "block_size_x", "Type": "int", "Values": ")" +
+         values + R"("}]}, "KernelSpecification": {"Language": "CUDA", "KernelName": "k", "KernelFile": "k.cu",
+         "LocalSize": {"X": "1"}, "GlobalSize": {"X": "1"},
+         "Arguments": [{"Name": "out", "Type": "float", "MemoryType": "Vector", "Size": 64, "Output": 1}]}})";
+}
+
+TEST(FuzzRegression, T1WithManyValues) {
+  const auto folder = std::filesystem::temp_directory_path();
+  const cutune::T1Problem problem =
+      cutune::parse_t1(t1_problem("range(" + std::to_string(kManyValues) + ")"), folder, "many");
+  ASSERT_EQ(problem.spec.parameters.size(), 1u);
+  EXPECT_EQ(problem.spec.parameters[0].values.size(), static_cast<std::size_t>(kManyValues));
+  const std::string message =
+      error_of([&] { cutune::parse_t1(t1_problem("list(range(200000)) + [123456]"), folder, "many"); });
+  EXPECT_NE(message.find("value 123456 appears twice"), std::string::npos) << message;
+}
+
+TEST(FuzzRegression, KtCacheWithManyValues) {
+  std::string records;
+  for (int i = kManyValues; i-- > 0;) records += (records.empty() ? "" : ", ") + ("\"" + std::to_string(i) +
+                                                 "\": {\"a\": " + std::to_string(i) + ", \"time\": 1.0}");
+  const cutune::KtCache cache = cutune::parse_kt_cache(
+      R"({"tune_params_keys": ["a"], "cache": {)" + records + "}}", "many.json");
+  ASSERT_EQ(cache.parameters.size(), 1u);
+  const auto& values = cache.parameters[0].values;
+  ASSERT_EQ(values.size(), static_cast<std::size_t>(kManyValues));  // each value once, ascending
+  EXPECT_EQ(values.front(), cutune::Value(0));
+  EXPECT_EQ(values.back(), cutune::Value(kManyValues - 1));
+}
+
 }  // namespace
