@@ -167,4 +167,20 @@ TEST(FuzzRegression, KtCacheWithManyValues) {
   EXPECT_EQ(values.back(), cutune::Value(kManyValues - 1));
 }
 
+// The buffers' bytes (the metric) were summed without a check: 1200 buffers of 10^15 doubles overflowed int64.
+TEST(FuzzRegression, T1BufferBytesOverflow) {
+  std::string arguments;
+  for (int i = 0; i < 1200; ++i) {
+    arguments += (i ? ", " : "") + std::string(R"({"Name": "b)") + std::to_string(i) +
+                 R"(", "Type": "double", "MemoryType": "Vector", "Size": 1e15, "Output": 1})";
+  }
+  const std::string problem = R"({"ConfigurationSpace": {"TuningParameters": [{"Name": "block_size_x", "Type": "int",
+    "Values": "[32]"}]}, "KernelSpecification": {"Language": "CUDA", "KernelName": "k", "KernelFile": "k.cu",
+    "LocalSize": {"X": "block_size_x"}, "GlobalSize": {"X": "16"}, "Arguments": [)" + arguments + "]}}";
+  const std::string message =
+      error_of([&] { cutune::parse_t1(problem, std::filesystem::temp_directory_path(), "huge"); });
+  EXPECT_NE(message.find("T1 huge: KernelSpecification.Arguments[b1152].Size: the buffers add up to more than 2^63 "
+                         "bytes"), std::string::npos) << message;
+}
+
 }  // namespace
