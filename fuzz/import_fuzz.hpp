@@ -10,7 +10,7 @@
 #include "cutune/database.hpp"
 #include "cutune/error.hpp"
 #include "cutune/foreign.hpp"
-#include "foreign_formats.hpp"
+#include "db/foreign_formats.hpp"
 
 namespace cutune::fuzz {
 
