@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "cutune/error.hpp"
+#include "specs/json_depth.hpp"
 
 namespace cutune {
 namespace {
@@ -103,6 +104,10 @@ KtCache read_kt_cache(const std::filesystem::path& file) { return parse_kt_cache
 KtCache parse_kt_cache(std::string_view text, const std::string& source) {
   KtCache cache;
   Json doc;
+  if (detail::json_too_deep(text)) {
+    throw InputError(source + ": not a Kernel Tuner cache: nested more than " + std::to_string(detail::kMaxJsonDepth) +
+                     " levels deep");
+  }
   try {
     doc = Json::parse(text);
   } catch (const Json::parse_error& e) {

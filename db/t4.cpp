@@ -15,6 +15,7 @@
 #include "cutune/error.hpp"
 #include "cutune/spec.hpp"
 #include "foreign_formats.hpp"
+#include "specs/json_depth.hpp"
 
 
 namespace cutune::detail {
@@ -270,6 +271,7 @@ std::vector<RunRecord> own_runs(const Json& doc, const std::string& source) {
 
 std::vector<RunRecord> read_t4(std::istream& in, const std::string& source, const ForeignContext& context) {
   const std::string text = read_maybe_gzip(in, source);
+  if (json_too_deep(text)) fail(source, "is nested more than " + std::to_string(kMaxJsonDepth) + " levels deep");
   Json doc;
   try {
     doc = Json::parse(text);

@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "cutune/error.hpp"
+#include "specs/json_depth.hpp"
 #include "t1_detail.hpp"
 
 namespace cutune {
@@ -279,6 +280,9 @@ void T1Problem::require_tunable() const {
 
 T1Problem parse_t1(std::string_view text, const std::filesystem::path& folder, const std::string& name) {
   detail::Json root;
+  if (detail::json_too_deep(text)) {
+    throw SpecError("T1 " + name + ": nested more than " + std::to_string(detail::kMaxJsonDepth) + " levels deep");
+  }
   try {
     root = detail::Json::parse(text);
   } catch (const detail::Json::exception& e) {

@@ -183,4 +183,27 @@ TEST(FuzzRegression, T1BufferBytesOverflow) {
                          "bytes"), std::string::npos) << message;
 }
 
+// A value nested 100000 levels deep parsed, but printing it in an error message recursed once per level and
+// overflowed the stack; the readers that print values (T1, T4, Kernel Tuner caches) refuse such nesting first.
+TEST(FuzzRegression, DeeplyNestedJson) {
+  const std::string deep = repeat("[", 100000) + repeat("]", 100000);
+  const std::string cache = R"({"tune_params_keys": ["a"], "cache": {"1": {"a": )" + deep + R"(, "time": 1.0}}})";
+  const std::string kt = error_of([&] { cutune::parse_kt_cache(cache, "deep.json"); });
+  EXPECT_NE(kt.find("deep.json: not a Kernel Tuner cache: nested more than 100 levels deep"), std::string::npos) << kt;
+
+  const std::string t4 = t4_error(R"({"metadata": {"cutune_runs": [{"uid": "u"}]}, "results": [{"configuration":
+    {"A": )" + deep + R"(}, "invalidity": "correct", "cutune": {"run": 0}}]})");
+  EXPECT_NE(t4.find("'runs.t4.json' is nested more than 100 levels deep"), std::string::npos) << t4;
+
+  const std::string problem = R"({"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Type": "int",
+    "Values": "[1]", "Default": )" + deep + R"(}]}, "KernelSpecification": {}})";
+  const std::string t1 = error_of([&] { cutune::parse_t1(problem, std::filesystem::temp_directory_path(), "deep"); });
+  EXPECT_NE(t1.find("T1 deep: nested more than 100 levels deep"), std::string::npos) << t1;
+
+  // Brackets inside strings are text, however many there are.
+  const std::string brackets = R"({"tune_params_keys": ["a"], "kernel_name": ")" + repeat("[{\\\"", 500) +
+                               R"(", "cache": {"1": {"a": 1, "time": 1.0}}})";
+  EXPECT_EQ(error_of([&] { cutune::parse_kt_cache(brackets, "text.json"); }), "(no error)");
+}
+
 }  // namespace
