@@ -7,6 +7,7 @@
 // times.compilation_time, the objective's unit in its measurement) becomes one foreign run (foreign.hpp).
 #include <cmath>
 #include <istream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -14,6 +15,7 @@
 #include "cutune/error.hpp"
 #include "cutune/spec.hpp"
 #include "foreign_formats.hpp"
+#include "specs/json_depth.hpp"
 
 
 namespace cutune::detail {
@@ -22,6 +24,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr const char* kSchemaVersion = "1.0.0";
+
+// What an absent object reads as, without copying the one that is there.
+const Json kNoObject = Json::object();
 
 // Invalidity values of T4, one per status: the inverse of foreign_status() on them.
 std::string_view invalidity(Status s) {
@@ -98,7 +103,8 @@ const Json* objective_measurement(const Json& result) {
   const auto m = result.find("measurements");
   if (m == result.end() || !m->is_array()) return nullptr;
   for (const auto& entry : *m) {
-    if (entry.is_object() && entry.value("name", std::string()) == name && entry.contains("value")) return &entry;
+    if (!entry.is_object() || !entry.contains("value")) continue;
+    if (const auto it = entry.find("name"); it != entry.end() && it->is_string() && *it == name) return &entry;
   }
   return nullptr;
 }
@@ -114,6 +120,35 @@ Value config_value(const Json& v, const std::string& name, const std::string& wh
   if (v.is_number_integer()) return Value(v.get<std::int64_t>());
   if (v.is_number_float()) return Value(v.get<double>());
   fail(source, where + " gives " + name + " = " + v.dump() + "; cutune parameter values are numbers");
+}
+
+// Fields cutune adds to T4 ("metadata.cutune_runs", each result's "cutune"): an absent one takes the fallback, one of
+// another type is an error naming it (nlohmann::json's own exception would name neither the file nor the field,
+// and converting 1e300 to an int is undefined).
+std::string own_text(const Json& object, const char* key, const std::string& where, const std::string& source) {
+  const auto it = object.find(key);
+  if (it == object.end()) return "";
+  if (!it->is_string()) fail(source, where + "." + key + " is " + it->dump() + ", not a string");
+  return it->get<std::string>();
+}
+
+template <typename Int>
+Int own_integer(const Json& object, const char* key, const std::string& where, const std::string& source) {
+  const auto it = object.find(key);
+  if (it == object.end()) return 0;
+  const bool fits = it->is_number_unsigned()
+                        ? it->get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<Int>::max())
+                        : it->is_number_integer() && it->get<std::int64_t>() >= std::numeric_limits<Int>::min() &&
+                              it->get<std::int64_t>() <= std::numeric_limits<Int>::max();
+  if (!fits) fail(source, where + "." + key + " is " + it->dump() + ", not an integer in range");
+  return static_cast<Int>(it->get<std::int64_t>());
+}
+
+double own_real(const Json& object, const char* key, const std::string& where, const std::string& source) {
+  const auto it = object.find(key);
+  if (it == object.end()) return 0.0;
+  if (!it->is_number()) fail(source, where + "." + key + " is " + it->dump() + ", not a number");
+  return it->get<double>();
 }
 
 struct FileUnits {
@@ -191,9 +226,9 @@ Measurement read_result(const Json& r, const std::string& where, const std::stri
   Measurement out;
   out.result = foreign_result(std::move(config), status, std::move(message), objective, std::move(samples), compile);
   if (own) {
-    out.result.max_error = own->value("max_error", 0.0);
-    out.result.metric = own->value("metric", 0.0);
-    out.result.registers = own->value("registers", 0);
+    out.result.max_error = own_real(*own, "max_error", where + ".cutune", source);
+    out.result.metric = own_real(*own, "metric", where + ".cutune", source);
+    out.result.registers = own_integer<int>(*own, "registers", where + ".cutune", source);
   }
   if (const auto ts = r.find("timestamp"); ts != r.end() && ts->is_string()) {
     out.measured_at = utc_from_foreign(ts->get<std::string>()).value_or("");
@@ -202,26 +237,33 @@ Measurement read_result(const Json& r, const std::string& where, const std::stri
 }
 
 // The runs a cutune export describes in metadata.cutune_runs.
-std::vector<RunRecord> own_runs(const Json& doc) {
+std::vector<RunRecord> own_runs(const Json& doc, const std::string& source) {
   std::vector<RunRecord> runs;
   const auto meta = doc.find("metadata");
   if (meta == doc.end() || !meta->is_object() || !meta->contains("cutune_runs")) return runs;
-  for (const auto& j : (*meta)["cutune_runs"]) {
+  const Json& list = (*meta)["cutune_runs"];
+  if (!list.is_array()) fail(source, "has a metadata.cutune_runs that is not a list");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Json& j = list[i];
+    const std::string where = "metadata.cutune_runs[" + std::to_string(i) + "]";
+    if (!j.is_object()) fail(source, where + " is not an object");
     RunRecord run;
-    run.uid = j.value("uid", "");
-    run.started_at = j.value("started_at", "");
-    run.host = j.value("host", "");
-    run.cutune_version = j.value("cutune_version", "");
-    run.command = j.value("command", "");
-    run.kernel = {j.value("kernel", ""), j.value("kernel_hash", "")};
-    const Json& d = j.value("device", Json::object());
-    run.device.name = d.value("name", "");
-    run.device.cc_major = d.value("cc_major", 0);
-    run.device.cc_minor = d.value("cc_minor", 0);
-    run.device.sm_count = d.value("sm_count", 0);
-    run.device.uuid = d.value("uuid", "");
-    run.device.driver_version = d.value("driver_version", 0);
-    run.device.nvrtc_version = d.value("nvrtc_version", 0);
+    run.uid = own_text(j, "uid", where, source);
+    run.started_at = own_text(j, "started_at", where, source);
+    run.host = own_text(j, "host", where, source);
+    run.cutune_version = own_text(j, "cutune_version", where, source);
+    run.command = own_text(j, "command", where, source);
+    run.kernel = {own_text(j, "kernel", where, source), own_text(j, "kernel_hash", where, source)};
+    const Json& d = j.contains("device") ? j["device"] : kNoObject;
+    const std::string device = where + ".device";
+    if (!d.is_object()) fail(source, device + " is not an object");
+    run.device.name = own_text(d, "name", device, source);
+    run.device.cc_major = own_integer<int>(d, "cc_major", device, source);
+    run.device.cc_minor = own_integer<int>(d, "cc_minor", device, source);
+    run.device.sm_count = own_integer<int>(d, "sm_count", device, source);
+    run.device.uuid = own_text(d, "uuid", device, source);
+    run.device.driver_version = own_integer<int>(d, "driver_version", device, source);
+    run.device.nvrtc_version = own_integer<int>(d, "nvrtc_version", device, source);
     runs.push_back(std::move(run));
   }
   return runs;
@@ -229,6 +271,7 @@ std::vector<RunRecord> own_runs(const Json& doc) {
 
 std::vector<RunRecord> read_t4(std::istream& in, const std::string& source, const ForeignContext& context) {
   const std::string text = read_maybe_gzip(in, source);
+  if (json_too_deep(text)) fail(source, "is nested more than " + std::to_string(kMaxJsonDepth) + " levels deep");
   Json doc;
   try {
     doc = Json::parse(text);
@@ -241,7 +284,7 @@ std::vector<RunRecord> read_t4(std::istream& in, const std::string& source, cons
   const Json& results = doc["results"];
   if (results.empty()) fail(source, "holds no results");
   const FileUnits units = file_units(doc, results);
-  std::vector<RunRecord> runs = own_runs(doc);
+  std::vector<RunRecord> runs = own_runs(doc, source);
   const bool own = !runs.empty();
 
   std::vector<std::string> names;
@@ -262,10 +305,14 @@ std::vector<RunRecord> read_t4(std::istream& in, const std::string& source, cons
     std::size_t run = 0;
     m.shape = context.shape;
     if (own) {
-      const Json& mine = results[i].value("cutune", Json::object());
-      run = mine.value("run", std::size_t{0});
-      if (run >= runs.size()) fail(source, where + " names run " + std::to_string(run) + ", which is not listed");
-      if (m.shape.empty()) m.shape = mine.value("shape", "");
+      const Json& mine = results[i].contains("cutune") ? results[i]["cutune"] : kNoObject;
+      if (!mine.is_object()) fail(source, where + ".cutune is not an object");
+      const auto index = own_integer<std::int64_t>(mine, "run", where + ".cutune", source);
+      if (index < 0 || static_cast<std::size_t>(index) >= runs.size()) {
+        fail(source, where + " names run " + std::to_string(index) + ", which is not listed");
+      }
+      run = static_cast<std::size_t>(index);
+      if (m.shape.empty()) m.shape = own_text(mine, "shape", where + ".cutune", source);
     }
     runs[run].measurements.push_back(std::move(m));
   }

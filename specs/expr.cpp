@@ -156,3 +156,13 @@ Value Expr::eval(std::span<const Value> values) const {
 }
 
 }  // namespace cutune
+
+std::size_t std::hash<cutune::Value>::operator()(const cutune::Value& v) const noexcept {
+  // A float equal to an integer hashes as that integer; -0.0 and 0.0 both as 0.
+  if (!v.is_float()) return std::hash<std::int64_t>{}(v.as_int());
+  const double f = v.as_double();
+  if (f == std::trunc(f) && f >= -cutune::detail::kTwoPow63 && f < cutune::detail::kTwoPow63) {
+    return std::hash<std::int64_t>{}(static_cast<std::int64_t>(f));
+  }
+  return std::hash<double>{}(f);
+}

@@ -54,6 +54,7 @@ struct Node {
   std::size_t name = 0;             // Op::Name, Op::For: index into the expression's names
   std::vector<Node> args;           // operands, call arguments, or the terms of a comparison chain
   std::vector<CompareOp> compares;  // Op::Compare: compares[i] joins args[i] and args[i + 1]
+  std::size_t height = 1;           // recursion levels that evaluating this node takes; the parser bounds it
 };
 
 /// What a parse accepts: the scalar language of per-configuration expressions, or that plus the list forms of

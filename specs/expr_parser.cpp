@@ -29,6 +29,11 @@ struct Function {
 };
 
 constexpr std::size_t kUnlimited = static_cast<std::size_t>(-1);
+
+// Parsing, evaluating and destroying a tree recurse once per level; an expression nested deeper than any real one
+// (a 2000-term sum, 20000 parentheses) would run out of stack instead of getting an error.
+constexpr std::size_t kMaxNesting = 500;
+
 constexpr Function kFunctions[] = {
     {"min", Op::Min, 2, kUnlimited}, {"max", Op::Max, 2, kUnlimited}, {"ceil_div", Op::CeilDiv, 2, 2},
     {"abs", Op::Abs, 1, 1},          {"int", Op::Int, 1, 1},          {"float", Op::Float, 1, 1},
@@ -150,18 +155,50 @@ class Parser {
   bool at_op(std::string_view op) const { return peek().kind == Tok::Op && peek().text == op; }
   bool at_keyword(std::string_view word) const { return peek().kind == Tok::Name && peek().text == word; }
 
-  static Node make(Op op, std::vector<Node> args) {
-    Node n;
-    n.op = op;
-    n.args = std::move(args);
+  [[noreturn]] void fail_nesting() const {
+    fail_at(peek().pos, "nested more than " + std::to_string(kMaxNesting) + " levels deep");
+  }
+
+  // Counts the parser's own recursion (parentheses, calls, `not not ...`) while a rule is active.
+  class Nested {
+   public:
+    explicit Nested(Parser& p) : p_(p) {
+      if (++p_.nesting_ > kMaxNesting) p_.fail_nesting();
+    }
+    ~Nested() { --p_.nesting_; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+
+   private:
+    Parser& p_;
+  };
+
+  // Every inner node is finished here, so that chains built by loops (1 + 1 + ...) are bounded like recursion.
+  Node finish(Node n) const {
+    std::size_t below = 0;
+    for (const Node& a : n.args) below = std::max(below, a.height);
+    // A comprehension's clauses run nested, one level each.
+    n.height = below + 1 + (n.op == Op::Comprehension ? n.args.size() - 1 : 0);
+    if (n.height > kMaxNesting) fail_nesting();
     return n;
   }
 
+  // Operands are moved in (an initializer list would copy the whole left-hand tree at every step of a chain).
+  template <typename... Operands>
+  Node make(Op op, Operands&&... operands) const {
+    Node n;
+    n.op = op;
+    n.args.reserve(sizeof...(operands));
+    (n.args.push_back(std::forward<Operands>(operands)), ...);
+    return finish(std::move(n));
+  }
+
   Node parse_or() {
+    const Nested nested(*this);
     Node left = parse_and();
     while (at_keyword("or")) {
       take();
-      left = make(Op::Or, {std::move(left), parse_and()});
+      left = make(Op::Or, std::move(left), parse_and());
     }
     return left;
   }
@@ -170,15 +207,16 @@ class Parser {
     Node left = parse_not();
     while (at_keyword("and")) {
       take();
-      left = make(Op::And, {std::move(left), parse_not()});
+      left = make(Op::And, std::move(left), parse_not());
     }
     return left;
   }
 
   Node parse_not() {
     if (at_keyword("not")) {
+      const Nested nested(*this);
       take();
-      return make(Op::Not, {parse_not()});
+      return make(Op::Not, parse_not());
     }
     return parse_comparison();
   }
@@ -201,20 +239,20 @@ class Parser {
     Node first = parse_sum();
     CompareOp op{};
     if (!take_compare_op(op)) return first;
-    Node chain = make(Op::Compare, {});
+    Node chain = make(Op::Compare);
     chain.args.push_back(std::move(first));
     do {
       chain.compares.push_back(op);
       chain.args.push_back(parse_sum());
     } while (take_compare_op(op));
-    return chain;
+    return finish(std::move(chain));
   }
 
   Node parse_sum() {
     Node left = parse_product();
     while (at_op("+") || at_op("-")) {
       const Op op = take().text == "+" ? Op::Add : Op::Sub;
-      left = make(op, {std::move(left), parse_product()});
+      left = make(op, std::move(left), parse_product());
     }
     return left;
   }
@@ -224,7 +262,7 @@ class Parser {
     while (at_op("*") || at_op("/") || at_op("//") || at_op("%")) {
       const auto text = take().text;
       const Op op = text == "*" ? Op::Mul : text == "/" ? Op::Div : text == "//" ? Op::FloorDiv : Op::Mod;
-      left = make(op, {std::move(left), parse_unary()});
+      left = make(op, std::move(left), parse_unary());
     }
     return left;
   }
@@ -232,8 +270,9 @@ class Parser {
   // Unary minus binds looser than **, so -2 ** 2 is -4, while 2 ** -1 is 0.5.
   Node parse_unary() {
     if (at_op("-") || at_op("+")) {
+      const Nested nested(*this);
       const Op op = take().text == "-" ? Op::Neg : Op::Pos;
-      return make(op, {parse_unary()});
+      return make(op, parse_unary());
     }
     return parse_power();
   }
@@ -242,8 +281,9 @@ class Parser {
     Node base = parse_atom();
     while (peek().kind == Tok::LBracket) base = parse_subscript(std::move(base));
     if (!at_op("**")) return base;
+    const Nested nested(*this);
     take();
-    return make(Op::Pow, {std::move(base), parse_unary()});  // recursion makes ** right-associative
+    return make(Op::Pow, std::move(base), parse_unary());  // recursion makes ** right-associative
   }
 
   Node parse_atom() {
@@ -283,25 +323,25 @@ class Parser {
     take();  // [
     Node index = parse_or();
     expect(Tok::RBracket, "']' (slices are not supported)");
-    return make(Op::Subscript, {std::move(sequence), std::move(index)});
+    return make(Op::Subscript, std::move(sequence), std::move(index));
   }
 
   // [a, b, ...] or a comprehension [e for x in xs if c ...], with Python's clause order.
   Node parse_list() {
     require_lists(peek());
     take();  // [
-    Node list = make(Op::List, {});
+    Node list = make(Op::List);
     if (peek().kind == Tok::RBracket) {
       take();
       return list;
     }
     list.args.push_back(parse_or());
     if (at_keyword("for")) {
-      Node comprehension = make(Op::Comprehension, {});
+      Node comprehension = make(Op::Comprehension);
       comprehension.args.push_back(std::move(list.args.front()));
       while (at_keyword("for") || at_keyword("if")) comprehension.args.push_back(parse_clause());
       expect(Tok::RBracket, "']'");
-      return comprehension;
+      return finish(std::move(comprehension));
     }
     while (peek().kind == Tok::Comma) {
       take();
@@ -309,19 +349,19 @@ class Parser {
       list.args.push_back(parse_or());
     }
     expect(Tok::RBracket, "',' or ']'");
-    return list;
+    return finish(std::move(list));
   }
 
   Node parse_clause() {
-    if (take().text == "if") return make(Op::If, {parse_or()});
+    if (take().text == "if") return make(Op::If, parse_or());
     const Token& variable = peek();
     if (variable.kind != Tok::Name || is_keyword(variable.text)) fail_at(variable.pos, "expected a name after 'for'");
-    Node clause = make(Op::For, {});
+    Node clause = make(Op::For);
     clause.name = name_index(take().text);
     if (!at_keyword("in")) fail_at(peek().pos, "expected 'in'");
     take();
     clause.args.push_back(parse_or());
-    return clause;
+    return finish(std::move(clause));
   }
 
   bool is_keyword(std::string_view word) const {
@@ -370,7 +410,7 @@ class Parser {
       fail_at(name.pos, "unknown function '" + std::string(name.text) + "'");
     }
     take();  // (
-    Node call = make(function->op, {});
+    Node call = make(function->op);
     if (peek().kind != Tok::RParen) {
       call.args.push_back(parse_or());
       while (peek().kind == Tok::Comma) {
@@ -391,7 +431,7 @@ class Parser {
       fail_at(name.pos, std::string(name.text) + "() takes " + need + " argument" +
                             (min_args == 1 && function->max_args == 1 ? "" : "s") + ", got " + std::to_string(n));
     }
-    return call;
+    return finish(std::move(call));
   }
 
   std::string_view text_;
@@ -399,6 +439,7 @@ class Parser {
   bool lists_;
   std::vector<Token> tokens_;
   std::size_t next_ = 0;
+  std::size_t nesting_ = 0;  // active Nested guards
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 #include <sstream>
+#include <unordered_set>
 
 #include "cutune/error.hpp"
 #include "spec_reader.hpp"
@@ -153,12 +154,11 @@ class SpecReader {
         if (j.contains("description")) p.description = string_field(j, "description", field + ".description");
       }
       if (!values->is_array() || values->empty()) fail(field, "values must be a non-empty list of numbers");
+      std::unordered_set<Value> seen;  // a search of the list for each value took minutes for 10^5 values
       for (const auto& v : *values) {
         const auto value = number(v);
         if (!value) fail(field, "values must be numbers");
-        if (std::find(p.values.begin(), p.values.end(), *value) != p.values.end()) {
-          fail(field, "value " + value->str() + " appears twice");
-        }
+        if (!seen.insert(*value).second) fail(field, "value " + value->str() + " appears twice");
         p.values.push_back(*value);
       }
       p.default_value = p.values.front();
@@ -266,7 +266,10 @@ class SpecReader {
     const Json& j = reference["configuration"];
     if (!j.is_object()) fail("reference.configuration", "must be an object of parameter name: value");
     Config config = spec_.default_config();
-    for (const auto& [name, v] : j.items()) {
+    for (const auto& item : j.items()) {
+      // Not a structured binding: clang before 16 cannot capture one in the lambda below.
+      const std::string& name = item.key();
+      const Json& v = item.value();
       const std::string field = "reference.configuration." + name;
       const auto p = std::find_if(spec_.parameters.begin(), spec_.parameters.end(),
                                   [&](const Parameter& q) { return q.name == name; });

@@ -154,7 +154,10 @@ class ArgumentReader {
     if (output) j["output"] = true;
     if (access == "WriteOnly" || access == "ReadWrite") written_.push_back(out_.list.size());
     out_.list.push_back(std::move(j));
-    out_.bytes += *count * static_cast<std::int64_t>(element.bytes);
+    // Each size is at most 10^15 elements, but a thousand of them overflow the sum.
+    if (__builtin_add_overflow(out_.bytes, *count * static_cast<std::int64_t>(element.bytes), &out_.bytes)) {
+      t1_.fail(field + ".Size", "the buffers add up to more than 2^63 bytes");
+    }
   }
 
   // Without `Output: 1` anywhere, the buffers the kernel writes are what can be verified.

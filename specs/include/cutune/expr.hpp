@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -87,3 +88,10 @@ std::vector<Value> eval_list(std::string_view text, const ListBindings& lists = 
 Value eval_number(std::string_view text, const ListBindings& lists = {});
 
 }  // namespace cutune
+
+/// Hashes that agree with Value's numeric equality (1 and 1.0 hash alike), so that duplicates among many values are
+/// found in linear time.
+template <>
+struct std::hash<cutune::Value> {
+  std::size_t operator()(const cutune::Value& v) const noexcept;
+};
