@@ -463,9 +463,9 @@ extern "C" __global__ void __launch_bounds__(gemm_tc_detail::kThreads)
       }
     __threadfence();
     __syncthreads();
-    __shared__ bool last;
-    if (threadIdx.x == 0) last = atomicAdd(counters + tile, 1u) == SPLITK - 1;
-    __syncthreads();
+    // Only thread 0 counts; __syncthreads_or hands its answer to the block (no static shared memory, so the spec's
+    // dynamic size is the whole footprint).
+    const bool last = __syncthreads_or(threadIdx.x == 0 && atomicAdd(counters + tile, 1u) == SPLITK - 1);
     if (!last) return;
     __threadfence();
     // Slice by slice, in slice order: the same sums every run. Groups of at most 16 fragments are read at a time, so

@@ -1,0 +1,188 @@
+// Host-only tests of the tensor-core GEMM templates (gemm_tc.cu): their spaces and shape rules, and NVRTC compiles
+// of a sample of each for sm_80 and sm_90.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <future>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+
+#include "cutune/compiler.hpp"
+#include "cutune/space.hpp"
+#include "cutune/templates.hpp"
+#include "space_sample.hpp"
+
+namespace cutune {
+namespace {
+
+// The tensor-core kernels: one source, one spec per element type.
+const std::vector<std::string> kKernels = {"gemm_tf32"};
+
+std::int64_t value(const KernelSpec& spec, const Config& c, const std::string& name) {
+  for (std::size_t p = 0; p < spec.parameters.size(); ++p)
+    if (spec.parameters[p].name == name) return c.values[p].as_int();
+  throw std::logic_error("no parameter " + name);
+}
+
+Config with(const KernelSpec& spec, Config c, const std::string& name, std::int64_t v) {
+  for (std::size_t p = 0; p < spec.parameters.size(); ++p)
+    if (spec.parameters[p].name == name) c.values[p] = Value(v);
+  return c;
+}
+
+std::size_t count(const KernelSpec& spec, const char* shape) {
+  return Space::enumerate(spec, spec.parse_shape(shape), DeviceLimits{}).size();
+}
+
+TEST(GemmTcSpace, BuiltInsShareOneSource) {
+  for (const auto& name : kKernels) {
+    const KernelSpec spec = load_kernel(name);
+    EXPECT_EQ(spec.source_name, "gemm_tc.cu");
+    EXPECT_EQ(spec.kernel, "gemm_tc");
+    EXPECT_EQ(spec.shape_names, (std::vector<std::string>{"M", "N", "K"}));
+    EXPECT_DOUBLE_EQ(spec.metric_amount(spec.parse_shape("1000x1000x1000")), 2e9);
+    // The tolerance covers the FP32 accumulation, which grows like K^1.5, and stays far below what one missing
+    // k-slab does to an element (a standard deviation of sqrt(16 / 9) = 1.33 at least).
+    const double small = spec.tolerance_at(spec.parse_shape("1x1x1")).atol;
+    const double big = spec.tolerance_at(spec.parse_shape("4096x4096x11008")).atol;
+    EXPECT_LT(small, 1e-4) << name;
+    EXPECT_GT(big, 10 * small) << name;
+    EXPECT_LT(big, 0.15) << name;
+  }
+}
+
+// Counts pin the spaces: a change to a template's parameters or constraints must be deliberate.
+TEST(GemmTcSpace, ThousandsOfConfigurations) {
+  const KernelSpec tf32 = load_kernel("gemm_tf32");
+  EXPECT_EQ(Space::enumerate(tf32, std::nullopt, DeviceLimits{}).size(), 66360u);
+  EXPECT_EQ(count(tf32, "4096x4096x4096"), 2352u);
+  EXPECT_EQ(count(tf32, "127x257x511"), 3658u);
+  EXPECT_EQ(count(tf32, "16x4096x4096"), 7224u);
+  EXPECT_EQ(count(tf32, "1x1x1"), 270u);
+}
+
+// Shape rules: alignment-dependent choices follow K and N, split-K and small tiles open up where they help, and every
+// shape keeps configurations.
+TEST(GemmTcSpace, ShapeRules) {
+  for (const auto& name : kKernels) {
+    const KernelSpec spec = load_kernel(name);
+    const std::int64_t chunk = name == "gemm_tf32" ? 4 : 8;  // elements per 16 bytes
+    for (const char* text : {"1x1x1", "1x1x3", "3x1x1", "127x257x511", "33x4096x7", "4096x16x4096", "64x4096x4096",
+                             "4096x4096x64", "1000x1000x1000", "8192x8192x8192", "5x7x9", "4096x4097x4096"}) {
+      const Shape shape = spec.parse_shape(text);
+      const Space space = Space::enumerate(spec, shape, DeviceLimits{});
+      EXPECT_GT(space.size(), 100u) << name << " " << text;
+      const std::int64_t M = shape.dims[0], N = shape.dims[1], K = shape.dims[2];
+      const bool aligned = K % chunk == 0 && N % chunk == 0;
+      std::set<std::int64_t> seen_aligned, seen_epi;
+      for (const auto& c : space.configs()) {
+        seen_aligned.insert(value(spec, c, "ALIGNED"));
+        seen_epi.insert(value(spec, c, "EPI_VEC"));
+        const Launch l = spec.resolve(spec.launch, c, shape);
+        EXPECT_LE(l.shared_memory, 227 * 1024);
+        EXPECT_GE(l.threads(), 64);
+        EXPECT_LE(l.threads(), 256);
+        if (M >= 2048) EXPECT_GE(value(spec, c, "BM"), 64);
+      }
+      // 16-byte loads exactly where K and N allow them; element loads only where they do not.
+      EXPECT_EQ(seen_aligned, (std::set<std::int64_t>{aligned ? 1 : 0})) << name << " " << text;
+      // Scalar stores only for odd N; pairs for even N; 16-byte rows where N is a multiple of a chunk.
+      std::set<std::int64_t> epi;
+      if (N % 2 == 1) epi.insert(1);
+      if (N % 2 == 0) epi.insert(2);
+      if (N % chunk == 0) epi.insert(chunk);
+      EXPECT_EQ(seen_epi, epi) << name << " " << text;
+    }
+    // Split-K only where there are few tiles and enough K.
+    std::map<std::int64_t, std::size_t> split_big, split_skinny;
+    for (const auto& c : Space::enumerate(spec, spec.parse_shape("4096x4096x4096"), DeviceLimits{}).configs())
+      ++split_big[value(spec, c, "SPLITK")];
+    for (const auto& c : Space::enumerate(spec, spec.parse_shape("64x4096x4096"), DeviceLimits{}).configs())
+      ++split_skinny[value(spec, c, "SPLITK")];
+    EXPECT_EQ(split_skinny.size(), 5u) << name;
+    EXPECT_LT(split_big[16], split_skinny[16]) << name;
+  }
+}
+
+// 300 configurations of the kernels compile, without spilling: for each kernel and each of sm_90 and sm_80, a sample
+// holding every value of every parameter (different samples for the two, so that each configuration is compiled
+// once: NVRTC takes about a second per configuration, and the CI machine has two cores).
+TEST(GemmTcCompile, SampleCompilesForSm90AndSm80) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::size_t per_sample = (300 + 2 * kKernels.size() - 1) / (2 * kKernels.size());
+  struct Job {
+    const KernelSpec* spec;
+    Config config;
+    std::string arch;
+    std::future<CompileOutput> out;
+  };
+  std::vector<KernelSpec> specs;
+  for (const auto& name : kKernels) specs.push_back(load_kernel(name));
+  CompilePool pool;
+  std::vector<Job> jobs;
+  std::set<std::string> distinct;
+  for (const auto& spec : specs) {
+    const Space space = Space::enumerate(spec, std::nullopt, DeviceLimits{});
+    const std::vector<std::string> archs = {"sm_90", "sm_80"};
+    for (std::size_t a = 0; a < archs.size(); ++a) {
+      const std::vector<Config> sample = testing::sample_space(spec, space, per_sample, a);
+      ASSERT_GE(sample.size(), per_sample);
+      std::map<std::string, std::set<std::int64_t>> seen;
+      for (const auto& c : sample) {
+        distinct.insert(spec.name + ":" + spec.format(c));
+        for (std::size_t p = 0; p < spec.parameters.size(); ++p)
+          seen[spec.parameters[p].name].insert(c.values[p].as_int());
+        const KernelSpec* s = &spec;
+        const std::string arch = archs[a];
+        jobs.push_back({s, c, arch, pool.submit([s, c, arch] { return compile_config(*s, c, arch); })});
+      }
+      for (const auto& p : spec.parameters)
+        EXPECT_EQ(seen[p.name].size(), p.values.size()) << spec.name << " " << archs[a] << " " << p.name;
+    }
+  }
+  EXPECT_GE(distinct.size(), 290u);  // the two samples of a kernel may share a few configurations
+  std::size_t spilled = 0;
+  for (auto& job : jobs) {
+    const CompileOutput out = job.out.get();
+    ASSERT_TRUE(out.ok) << job.spec->name << " " << job.spec->format(job.config) << " " << job.arch << "\n" << out.log;
+    EXPECT_EQ(out.lowered_name, "gemm_tc");
+    EXPECT_LE(out.registers, 255);
+    if (out.spill_bytes > 0) {
+      ++spilled;
+      std::printf("spills: %s %s %s (%d bytes)\n", job.spec->name.c_str(), job.spec->format(job.config).c_str(),
+                  job.arch.c_str(), out.spill_bytes);
+    }
+  }
+  EXPECT_EQ(spilled, 0u);
+  for (const auto& spec : specs) {
+    for (const char* arch : {"sm_90", "sm_80"}) {
+      const CompileOutput reference = compile_reference(spec, arch);
+      EXPECT_TRUE(reference.ok) << reference.log;
+      EXPECT_NE(reference.cubin.find("gemm_tc_reference"), std::string::npos);
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::printf("%zu compiles (%zu configurations) on %u threads in %.0f s\n", jobs.size(), distinct.size(),
+              pool.threads(), seconds);
+}
+
+// The template's own checks reject what the constraints keep out.
+TEST(GemmTcCompile, ExcludedCombinationsDoNotCompile) {
+  const KernelSpec spec = load_kernel("gemm_tf32");
+  const Config base = spec.default_config();
+  const CompileOutput ok = compile_config(spec, base, "sm_90");
+  ASSERT_TRUE(ok.ok) << ok.log;
+  EXPECT_EQ(ok.cubin.find("gemm_tc_reference"), std::string::npos);
+  // Warp tiles of 8 rows (BM=16 over 2 warps) are not whole mma tiles.
+  const Config narrow = with(spec, with(spec, base, "BM", 16), "WARPS_M", 2);
+  const Space space = Space::enumerate(spec, std::nullopt, DeviceLimits{});
+  EXPECT_EQ(std::find(space.configs().begin(), space.configs().end(), narrow), space.configs().end());
+  EXPECT_FALSE(compile_config(spec, narrow, "sm_90").ok);
+}
+
+}  // namespace
+}  // namespace cutune
