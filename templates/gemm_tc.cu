@@ -154,17 +154,6 @@ __device__ __forceinline__ void async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const elem_t* p) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(p)));
-}
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const elem_t* p) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(p)));
-}
-
 __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
 #if TYPE == 0
   asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
@@ -300,41 +289,105 @@ __device__ __forceinline__ void store_slab(elem_t* as, elem_t* bs, const Staged&
 }
 #endif
 
-// acc += As * Bs over one slab, for this warp's tile.
-__device__ __forceinline__ void multiply_slab(const elem_t* as, const elem_t* bs, int wm, int wn,
-                                              float (&acc)[kMI][kNI][4]) {
-  const int lane = threadIdx.x % 32;
-#pragma unroll
-  for (int ks = 0; ks < BK / kMmaK; ++ks) {
-    unsigned a[kMI][4], b[kNI][2];
-    // ldmatrix.x4: lanes 0-15 give rows 0-15 at the step's first 16 bytes of k, lanes 16-31 the same rows at the next.
-#pragma unroll
-    for (int mi = 0; mi < kMI; ++mi) {
-      const int row = wm * kWarpM + mi * 16 + lane % 16;
-      ldmatrix_x4(a[mi], as + a_offset(row, ks * kMmaK + lane / 16 * kChunk));
+// One mma step's operands for this warp: A fragments of its kMI row tiles, B fragments of its kNI column tiles.
+struct Frags {
+  unsigned a[kMI][4], b[kNI][2];
+};
+
+// Where this thread's fragment loads read, as shared-memory byte addresses relative to a stage. With the swizzle,
+// a 16-byte chunk's position within its 128-byte line is XOR-ed with a row-dependent value, so an address is a
+// per-thread base XOR-ed and offset by compile-time constants (when warp tiles start on 128-byte boundaries):
+// A (ldmatrix): chunk (2 ks + h) ^ (row & 7) of row r, h = lane / 16, equals chunk y ^ 2 ks with y = h ^ (lane & 7).
+// TF32 B (scalar): chunk c ^ 2 (k & 3) of row k; 16-bit B (ldmatrix.trans): chunk c ^ (k & 7), like A.
+constexpr int kRowA = kLda * kElem, kRowB = kLdb * kElem;  // bytes per shared-memory row
+constexpr int kStageBytes = kStage * kElem;
+constexpr bool kFastA = SWIZZLE && kChunksA >= 8;
+constexpr bool kFastB = SWIZZLE && kWarpN * kElem % 128 == 0;
+
+struct FragAddr {
+  unsigned a;  // A: kFastA: row (lane % 16) of the warp's tile, chunk y; else the element offset of row lane % 16
+  unsigned b;  // B: kFastB: the thread's base with its swizzle bits in place; else unused
+
+  __device__ __forceinline__ void init(int wm, int wn) {
+    const int lane = threadIdx.x % 32, x = lane & 7, h = lane / 16;
+    if constexpr (kFastA) a = (wm * kWarpM + lane % 16) * kRowA + ((h ^ x) << 4);
+    else a = 0;
+    if constexpr (kFastB && TYPE == 0) {
+      const int t = lane % 4, g = lane / 4;  // b0 = B[k = t][n = g] of each 8-column tile
+      b = t * kRowB + (g & 3) * 4 + wn * kWarpN * 4 + (g >> 2) * 16 + (t << 5);
+    } else if constexpr (kFastB) {
+      b = (lane % 16) * kRowB + wn * kWarpN * kElem + ((h ^ x) << 4);
+    } else {
+      b = 0;
     }
-#if TYPE == 0
-    // TF32 B fragments: b0 = B[k = lane % 4][n = lane / 4], b1 four rows further (ldmatrix cannot transpose 32 bits).
-#pragma unroll
-    for (int ni = 0; ni < kNI; ++ni) {
-      const int col = wn * kWarpN + ni * 8 + lane / 4, k = ks * kMmaK + lane % 4;
-      b[ni][0] = __float_as_uint(bs[b_offset(k, col)]);
-      b[ni][1] = __float_as_uint(bs[b_offset(k + 4, col)]);
-    }
-#else
-    // ldmatrix.x4.trans: rows k 0-15 of the step at two 8-column chunks give b0, b1 of two mma tiles.
-#pragma unroll
-    for (int nj = 0; nj < kNI / 2; ++nj) {
-      unsigned r[4];
-      ldmatrix_x4_trans(r, bs + b_offset(ks * kMmaK + lane % 16, wn * kWarpN + nj * 16 + lane / 16 * 8));
-      b[2 * nj][0] = r[0], b[2 * nj][1] = r[1], b[2 * nj + 1][0] = r[2], b[2 * nj + 1][1] = r[3];
-    }
-#endif
-#pragma unroll
-    for (int mi = 0; mi < kMI; ++mi)
-#pragma unroll
-      for (int ni = 0; ni < kNI; ++ni) mma(acc[mi][ni], a[mi], b[ni][0], b[ni][1]);
   }
+};
+
+__device__ __forceinline__ unsigned lds32(unsigned addr) {
+  unsigned v;
+  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(addr));
+  return v;
+}
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], unsigned addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+// Reads k-step `ks` of a stage (its shared-memory byte address) into registers.
+__device__ __forceinline__ void load_frags(Frags& f, unsigned stage, const FragAddr& fa, int ks, int wm, int wn) {
+  const int lane = threadIdx.x % 32;
+  const unsigned as = stage, bs = stage + kStageA * kElem;
+  // ldmatrix.x4: lanes 0-15 give rows 0-15 at the step's first 16 bytes of k, lanes 16-31 the same rows at the next.
+#pragma unroll
+  for (int mi = 0; mi < kMI; ++mi) {
+    if constexpr (kFastA) {
+      ldmatrix_x4(f.a[mi], ((as + fa.a) ^ (ks << 5)) + mi * 16 * kRowA);
+    } else {
+      const int row = wm * kWarpM + mi * 16 + lane % 16;
+      ldmatrix_x4(f.a[mi], as + a_offset(row, ks * kMmaK + lane / 16 * kChunk) * kElem);
+    }
+  }
+#if TYPE == 0
+  // TF32 B fragments: b0 = B[k = lane % 4][n = lane / 4], b1 four rows further (ldmatrix cannot transpose 32 bits).
+#pragma unroll
+  for (int ni = 0; ni < kNI; ++ni) {
+    unsigned addr;
+    if constexpr (kFastB) {
+      addr = ((bs + fa.b) ^ ((ni & 3) << 5)) + (ni >> 2) * 128 + ks * 8 * kRowB;
+    } else {
+      const int col = wn * kWarpN + ni * 8 + lane / 4, k = ks * kMmaK + lane % 4;
+      addr = bs + b_offset(k, col) * kElem;
+    }
+    f.b[ni][0] = lds32(addr);
+    f.b[ni][1] = lds32(addr + 4 * kRowB);
+  }
+#else
+  // ldmatrix.x4.trans: rows k 0-15 of the step at two 8-column chunks give b0, b1 of two mma tiles.
+#pragma unroll
+  for (int nj = 0; nj < kNI / 2; ++nj) {
+    unsigned r[4], addr;
+    if constexpr (kFastB) {
+      addr = ((bs + fa.b) ^ ((2 * nj & 7) << 4)) + (nj >> 2) * 128 + ks * 16 * kRowB;
+    } else {
+      addr = bs + b_offset(ks * kMmaK + lane % 16, wn * kWarpN + nj * 16 + lane / 16 * 8) * kElem;
+    }
+    ldmatrix_x4_trans(r, addr);
+    f.b[2 * nj][0] = r[0], f.b[2 * nj][1] = r[1], f.b[2 * nj + 1][0] = r[2], f.b[2 * nj + 1][1] = r[3];
+  }
+#endif
+}
+
+__device__ __forceinline__ void multiply(float (&acc)[kMI][kNI][4], const Frags& f) {
+#pragma unroll
+  for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < kNI; ++ni) mma(acc[mi][ni], f.a[mi], f.b[ni][0], f.b[ni][1]);
 }
 
 // One output element or pair: alpha * acc + beta * C, C read only when beta != 0.
@@ -369,7 +422,7 @@ extern "C" __global__ void __launch_bounds__(gemm_tc_detail::kThreads)
     gemm_tc(int M, int N, int K, float alpha, const elem_t* __restrict__ A, const elem_t* __restrict__ B, float beta,
             elem_t* __restrict__ C, unsigned* __restrict__ counters, float* __restrict__ workspace) {
   using namespace gemm_tc_detail;
-  extern __shared__ __align__(128) unsigned char smem_bytes[];
+  extern __shared__ __align__(1024) unsigned char smem_bytes[];  // stages start on 256-byte lines
   elem_t* smem = reinterpret_cast<elem_t*>(smem_bytes);
 
   // Rasterization: GROUP_M rows of tiles at a time, column by column inside the group.
@@ -402,7 +455,10 @@ extern "C" __global__ void __launch_bounds__(gemm_tc_detail::kThreads)
 #pragma unroll
       for (int r = 0; r < 4; ++r) acc[mi][ni][r] = 0.0f;
 
-  // The pipeline: slab s lives in stage s % STAGES; STAGES - 1 slabs are in flight while one is multiplied.
+  // The pipeline: slab s lives in stage s % STAGES, and STAGES - 1 slabs are in flight while one is multiplied.
+  // Fragments are double-buffered: each k-step's mma runs while the next step's fragments load, the next slab's
+  // first step included, so that the barrier between slabs and the fragment loads hide behind tensor-core work.
+  constexpr int kSteps = BK / kMmaK;
 #if ALIGNED || TYPE == 0
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
@@ -410,6 +466,7 @@ extern "C" __global__ void __launch_bounds__(gemm_tc_detail::kThreads)
     async_commit();
     l.advance();
   }
+  async_wait<STAGES - 2>();
 #else
   Staged staged;
 #pragma unroll
@@ -421,28 +478,47 @@ extern "C" __global__ void __launch_bounds__(gemm_tc_detail::kThreads)
     l.advance();
   }
 #endif
+  __syncthreads();
+  const unsigned smem_base = smem_addr(smem);
+  FragAddr fa;
+  fa.init(wm, wn);
+  Frags frags[2];
+  if (slabs > 0) load_frags(frags[0], smem_base, fa, 0, wm, wn);
+  int read = 0, write = STAGES - 1;  // the stages being multiplied and filled
 #pragma unroll 1
   for (int s = 0; s < slabs; ++s) {
+    const int next = s + STAGES - 1;  // the slab loaded during this one
+#pragma unroll
+    for (int ks = 0; ks < kSteps; ++ks) {
+      if (ks == 0) {
 #if ALIGNED || TYPE == 0
-    async_wait<STAGES - 2>();
-#endif
-    __syncthreads();  // slab s has landed, and every warp is done with the stage that the next load overwrites
-    const int next = s + STAGES - 1, ns = next % STAGES, cs = s % STAGES;
-#if ALIGNED || TYPE == 0
-    if (next < slabs) load_slab(smem + ns * kStage, smem + ns * kStage + kStageA, l, k_left - next * BK);
-    async_commit();
-    l.advance();
+        if (next < slabs) load_slab(smem + write * kStage, smem + write * kStage + kStageA, l, k_left - next * BK);
+        async_commit();
 #else
-    if (next < slabs) fetch_slab(staged, l, k_left - next * BK);
-    l.advance();
+        if (next < slabs) fetch_slab(staged, l, k_left - next * BK);
 #endif
+        l.advance();
+      }
+      if (ks == kSteps - 1) {
+        // Slab s + 1 must have landed, and every warp be done with the stage that the next slab's loads overwrite.
+#if ALIGNED || TYPE == 0
+        async_wait<STAGES - 2>();
+#else
+        if (next < slabs) store_slab(smem + write * kStage, smem + write * kStage + kStageA, staged);
+#endif
+        __syncthreads();
+        read = read == STAGES - 1 ? 0 : read + 1;
+        write = write == STAGES - 1 ? 0 : write + 1;
+      }
+      if (ks < kSteps - 1 || s + 1 < slabs) {
+        load_frags(frags[(ks + 1) % 2], smem_base + read * kStageBytes, fa, (ks + 1) % kSteps, wm, wn);
+      }
 #ifdef CUTUNE_TEST_SKIP_SLAB  // test builds only: drop one slab, which verification must notice
-    if (slab_begin + s != CUTUNE_TEST_SKIP_SLAB)
+      if (slab_begin + s != CUTUNE_TEST_SKIP_SLAB)
 #endif
-      multiply_slab(smem + cs * kStage, smem + cs * kStage + kStageA, wm, wn, acc);
-#if !(ALIGNED || TYPE == 0)
-    if (next < slabs) store_slab(smem + ns * kStage, smem + ns * kStage + kStageA, staged);
-#endif
+        multiply(acc, frags[ks % 2]);
+      if constexpr (kSteps == 1) frags[0] = frags[1];  // one step per slab: the next slab's fragments move up
+    }
   }
 #if ALIGNED || TYPE == 0
   async_wait<0>();

@@ -13,17 +13,14 @@
 namespace cutune::testing {
 
 /// At least `count` configurations of `space` (all of them when it is smaller): first, for each value of each
-/// parameter, a configuration that has it; then configurations at an even stride through the space. Another `salt`
-/// gives another sample of the same kind.
-inline std::vector<Config> sample_space(const KernelSpec& spec, const Space& space, std::size_t count,
-                                        std::size_t salt = 0) {
+/// parameter, a configuration that has it; then configurations at an even stride through the space.
+inline std::vector<Config> sample_space(const KernelSpec& spec, const Space& space, std::size_t count) {
   const auto& all = space.configs();
   std::set<std::size_t> chosen;
   for (std::size_t p = 0; p < spec.parameters.size(); ++p) {
     for (const Value& v : spec.parameters[p].values) {
       // Spread the picks: start looking at a point that depends on the parameter and value.
-      const std::size_t start =
-          (p * 7919 + chosen.size() * 104729 + salt * 15485863) % std::max<std::size_t>(all.size(), 1);
+      const std::size_t start = (p * 7919 + chosen.size() * 104729) % std::max<std::size_t>(all.size(), 1);
       for (std::size_t i = 0; i < all.size(); ++i) {
         const std::size_t at = (start + i) % all.size();
         if (all[at].values[p] == v) {
@@ -35,8 +32,7 @@ inline std::vector<Config> sample_space(const KernelSpec& spec, const Space& spa
   }
   const std::size_t wanted = std::min(count, all.size());
   const std::size_t stride = std::max<std::size_t>(1, all.size() / std::max<std::size_t>(wanted, 1));
-  const std::size_t first = salt % std::max<std::size_t>(all.size(), 1);
-  for (std::size_t i = first; chosen.size() < wanted; i = (i + stride) % all.size()) {
+  for (std::size_t i = 0; chosen.size() < wanted; i = (i + stride) % all.size()) {
     while (chosen.count(i)) i = (i + 1) % all.size();  // taken: the next free one (wanted <= size, so one exists)
     chosen.insert(i);
   }
