@@ -18,7 +18,7 @@
 namespace cutune {
 namespace {
 
-const std::vector<std::string> kKernels = {"gemm_tf32"};
+const std::vector<std::string> kKernels = {"gemm_tf32", "gemm_bf16", "gemm_f16"};
 const char* const kShapes[] = {"1x1x1", "127x257x511", "33x4096x7", "4096x16x4096"};
 
 // The spec edited as JSON (keeps the parameter order): alpha = 1.5, beta = 0.5 and C random, or extra defines.
