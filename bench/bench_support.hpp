@@ -38,12 +38,14 @@ inline MeasureOptions timing(int repeats = 50, int warmup = 5) {
 }
 
 /// Tunes one shape (resuming from the database; `budget` configurations with the default strategy, 0: the whole
-/// space) and returns the report; throws when no configuration was correct.
+/// space; at most `seconds` of wall time, 0: no limit) and returns the report; throws when no configuration was correct.
 inline ShapeReport tune_shape(const Device& device, Database& db, const KernelSpec& spec, const Shape& shape,
-                              const std::string& command, std::size_t budget = 0, const std::string& strategy = {}) {
+                              const std::string& command, std::size_t budget = 0, const std::string& strategy = {},
+                              double seconds = 0.0) {
   TuneOptions options;
   options.command = command;
   options.budget = budget;
+  options.time_budget_s = seconds;
   if (!strategy.empty()) options.strategy = strategy;
   ShapeReport report = Tuner(device, db, options).tune(spec, shape);
   if (!report.best) throw Error("no correct " + spec.name + " configuration at " + shape.str());

@@ -1,4 +1,7 @@
 // The tuner's own device code: random inputs, comparison with the reference, and the L2 flush between runs.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 typedef unsigned long long u64;
 
 __device__ __forceinline__ u64 mix64(u64 x) {
@@ -25,6 +28,28 @@ template <>
 __device__ __forceinline__ unsigned random_value<unsigned>(u64 bits) {
   return unsigned(bits % 201ull);
 }
+// 16-bit floats: a float of [-1, 1) rounded to the type, so that every reader sees the same rounded value.
+template <>
+__device__ __forceinline__ __nv_bfloat16 random_value<__nv_bfloat16>(u64 bits) {
+  return __float2bfloat16_rn(random_value<float>(bits));
+}
+template <>
+__device__ __forceinline__ __half random_value<__half>(u64 bits) {
+  return __float2half_rn(random_value<float>(bits));
+}
+
+template <typename T>
+__device__ __forceinline__ double to_double(T x) {
+  return (double)x;
+}
+template <>
+__device__ __forceinline__ double to_double<__nv_bfloat16>(__nv_bfloat16 x) {
+  return (double)__bfloat162float(x);
+}
+template <>
+__device__ __forceinline__ double to_double<__half>(__half x) {
+  return (double)__half2float(x);
+}
 
 template <typename T>
 __global__ void fill_random(T* p, u64 n, u64 seed) {
@@ -44,7 +69,7 @@ __global__ void compare(const T* out, const T* ref, u64 n, double atol, double r
   u64 mismatches = 0, first = ~0ull;
   double worst = 0.0;
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {
-    const double o = (double)out[i], r = (double)ref[i];
+    const double o = to_double(out[i]), r = to_double(ref[i]);
     bool same;
     if (r != r || o != o) {
       same = (r != r) && (o != o);  // NaN must meet NaN

@@ -44,9 +44,9 @@ class Module {
 /// The tuner's own kernels (support.cu), one instance per element type.
 struct SupportKernels {
   Module module;
-  std::array<CUfunction, 5> fill_random{};  // indexed by ElementType
-  std::array<CUfunction, 5> fill_value{};
-  std::array<CUfunction, 5> compare{};
+  std::array<CUfunction, kElementTypes> fill_random{};  // indexed by ElementType
+  std::array<CUfunction, kElementTypes> fill_value{};
+  std::array<CUfunction, kElementTypes> compare{};
   CUfunction flush_l2 = nullptr;
   /// Compiles support.cu once per process and architecture (through the cache when given), then loads it.
   SupportKernels(const std::string& arch, CubinCache* cache);

@@ -7,13 +7,16 @@
 #include "cutune/error.hpp"
 #include "specs/embedded_support.hpp"
 #include "compile/nvrtc.hpp"
+#include "float16.hpp"
 #include "workbench.hpp"
 
 namespace cutune {
 namespace detail {
 namespace {
 
-constexpr std::array<const char*, 5> kTypeNames = {"float", "double", "int", "long long", "unsigned"};
+// In ElementType's order.
+constexpr std::array<const char*, kElementTypes> kTypeNames = {"float",    "double",        "int",   "long long",
+                                                               "unsigned", "__nv_bfloat16", "__half"};
 
 // The support module's kernels, in the order SupportKernels reads their lowered names.
 std::vector<std::string> support_names() {
@@ -118,6 +121,8 @@ std::array<unsigned char, 8> scalar_bytes(ElementType type, const Value& v) {
     case ElementType::Int32: put(static_cast<std::int32_t>(v.as_int())); break;
     case ElementType::Int64: put(static_cast<std::int64_t>(v.as_int())); break;
     case ElementType::UInt32: put(static_cast<std::uint32_t>(v.as_int())); break;
+    case ElementType::BFloat16: put(detail::bfloat16_bits(static_cast<float>(v.as_double()))); break;
+    case ElementType::Float16: put(detail::float16_bits(static_cast<float>(v.as_double()))); break;
   }
   return out;
 }

@@ -66,6 +66,9 @@ std::size_t element_size(ElementType t) {
     case ElementType::Float64:
     case ElementType::Int64:
       return 8;
+    case ElementType::BFloat16:
+    case ElementType::Float16:
+      return 2;
     default:
       return 4;
   }
@@ -83,6 +86,10 @@ std::string_view to_string(ElementType t) {
       return "int64";
     case ElementType::UInt32:
       return "uint32";
+    case ElementType::BFloat16:
+      return "bfloat16";
+    case ElementType::Float16:
+      return "float16";
   }
   return "unknown";
 }

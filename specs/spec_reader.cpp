@@ -194,7 +194,8 @@ class SpecReader {
     static constexpr std::pair<std::string_view, ElementType> kTypes[] = {
         {"float", ElementType::Float32},   {"double", ElementType::Float64}, {"int", ElementType::Int32},
         {"int32", ElementType::Int32},     {"int64", ElementType::Int64},    {"long long", ElementType::Int64},
-        {"unsigned", ElementType::UInt32}, {"uint32", ElementType::UInt32}};
+        {"unsigned", ElementType::UInt32}, {"uint32", ElementType::UInt32}, {"__nv_bfloat16", ElementType::BFloat16},
+        {"__half", ElementType::Float16}};
     if (!j.is_string()) fail(field, "must be a string such as \"const float*\" or \"int\"");
     const std::string text = j.get<std::string>();
     std::string_view rest = trim(text);
@@ -210,8 +211,9 @@ class SpecReader {
       }
     }
     fail(field, "unknown type '" + text +
-                    "' (buffers: [const] float*, double*, int*, int32*, int64*, unsigned*, uint32*; "
-                    "scalars: int, int32, int64, long long, unsigned, uint32, float, double)");
+                    "' (buffers: [const] float*, double*, int*, int32*, int64*, unsigned*, uint32*, __nv_bfloat16*, "
+                    "__half*; scalars: int, int32, int64, long long, unsigned, uint32, float, double, __nv_bfloat16, "
+                    "__half)");
   }
 
   void read_arguments(const Json& list) {

@@ -131,6 +131,26 @@ TEST(SpecParse, Arguments) {
   EXPECT_EQ(cutune::element_size(ElementType::UInt32), 4u);
 }
 
+// CUDA's 16-bit floats, as buffers and as scalars: two bytes each.
+TEST(SpecParse, SixteenBitFloatTypes) {
+  Json j = Json::parse(kSpec);
+  j["arguments"][0]["type"] = "__nv_bfloat16*";
+  j["arguments"][1]["type"] = "const __half*";
+  j["arguments"][2]["type"] = "__half";
+  j["arguments"][3]["type"] = "__nv_bfloat16";
+  const KernelSpec s = parse(j.dump());
+  EXPECT_EQ(s.arguments[0].type, ElementType::BFloat16);
+  EXPECT_EQ(s.arguments[1].type, ElementType::Float16);
+  EXPECT_TRUE(s.arguments[1].is_buffer);
+  EXPECT_EQ(s.arguments[2].type, ElementType::Float16);
+  EXPECT_FALSE(s.arguments[2].is_buffer);
+  EXPECT_EQ(s.arguments[3].type, ElementType::BFloat16);
+  EXPECT_EQ(cutune::element_size(ElementType::BFloat16), 2u);
+  EXPECT_EQ(cutune::element_size(ElementType::Float16), 2u);
+  EXPECT_EQ(cutune::to_string(ElementType::BFloat16), "bfloat16");
+  EXPECT_EQ(cutune::to_string(ElementType::Float16), "float16");
+}
+
 TEST(SpecParse, ToleranceScalesWithTheShape) {
   Json j = Json::parse(kSpec);
   j["tolerance"] = Json{{"atol", "1e-6 * N"}, {"rtol", "0.5 - M"}};

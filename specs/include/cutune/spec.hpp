@@ -66,7 +66,9 @@ struct Parameter {
   std::string description;
 };
 
-enum class ElementType { Float32, Float64, Int32, Int64, UInt32 };
+/// Element types of buffers and scalars. BFloat16 and Float16 are CUDA's __nv_bfloat16 and __half.
+enum class ElementType { Float32, Float64, Int32, Int64, UInt32, BFloat16, Float16 };
+inline constexpr std::size_t kElementTypes = 7;
 std::size_t element_size(ElementType t);
 std::string_view to_string(ElementType t);
 

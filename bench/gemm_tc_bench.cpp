@@ -1,0 +1,165 @@
+// Tuned tensor-core GEMMs (gemm_tf32, gemm_bf16, gemm_f16) against cuBLAS with the same types, timed the same way.
+//
+// Usage: gemm_tc_bench [--types tf32,bf16,f16] [--shapes MxNxK,...] [--db FILE] [--budget N] [--time SECONDS]
+//                      [--strategy S] [--where EXPR]...
+// Each shape is tuned first (resuming from FILE; N configurations per shape, or SECONDS of wall time, with the
+// default strategy or S), then the best configuration and cublasGemmEx on the same row-major A, B, C are timed with
+// the same method: warm-up, L2 flush before each run, CUDA events, median of 50. cuBLAS computes in FP32 with the
+// inputs' type (TF32: CUBLAS_COMPUTE_32F_FAST_TF32), alpha = 1, beta = 0, like the tuned kernel's verification runs.
+#include <CLI/CLI.hpp>
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_support.hpp"
+#include "cublas_support.hpp"
+#include "cutune/templates.hpp"
+
+namespace {
+
+using cutune::bench::check;
+
+struct Row {
+  std::string kernel, shape, config;
+  double tuned, cublas;  // GFLOP/s
+  std::size_t tried;
+};
+
+// The element type of a kernel, as cuBLAS names it, and host conversions to and from it.
+struct Element {
+  cudaDataType_t type;
+  cublasComputeType_t compute;
+  std::size_t bytes;
+  void (*store)(void* dst, std::size_t i, float v);
+  float (*load)(const void* src, std::size_t i);
+};
+
+Element element(const std::string& kernel) {
+  if (kernel == "gemm_tf32") {
+    return {CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4,
+            [](void* d, std::size_t i, float v) { static_cast<float*>(d)[i] = v; },
+            [](const void* s, std::size_t i) { return static_cast<const float*>(s)[i]; }};
+  }
+  if (kernel == "gemm_bf16") {
+    return {CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2,
+            [](void* d, std::size_t i, float v) { static_cast<__nv_bfloat16*>(d)[i] = __float2bfloat16(v); },
+            [](const void* s, std::size_t i) { return __bfloat162float(static_cast<const __nv_bfloat16*>(s)[i]); }};
+  }
+  if (kernel == "gemm_f16") {
+    return {CUDA_R_16F, CUBLAS_COMPUTE_32F, 2,
+            [](void* d, std::size_t i, float v) { static_cast<__half*>(d)[i] = __float2half(v); },
+            [](const void* s, std::size_t i) { return __half2float(static_cast<const __half*>(s)[i]); }};
+  }
+  throw cutune::InputError("no cuBLAS comparison for " + kernel);
+}
+
+// cublasGemmEx on row-major matrices (computed as the column-major C^T = B^T A^T), timed on the workbench and
+// checked at sampled elements against a double-precision host product of the same (rounded) inputs.
+double cublas_gflops(cutune::Workbench& bench, const Element& e, std::int64_t m, std::int64_t n, std::int64_t k) {
+  const auto count = [](std::int64_t r, std::int64_t c) { return static_cast<std::size_t>(r * c); };
+  std::vector<unsigned char> a(count(m, k) * e.bytes), b(count(k, n) * e.bytes), c(count(m, n) * e.bytes);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (std::size_t i = 0; i < count(m, k); ++i) e.store(a.data(), i, dist(rng));
+  for (std::size_t i = 0; i < count(k, n); ++i) e.store(b.data(), i, dist(rng));
+  void *da = nullptr, *db = nullptr, *dc = nullptr;
+  check(cudaMalloc(&da, a.size()), "cudaMalloc");
+  check(cudaMalloc(&db, b.size()), "cudaMalloc");
+  check(cudaMalloc(&dc, c.size()), "cudaMalloc");
+  check(cudaMemcpy(da, a.data(), a.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
+  check(cudaMemcpy(db, b.data(), b.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
+  cublasHandle_t handle = nullptr;
+  check(cublasCreate(&handle), "cublasCreate");
+  const float alpha = 1.0f, beta = 0.0f;
+  auto enqueue = [&](void* stream) {
+    check(cublasSetStream(handle, static_cast<cudaStream_t>(stream)), "cublasSetStream");
+    check(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
+                       &alpha, db, e.type, static_cast<int>(n), da, e.type, static_cast<int>(k), &beta, dc, e.type,
+                       static_cast<int>(n), e.compute, CUBLAS_GEMM_DEFAULT),
+          "cublasGemmEx");
+  };
+  const cutune::Timing t = cutune::summarize(bench.time(enqueue));
+  check(cudaMemcpy(c.data(), dc, c.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  // A layout check, not a precision test: TF32 or 16-bit outputs differ from the exact product by far less than this.
+  for (std::int64_t i = 0; i < m; i += std::max<std::int64_t>(1, m / 7)) {
+    for (std::int64_t j = 0; j < n; j += std::max<std::int64_t>(1, n / 5)) {
+      double sum = 0.0;
+      for (std::int64_t p = 0; p < k; ++p)
+        sum += double(e.load(a.data(), count(i, k) + p)) * e.load(b.data(), count(p, n) + j);
+      if (std::abs(sum - e.load(c.data(), count(i, n) + j)) > 2e-2 * std::sqrt(double(k)) + 1e-2 * std::abs(sum)) {
+        throw cutune::Error(fmt::format("cublasGemmEx differs from the host product at ({}, {}): the layout is wrong", i, j));
+      }
+    }
+  }
+  cublasDestroy(handle);
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dc);
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / (t.median * 1e-3) / 1e9;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Tuned tensor-core GEMMs against cuBLAS (same types, FP32 compute), timed the same way"};
+  std::vector<std::string> types = {"tf32", "bf16", "f16"};
+  std::vector<std::string> shapes = {"1024x1024x1024", "2048x2048x2048",   "4096x4096x4096", "8192x8192x8192",
+                                     "1000x1000x1000", "64x4096x4096",     "4096x4096x64",   "8192x8192x256",
+                                     "127x257x511",    "16x4096x4096",     "4096x11008x4096", "4096x4096x11008"};
+  std::string db_path = "gemm_tc_bench.db", strategy;
+  std::size_t budget = 200;
+  double seconds = 0.0;
+  std::vector<std::string> where;
+  app.add_option("--types", types, "element types: tf32, bf16, f16")->delimiter(',');
+  app.add_option("--shapes", shapes, "shapes MxNxK")->delimiter(',');
+  app.add_option("--db", db_path, "results database (tuning resumes from it)");
+  app.add_option("--budget", budget, "configurations tuned per shape (0: the whole space)");
+  app.add_option("--time", seconds, "wall time of tuning per shape, seconds (0: no limit)");
+  app.add_option("--strategy", strategy, "search strategy (default: the tuner's)");
+  app.add_option("--where", where, "an extra constraint on the configurations (repeatable)");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    cutune::Device device;
+    cutune::bench::share_context(device);
+    cutune::Database db(db_path);
+    std::vector<Row> rows;
+    for (const auto& type : types) {
+      const std::string kernel = "gemm_" + type;
+      const Element e = element(kernel);
+      cutune::KernelSpec spec = cutune::load_kernel(kernel);
+      for (const auto& w : where) spec.restrict_to(w);
+      for (const auto& text : shapes) {
+        const cutune::Shape shape = spec.parse_shape(text);
+        const cutune::ShapeReport report =
+            cutune::bench::tune_shape(device, db, spec, shape, "gemm_tc_bench", budget, strategy, seconds);
+        cutune::Workbench bench(device, spec, shape, cutune::bench::timing());
+        const cutune::Result tuned = cutune::bench::time_best(device, bench, spec, report);
+        const double cublas = cublas_gflops(bench, e, shape.dims[0], shape.dims[1], shape.dims[2]);
+        rows.push_back({kernel, text, tuned.config, tuned.metric, cublas, report.evaluated + report.resumed});
+        fmt::print("{} {} tuned {:.1f} TFLOP/s, cuBLAS {:.1f} ({} tried in {:.0f} s): {}\n", kernel, text,
+                   tuned.metric / 1e3, cublas / 1e3, rows.back().tried, report.seconds, tuned.config);
+      }
+    }
+
+    fmt::print("\nTensor-core GEMM on {} ({}, {} SMs), median of 50 runs, L2 flushed, TFLOP/s\n",
+               device.identity().name, device.identity().arch(), device.identity().sm_count);
+    fmt::print("{:<10} {:<16} {:>7} {:>7} {:>6} {:>6}  {}\n", "kernel", "shape", "tuned", "cuBLAS", "ratio", "tried",
+               "best configuration");
+    for (const auto& r : rows) {
+      fmt::print("{:<10} {:<16} {:>7.1f} {:>7.1f} {:>6.2f} {:>6}  {}\n", r.kernel, r.shape, r.tuned / 1e3,
+                 r.cublas / 1e3, r.tuned / r.cublas, r.tried, r.config);
+    }
+    return 0;
+  } catch (const std::exception& ex) {
+    fmt::print(stderr, "error: {}\n", ex.what());
+    return 1;
+  }
+}
