@@ -194,6 +194,13 @@ Measurement read_result(const Json& r, const std::string& where, const std::stri
     out.result.max_error = own->value("max_error", 0.0);
     out.result.metric = own->value("metric", 0.0);
     out.result.registers = own->value("registers", 0);
+    out.result.spill_bytes = own->value("spill_bytes", 0);
+    out.result.static_smem_bytes = own->value("static_smem_bytes", 0);
+    out.result.dynamic_smem_bytes = own->value("dynamic_smem_bytes", 0);
+    out.result.threads_per_block = own->value("threads_per_block", 0);
+    out.result.blocks = own->value("blocks", std::int64_t{0});
+    out.result.blocks_per_sm = own->value("blocks_per_sm", 0);
+    out.result.peak = own->value("peak", 0.0);
   }
   if (const auto ts = r.find("timestamp"); ts != r.end() && ts->is_string()) {
     out.measured_at = utc_from_foreign(ts->get<std::string>()).value_or("");
@@ -322,6 +329,13 @@ void write_t4(const std::vector<RunRecord>& runs, std::ostream& out) {
       if (std::isfinite(r.max_error)) mine["max_error"] = r.max_error;
       if (std::isfinite(r.metric)) mine["metric"] = r.metric;
       mine["registers"] = r.registers;
+      mine["spill_bytes"] = r.spill_bytes;
+      mine["static_smem_bytes"] = r.static_smem_bytes;
+      mine["dynamic_smem_bytes"] = r.dynamic_smem_bytes;
+      mine["threads_per_block"] = r.threads_per_block;
+      mine["blocks"] = r.blocks;
+      mine["blocks_per_sm"] = r.blocks_per_sm;
+      if (std::isfinite(r.peak)) mine["peak"] = r.peak;
       results.push_back(Json{{"timestamp", m.measured_at},
                              {"configuration", configuration_object(r.config)},
                              {"objectives", Json::array({"time"})},

@@ -36,6 +36,18 @@ struct Result {
   double max_error = 0.0;            ///< largest |out - ref| seen in verification
   int registers = 0;                 ///< per thread, after compile (0 when unknown)
   double compile_ms = 0.0;
+
+  // What the configuration asks of the GPU, measured with it (0 where unknown: failures before the figure existed,
+  // results of older cutune versions and foreign tools). Waves, occupancy and the fraction of the peak are derived
+  // from these and the device key at read time (resources.hpp), so stored figures can never contradict them.
+  int spill_bytes = 0;               ///< per thread: bytes of spill stores plus spill loads, as ptxas reports them
+  int static_smem_bytes = 0;         ///< per block: __shared__ arrays of the compiled kernel
+  int dynamic_smem_bytes = 0;        ///< per block: the spec's launch geometry at this shape
+  int threads_per_block = 0;         ///< the spec's block size at this shape
+  std::int64_t blocks = 0;           ///< in the grid (product of its dimensions)
+  int blocks_per_sm = 0;             ///< resident at once, by the driver's occupancy calculator
+  double peak = 0.0;                 ///< the device's peak in the metric's unit (GB/s or GFLOP/s) that `metric` is
+                                     ///< a fraction of: measured copy bandwidth, or the FP32 FMA rate (resources.hpp)
 };
 
 /// Device identity: name, compute capability and SM count are the key; the rest is provenance.
