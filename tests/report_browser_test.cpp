@@ -70,9 +70,9 @@ TEST_F(ReportBrowserTest, EveryPlotDrawsItsMarks) {
   EXPECT_FALSE(views.count("g1-resources"));
   EXPECT_TRUE(views.count("g1-convergence"));
   ASSERT_TRUE(views.count("across-gemm-bests"));
-  EXPECT_EQ(views["across-gemm-bests"]["bests"], f.gemm_groups);
+  EXPECT_EQ(views["across-gemm-bests"]["best-points"], f.gemm_groups);
   ASSERT_TRUE(views.count("across-gemm-portability"));
-  EXPECT_GE(views["across-gemm-portability"].value("cells", 0), static_cast<int>(f.gemm_groups));
+  EXPECT_GE(views["across-gemm-portability"].value("portability-cells", 0), static_cast<int>(f.gemm_groups));
   // Every view drew something in each of its named marks.
   for (const auto& [id, marks] : views) {
     for (const auto& [mark, count] : marks.items()) EXPECT_GT(count.get<int>(), 0) << id << " " << mark;

@@ -270,7 +270,7 @@
       ],
       axes: [axis("bottom", "x", "shape", {labelAngle: -30, labelAlign: "right"}), axis("left", "y", "best time (ms)", {tickCount: 5})],
       legends: [{fill: "color", title: "device", titleFontWeight: "normal", labelLimit: 300}],
-      marks: [{type: "symbol", name: "bests", from: {data: "bests"},
+      marks: [{type: "symbol", name: "best-points", from: {data: "bests"},
                encode: {enter: {x: {scale: "x", field: "shape"}, y: {scale: "y", field: "best_ms"}, size: {value: 80},
                                 fill: {scale: "color", field: "device"},
                                 tooltip: {signal: "datum.device + ', ' + datum.shape + ': ' + format(datum.best_ms, '.4~g') + ' ms with ' + datum.config"}}}}]
@@ -295,7 +295,7 @@
              axis("left", "y", "best configuration of", {labelLimit: 220})],
       legends: [{fill: "color", title: "time / best there", titleFontWeight: "normal", gradientLength: 120}],
       marks: [
-        {type: "rect", name: "cells", from: {data: "cells"},
+        {type: "rect", name: "portability-cells", from: {data: "cells"},
          encode: {enter: {x: {scale: "x", field: "to"}, width: {scale: "x", band: 1}, y: {scale: "y", field: "from"},
                           height: {scale: "y", band: 1}, fill: {scale: "color", field: "ratio"}, stroke: {value: "#fff"},
                           tooltip: {signal: "'best of ' + datum.from + ' measured in ' + datum.to + ': ' + format(datum.ratio, '.3~g') + '× the best there'"}}}},
