@@ -24,9 +24,10 @@ class ReportBrowserTest : public TempDirTest {
 
   // Renders the page and returns the marks each view drew, after checking that the page finished without errors.
   std::map<std::string, Json> render(const fs::path& page) {
-    // CUTUNE_REPORT_SCREENSHOTS=DIR keeps a PNG of each page for a person to look at.
+    // CUTUNE_REPORT_SCREENSHOTS=DIR keeps each page and a PNG of it for a person to look at.
     const char* shots = std::getenv("CUTUNE_REPORT_SCREENSHOTS");
     const fs::path screenshot = shots ? fs::path(shots) / (page.stem().string() + ".png") : fs::path();
+    if (shots) fs::copy_file(page, fs::path(shots) / page.filename(), fs::copy_options::overwrite_existing);
     const std::string dom = render_page(chromium_, page, dir_, 20000, screenshot);
     EXPECT_FALSE(dom.empty()) << "Chromium failed; see " << (dir_ / "chromium.log");
     dom_ = dom;

@@ -117,11 +117,13 @@
       width: 420, height: 220,
       data: [{name: "points", values: rows}],
       scales: [
-        {name: "x", type: "linear", domain: {data: "points", field: "e"}, range: "width", nice: true, zero: false},
+        {name: "x", type: "linear", domain: [1, Math.max(2, rows.reduce(function (m, r) { return Math.max(m, r.e); }, 1))],
+         range: "width", nice: true, zero: false},
         {name: "y", type: "log", domain: logDomain(rows.map(function (r) { return r.t; })), range: "height", nice: false},
         {name: "color", type: "ordinal", domain: {data: "points", field: "run"}, range: "category"}
       ],
-      axes: [axis("bottom", "x", "evaluations"), axis("left", "y", "best time found (ms)", {tickCount: 5})],
+      axes: [axis("bottom", "x", "evaluations", {tickMinStep: 1, format: "d"}),
+             axis("left", "y", "best time found (ms)", {tickCount: 5, format: "~g"})],
       marks: [{
         type: "group", name: "curves",
         from: {facet: {name: "run_points", data: "points", groupby: "run"}},
@@ -131,6 +133,11 @@
             x: {scale: "x", field: "e"}, y: {scale: "y", field: "t"}, stroke: {scale: "color", field: "run"},
             strokeWidth: {value: 2}, interpolate: {value: "step-after"},
             tooltip: {signal: "datum.run + ': ' + format(datum.t, '.4~g') + ' ms after ' + datum.e"}}}
+        }, {
+          type: "symbol", name: "improvements", from: {data: "run_points"},
+          encode: {enter: {
+            x: {scale: "x", field: "e"}, y: {scale: "y", field: "t"}, fill: {scale: "color", field: "run"}, size: {value: 20},
+            tooltip: {signal: "datum.run + ': ' + format(datum.t, '.4~g') + ' ms after ' + datum.e + ' evaluations'"}}}
         }]
       }]
     };
@@ -150,7 +157,7 @@
         {name: "x", type: "log", domain: [lo, hi], range: "width", nice: false},
         {name: "y", type: "linear", domain: {data: "bins", field: "n"}, range: "height", nice: true}
       ],
-      axes: [axis("bottom", "x", "median time (ms)", {tickCount: 6}), axis("left", "y", "configurations", {tickCount: 5})],
+      axes: [axis("bottom", "x", "median time (ms)", {tickCount: 6, format: "~g"}), axis("left", "y", "configurations", {tickCount: 5})],
       marks: [
         {type: "rect", name: "bars", from: {data: "bins"},
          encode: {enter: {x: {scale: "x", field: "lo"}, x2: {scale: "x", field: "hi", offset: -1},
@@ -183,11 +190,12 @@
         sort: {field: "datum.param"},
         title: {text: {signal: "parent.param"}, fontSize: 12, fontWeight: "normal", anchor: "start"},
         encode: {enter: {width: {value: 200}, height: {value: 110}}},
-        scales: [{name: "x", type: "band", domain: {data: "cell", field: "value"}, range: "width", padding: 0.3}],
+        // A group's scales range over its own size: "width" would name the whole view's.
+        scales: [{name: "x", type: "band", domain: {data: "cell", field: "value"}, range: [0, 200], padding: 0.3}],
         axes: [
           {orient: "bottom", scale: "x", labelAngle: {signal: "length(data('cell')) > 6 ? -45 : 0"},
            labelAlign: {signal: "length(data('cell')) > 6 ? 'right' : 'center'"}, labelOverlap: true},
-          {orient: "left", scale: "y", tickCount: 3, title: "ms", titleFontWeight: "normal"}
+          {orient: "left", scale: "y", tickCount: 4, format: "~g", title: "ms", titleFontWeight: "normal"}
         ],
         marks: [
           {type: "rect", name: "boxes", from: {data: "cell"},
@@ -215,12 +223,12 @@
     }
     var waves = rows.map(function (r) { return r.waves; }).filter(function (w) { return w > 0; });
     var wavesLog = waves.length > 0 && Math.max.apply(null, waves) / Math.min.apply(null, waves) > 50;
-    function panel(name, field, scaleType, title) {
+    var wavesDomain = wavesLog ? logDomain(waves) : [0, Math.max(1, Math.max.apply(null, waves.concat([0])) * 1.05)];
+    function panel(name, field, scaleType, domain, title) {
       return {
         type: "group", name: name + "-panel", encode: {enter: {width: {value: 300}, height: {value: 220}}},
-        scales: [{name: "x", type: scaleType, domain: {data: "points", field: field}, range: "width",
-                  nice: scaleType === "linear", zero: false}],
-        axes: [axis("bottom", "x", title, {tickCount: 6}), axis("left", "y", "median time (ms)", {tickCount: 5})],
+        scales: [{name: "x", type: scaleType, domain: domain, range: [0, 300], nice: scaleType === "linear", zero: false}],
+        axes: [axis("bottom", "x", title, {tickCount: 6}), axis("left", "y", "median time (ms)", {tickCount: 6, format: "~g"})],
         marks: [{
           type: "symbol", name: name + "-points", from: {data: "points"},
           encode: {enter: {x: {scale: "x", field: field}, y: {scale: "y", field: "time"}, size: {value: 16},
@@ -237,8 +245,8 @@
         {name: "color", type: "linear", domain: {data: "points", field: "registers"}, range: {scheme: "viridis"}, zero: false}
       ],
       legends: [{fill: "color", title: "registers", titleFontWeight: "normal", gradientLength: 160}],
-      marks: [panel("occupancy", "occupancy", "linear", "occupancy (resident warps / most per SM)"),
-              panel("waves", "waves", wavesLog ? "log" : "linear", "waves (blocks / (SMs × blocks per SM))")]
+      marks: [panel("occupancy", "occupancy", "linear", [0, 1], "occupancy (resident warps / most per SM)"),
+              panel("waves", "waves", wavesLog ? "log" : "linear", wavesDomain, "waves (blocks / (SMs × blocks per SM))")]
     };
   }
 
@@ -293,7 +301,7 @@
       ],
       axes: [axis("bottom", "x", "measured in", {labelAngle: -40, labelAlign: "right", labelLimit: 220}),
              axis("left", "y", "best configuration of", {labelLimit: 220})],
-      legends: [{fill: "color", title: "time / best there", titleFontWeight: "normal", gradientLength: 120}],
+      legends: [{fill: "color", title: "time / best there", titleFontWeight: "normal", gradientLength: 120, format: ".2f"}],
       marks: [
         {type: "rect", name: "portability-cells", from: {data: "cells"},
          encode: {enter: {x: {scale: "x", field: "to"}, width: {scale: "x", band: 1}, y: {scale: "y", field: "from"},
@@ -302,7 +310,8 @@
         {type: "text", name: "cell-labels", from: {data: "cells"},
          encode: {enter: {x: {scale: "x", field: "to", band: 0.5}, y: {scale: "y", field: "from", band: 0.5},
                           align: {value: "center"}, baseline: {value: "middle"}, fontSize: {value: 9},
-                          text: {signal: "format(datum.ratio, '.2f')"}, fill: {value: "#222"}}}}
+                          text: {signal: "format(datum.ratio, '.2f')"},
+                          fill: {signal: "datum.ratio > 1.6 ? '#fff' : '#222'"}}}}
       ]
     };
   }
@@ -316,16 +325,21 @@
     strategies[0].budgets.forEach(function (b) {
       if (b.random !== null) rows.push({series: "random (exact)", budget: b.budget, ratio: b.random});
     });
+    var ratios = rows.map(function (r) { return r.ratio; });
+    var ratioTop = Math.max.apply(null, ratios.concat([1.01]));
+    var ratioSpread = ratioTop / Math.max(1e-9, Math.min.apply(null, ratios.concat([ratioTop])));
     return {
       width: 520, height: 300,
       data: [{name: "curves", values: rows}],
       scales: [
         {name: "x", type: "log", domain: {data: "curves", field: "budget"}, range: "width", nice: false},
-        {name: "y", type: "log", domain: logDomain(rows.map(function (r) { return r.ratio; })), range: "height", nice: false},
+        // Ratios near 1 read best on a linear scale; a log scale only where some are far off.
+        {name: "y", type: ratioSpread > 10 ? "log" : "linear", domain: ratioSpread > 10 ? logDomain(ratios) : [1, ratioTop],
+         range: "height", nice: ratioSpread <= 10, zero: false},
         {name: "color", type: "ordinal", domain: {data: "curves", field: "series"}, range: "category"}
       ],
-      axes: [axis("bottom", "x", "evaluations (budget)", {tickCount: 6}),
-             axis("left", "y", "median best found / optimum", {tickCount: 6})],
+      axes: [axis("bottom", "x", "evaluations (budget)", {tickCount: 6, format: "~g"}),
+             axis("left", "y", "median best found / optimum", {tickCount: 6, format: "~g"})],
       legends: [{stroke: "color", title: "strategy", titleFontWeight: "normal"}],
       marks: [{
         type: "group", name: "strategy-curves",
@@ -356,8 +370,8 @@
               known(r.registers), num(r.spill_bytes, 0), known(r.static_smem_bytes), num(r.dynamic_smem_bytes, 0),
               known(r.threads_per_block), known(r.blocks), known(r.blocks_per_sm), pct(r.occupancy), num(r.waves, 2)];
     });
-    return table(["#", "configuration", "median ms", "spread", "metric", "of peak", "registers", "spilled B",
-                  "static smem B", "dynamic smem B", "threads/block", "blocks", "blocks/SM", "occupancy", "waves"],
+    return table(["#", "configuration", "median ms", "spread", "metric", "of peak", "regs", "spill B",
+                  "smem static", "smem dyn.", "threads", "blocks", "blocks/SM", "occupancy", "waves"],
                  rows, [null, "config"]);
   }
 
