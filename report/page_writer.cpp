@@ -11,6 +11,7 @@
 
 #include "cutune/report_files.hpp"
 #include "cutune/error.hpp"
+#include "cutune/report.hpp"
 
 namespace cutune::detail {
 namespace {
@@ -103,13 +104,19 @@ void write_page(const PageJson& data, std::ostream& out) {
       << "<script>\n" << script_text("report.js") << "</script>\n</body>\n</html>\n";
 }
 
+namespace {
+
+InputError write_error(const std::filesystem::path& file, const std::string& why) {
+  return InputError("cannot write '" + file.string() + "': " + why);
+}
+
+}  // namespace
+
 void write_file_whole(const std::filesystem::path& file, const std::function<void(std::ostream&)>& body) {
   namespace fs = std::filesystem;
-  const auto fail = [&](const std::string& why) { return InputError("cannot write '" + file.string() + "': " + why); };
+  const auto fail = [&](const std::string& why) { return write_error(file, why); };
+  check_report_path(file);
   std::error_code ec;
-  if (fs::is_directory(file, ec)) throw fail("it is a directory");
-  const fs::path parent = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  if (!fs::is_directory(parent, ec)) throw fail("directory '" + parent.string() + "' does not exist");
   fs::path temporary = file;
   temporary += ".tmp-" + std::to_string(::getpid());
   {
@@ -138,3 +145,17 @@ void write_file_whole(const std::filesystem::path& file, const std::function<voi
 }
 
 }  // namespace cutune::detail
+
+namespace cutune {
+
+void check_report_path(const std::filesystem::path& file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (file.empty()) throw InputError("no file named to write the report to");
+  if (fs::is_directory(file, ec)) throw detail::write_error(file, "it is a directory");
+  const fs::path parent = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec)) throw detail::write_error(file, "directory '" + parent.string() + "' does not exist");
+  if (::access(parent.c_str(), W_OK) != 0) throw detail::write_error(file, std::strerror(errno));
+}
+
+}  // namespace cutune

@@ -58,10 +58,22 @@ PageJson result_row(const Measurement& m, const DeviceIdentity& device) {
                   {"measured_at", m.measured_at}};
 }
 
+// Built by appending: GCC 12 warns falsely (-Wrestrict) on chains that start with a literal.
+std::string group_id(std::size_t index) {
+  std::string id = "g";
+  id += std::to_string(index);
+  return id;
+}
+
 std::string run_label(const RunRecord& run, std::size_t number) {
   std::string command = run.command;
   if (command.size() > 80) command = command.substr(0, 77) + "...";
-  return "run " + std::to_string(number) + " (" + run.started_at.substr(0, 16) + ", " + run.host + "): " + command;
+  std::string label = "run ";
+  for (const std::string& part : {std::to_string(number), std::string(" ("), run.started_at.substr(0, 16),
+                                  std::string(", "), run.host, std::string("): "), command}) {
+    label += part;
+  }
+  return label;
 }
 
 // Per run, the evaluations at which the best time improved (and the last one): a step curve of best found.
@@ -241,7 +253,7 @@ PageJson group_json(const ReportGroup& group, std::size_t id) {
     fastest.push_back(result_row(*group.current[i], group.device));
   }
   const DeviceIdentity& d = group.device;
-  return {{"id", "g" + std::to_string(id)},
+  return {{"id", group_id(id)},
           {"kernel", group.kernel.name},
           {"hash", group.kernel.hash},
           {"shape", group.shape},
@@ -274,7 +286,7 @@ PageJson across(const ReportData& data) {
     for (const std::size_t g : groups) {
       const ReportGroup& group = data.groups[g];
       const Result& best = group.current.front()->result;
-      bests.push_back({{"id", "g" + std::to_string(g)}, {"device", group.device.name}, {"shape", group.shape},
+      bests.push_back({{"id", group_id(g)}, {"device", group.device.name}, {"shape", group.shape},
                        {"hash", group.kernel.hash}, {"best_ms", exact(best.median_ms)}, {"config", best.config},
                        {"fraction_of_peak", exact(derived_resources(best, group.device).fraction_of_peak)}});
     }
@@ -287,7 +299,7 @@ PageJson across(const ReportData& data) {
         for (const std::size_t from : groups) {
           const auto it = times.find(data.groups[from].current.front()->result.config);
           if (it == times.end()) continue;
-          cells.push_back({{"from", "g" + std::to_string(from)}, {"to", "g" + std::to_string(to)},
+          cells.push_back({{"from", group_id(from)}, {"to", group_id(to)},
                            {"ratio", figure(it->second / best_there)}});
         }
       }
@@ -302,8 +314,8 @@ PageJson across(const ReportData& data) {
 PageJson report_json(const ReportData& data, const ReportOptions& options) {
   PageJson groups = PageJson::array();
   for (std::size_t g = 0; g < data.groups.size(); ++g) groups.push_back(group_json(data.groups[g], g));
-  const std::string title =
-      options.title.empty() ? "cutune report of " + data.database.filename().string() : options.title;
+  std::string title = options.title;
+  if (title.empty()) (title = "cutune report of ") += data.database.filename().string();
   return {{"kind", "database"},
           {"title", title},
           {"database", data.database.string()},

@@ -30,6 +30,10 @@ void write_report(Database& db, const ReportOptions& options, std::ostream& out)
 /// leaves no file (and an existing one unchanged). Throws InputError when the file cannot be written.
 void write_report_file(Database& db, const ReportOptions& options, const std::filesystem::path& file);
 
+/// Throws InputError when a page could not be written to `file`: its folder is missing or not writable, or it
+/// names a folder. For callers that would otherwise find out only after long work (a replay).
+void check_report_path(const std::filesystem::path& file);
+
 /// What a replay report shows besides the results: the recorded space it ran on.
 struct ReplayReportInfo {
   std::string title;   ///< e.g. "replay of convolution on NVIDIA A100"
