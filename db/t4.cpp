@@ -49,14 +49,7 @@ std::string failure_name(Status s) {
 // "BM=128,SCALE=0.5" -> {"BM": 128, "SCALE": 0.5}, in the configuration's order.
 Json configuration_object(const std::string& config) {
   Json out = Json::object();
-  std::size_t start = 0;
-  while (start < config.size()) {
-    std::size_t end = config.find(',', start);
-    if (end == std::string::npos) end = config.size();
-    const std::string item = config.substr(start, end - start);
-    const std::size_t eq = item.find('=');
-    const std::string name = item.substr(0, eq);
-    const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+  for (const auto& [name, value] : config_items(config)) {
     std::size_t used = 0;
     try {
       const long long i = std::stoll(value, &used);
@@ -69,7 +62,6 @@ Json configuration_object(const std::string& config) {
     } catch (const std::exception&) {
       out[name] = value;
     }
-    start = end + 1;
   }
   return out;
 }

@@ -81,24 +81,6 @@ std::vector<const RunRecord*> filtered_runs(const std::vector<RunRecord>& runs, 
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> config_items(const std::string& config) {
-  std::vector<std::pair<std::string, std::string>> items;
-  std::size_t start = 0;
-  while (start < config.size()) {
-    std::size_t end = config.find(',', start);
-    if (end == std::string::npos) end = config.size();
-    const std::string item = config.substr(start, end - start);
-    const std::size_t eq = item.find('=');
-    if (eq == std::string::npos) {
-      items.emplace_back(item, "");
-    } else {
-      items.emplace_back(item.substr(0, eq), item.substr(eq + 1));
-    }
-    start = end + 1;
-  }
-  return items;
-}
-
 ReportData collect_report_data(Database& db, const ReportOptions& options) {
   ReportData data;
   data.database = db.path();

@@ -36,7 +36,4 @@ struct ReportData {
 /// or GPU asked for, naming what it holds instead.
 ReportData collect_report_data(Database& db, const ReportOptions& options);
 
-/// "BM=128,BN=64" -> {{"BM", "128"}, {"BN", "64"}}; an item without '=' is a name with an empty value.
-std::vector<std::pair<std::string, std::string>> config_items(const std::string& config);
-
 }  // namespace cutune::detail

@@ -118,6 +118,13 @@ TEST(StatusNames, RoundTripEveryStatus) {
   EXPECT_THROW(status_from_string(""), DatabaseError);
 }
 
+TEST(ConfigItems, SplitTheCanonicalFormInOrder) {
+  using Items = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(config_items("BM=128,BN=64,SCALE=0.5"), (Items{{"BM", "128"}, {"BN", "64"}, {"SCALE", "0.5"}}));
+  EXPECT_EQ(config_items("FLAG,X="), (Items{{"FLAG", ""}, {"X", ""}}));
+  EXPECT_EQ(config_items(""), Items{});
+}
+
 TEST_F(DatabaseTest, RoundTripKeepsEveryField) {
   Result r;
   r.config = "BM=128,BN=64,PAD=1";

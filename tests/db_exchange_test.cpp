@@ -22,15 +22,6 @@ std::string export_text(const fs::path& db_path, const std::string& format = "js
   return out.str();
 }
 
-std::string error_of(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 class MergeTest : public TempDirTest {
  protected:
   // A on an H200: two configurations; B on an A100: one configuration and a failure.

@@ -8,11 +8,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <random>
 #include <string>
 
 #include "cutune/database.hpp"
+#include "cutune/error.hpp"
 
 namespace cutune::testing {
 
@@ -72,6 +74,16 @@ inline std::string read_bytes(const fs::path& path) {
 inline void write_bytes(const fs::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+/// The message of the cutune::Error that `body` throws, or "(no error)".
+inline std::string error_of(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 /// A fresh folder under the system's temporary directory, removed after the test.

@@ -30,15 +30,6 @@ Json page_data(const std::string& page) {
   return Json::parse(page.substr(from + open.size(), to - from - open.size()));
 }
 
-std::string error_of(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 class ReportTest : public TempDirTest {
  protected:
   void SetUp() override {

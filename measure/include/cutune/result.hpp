@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cutune {
@@ -21,6 +22,10 @@ enum class Status {
 std::string_view to_string(Status s);
 /// Inverse of to_string(); throws DatabaseError on an unknown name.
 Status status_from_string(std::string_view s);
+
+/// The items of a configuration's canonical form: "BM=128,BN=64" -> {{"BM", "128"}, {"BN", "64"}}, in order; an
+/// item without '=' is a name with an empty value.
+std::vector<std::pair<std::string, std::string>> config_items(std::string_view config);
 
 /// One configuration tried on one device, kernel version and shape.
 struct Result {
