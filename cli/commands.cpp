@@ -2,6 +2,7 @@
 #include "commands.hpp"
 
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "cutune/database.hpp"
 #include "cutune/device.hpp"
 #include "cutune/error.hpp"
+#include "cutune/resources.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/space.hpp"
 #include "cutune/t1.hpp"
@@ -57,6 +59,30 @@ std::vector<Shape> problem_shapes(const KernelSpec& spec, const Shape& problem_s
     }
   }
   return shapes;
+}
+
+// What the configuration asks of the GPU, as measured with it, and what that means on the measured device.
+void print_resources(const Result& r, const DeviceIdentity& device, std::string_view unit) {
+  if (r.threads_per_block <= 0 && r.registers <= 0) {
+    std::cout << "resources not recorded (measured by an older cutune, or imported from another tool)\n";
+    return;
+  }
+  const DerivedResources d = derived_resources(r, device);
+  std::cout << "resource " << r.registers << " registers per thread (" << r.spill_bytes << " bytes spilled), "
+            << r.static_smem_bytes << " B static + " << r.dynamic_smem_bytes << " B dynamic shared memory per block\n";
+  if (r.threads_per_block > 0) {
+    std::cout << "launch   " << r.blocks << " blocks of " << r.threads_per_block << " threads";
+    if (r.blocks_per_sm > 0) {
+      std::cout << "; " << r.blocks_per_sm << " blocks per SM (occupancy " << std::fixed << std::setprecision(1)
+                << 100.0 * d.occupancy << "%), " << std::setprecision(2) << d.waves << " waves on " << device.sm_count
+                << " SMs" << std::defaultfloat << std::setprecision(6);
+    }
+    std::cout << "\n";
+  }
+  if (std::isfinite(d.fraction_of_peak)) {
+    std::cout << "peak     " << std::fixed << std::setprecision(1) << 100.0 * d.fraction_of_peak << "% of "
+              << std::setprecision(0) << r.peak << " " << unit << std::defaultfloat << std::setprecision(6) << "\n";
+  }
 }
 
 }  // namespace
@@ -220,6 +246,7 @@ int run_best(const BestArgs& args) {
   if (found->match != Match::Default) {
     std::cout << "time     " << r.median_ms << " ms (median of " << r.samples_ms.size() << ")\n"
               << "metric   " << r.metric << " " << spec.metric.unit() << "\n";
+    print_resources(r, found->device, spec.metric.unit());
   }
   return 0;
 }

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cutune/database.hpp"
 #include "cutune/measure.hpp"
 #include "cutune/strategy.hpp"
 #include "cutune/tuner.hpp"
@@ -75,6 +76,10 @@ void add_space_command(CLI::App& app, Subcommands& out);
 void add_compile_command(CLI::App& app, Subcommands& out);
 void add_db_command(CLI::App& app, Subcommands& out);
 void add_replay_command(CLI::App& app, Subcommands& out);
+void add_report_command(CLI::App& app, Subcommands& out);
+
+/// Opens a database that must exist: commands that only read one never create one by accident.
+Database open_existing(const std::string& path);
 
 int run_tune(const TuneArgs& args);
 int run_best(const BestArgs& args);

@@ -11,6 +11,12 @@
 #include "cutune/foreign.hpp"
 
 namespace cutune::cli {
+
+Database open_existing(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw InputError("database '" + path + "' does not exist");
+  return Database(path);
+}
+
 namespace {
 
 struct DbArgs {
@@ -21,12 +27,6 @@ struct DbArgs {
   std::string file;
   ForeignContext foreign;  // import only: what T4 files and caches do not say
 };
-
-// Commands that read a database never create one by accident.
-Database open_existing(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw InputError("database '" + path + "' does not exist");
-  return Database(path);
-}
 
 void print_summary(const ImportSummary& s) {
   std::cout << s.new_runs << " of " << s.runs << " runs and " << s.new_measurements << " of " << s.measurements

@@ -109,6 +109,7 @@ int main(int argc, char** argv) {
   add_compile_command(app, subcommands);
   add_db_command(app, subcommands);
   add_replay_command(app, subcommands);
+  add_report_command(app, subcommands);
 
   try {
     app.parse(argc, argv);

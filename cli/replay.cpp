@@ -9,6 +9,7 @@
 #include "cutune/error.hpp"
 #include "cutune/kt_cache.hpp"
 #include "cutune/replay.hpp"
+#include "cutune/report.hpp"
 #include "cutune/strategy.hpp"
 
 namespace cutune::cli {
@@ -20,6 +21,7 @@ struct ReplayArgs {
   std::size_t budget = 800;
   std::size_t seeds = 100;
   bool json = false;
+  std::string report;  ///< an HTML page of the convergence curves, besides the tables
 };
 
 RecordedSpace recorded_space(const KtCache& cache) {
@@ -74,6 +76,7 @@ void print_table(const ReplayResult& r, std::size_t largest) {
 int run_replay(const ReplayArgs& args) {
   if (args.budget == 0) throw InputError("--budget must be at least 1");
   if (args.seeds == 0) throw InputError("--seeds must be at least 1");
+  if (!args.report.empty()) check_report_path(args.report);  // before the replay's work, not after
   const KtCache cache = read_kt_cache(args.cache);
   const RecordedSpace recorded = recorded_space(cache);
   std::vector<std::string> strategies;
@@ -98,6 +101,12 @@ int run_replay(const ReplayArgs& args) {
   for (const auto& name : strategies) {
     results.push_back(replay(name, recorded, options));
     if (!args.json) print_table(results.back(), args.budget);
+  }
+  if (!args.report.empty()) {
+    const std::string kernel = cache.kernel_name.empty() ? "a kernel" : cache.kernel_name;
+    write_replay_report_file(results, {"replay of " + kernel + (cache.device_name.empty() ? "" : " on " + cache.device_name),
+                                       args.cache},
+                             args.report);
   }
   if (args.json) {
     auto out = nlohmann::ordered_json::array();
@@ -140,6 +149,7 @@ void add_replay_command(CLI::App& app, Subcommands& out) {
   cmd->add_option("--budget", args->budget, "largest evaluation budget; tables show 25, 50, 100, ... up to it")->capture_default_str();
   cmd->add_option("--seeds", args->seeds, "runs per strategy, seeded 1, 2, ...")->capture_default_str();
   cmd->add_flag("--json", args->json, "print JSON, one object per strategy, instead of tables");
+  cmd->add_option("--report", args->report, "also write an HTML page of the strategies' convergence curves");
   out.push_back({cmd, [args] { return run_replay(*args); }});
 }
 

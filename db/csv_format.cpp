@@ -11,7 +11,8 @@ namespace {
 constexpr const char* kHeader =
     "run_uid,host,started_at,cutune_version,device,cc,sm_count,device_uuid,driver_version,nvrtc_version,kernel,"
     "kernel_hash,shape,config,status,median_ms,min_ms,max_ms,spread,metric,max_error,registers,compile_ms,"
-    "samples_ms,measured_at,message";
+    "samples_ms,measured_at,spill_bytes,static_smem_bytes,dynamic_smem_bytes,threads_per_block,blocks,blocks_per_sm,"
+    "peak,message";
 
 // Configurations hold commas and messages hold anything: such fields are quoted, quotes doubled.
 std::string field(const std::string& text) {
@@ -63,7 +64,8 @@ void write_csv(const std::vector<RunRecord>& runs, std::ostream& out) {
           << number(r.median_ms) << "," << number(r.min_ms) << "," << number(r.max_ms) << "," << number(r.spread)
           << "," << number(r.metric) << "," << number(r.max_error) << "," << r.registers << ","
           << number(r.compile_ms) << "," << field(samples) << "," << field(m.measured_at) << ","
-          << field(r.message) << "\n";
+          << r.spill_bytes << "," << r.static_smem_bytes << "," << r.dynamic_smem_bytes << "," << r.threads_per_block
+          << "," << r.blocks << "," << r.blocks_per_sm << "," << number(r.peak) << "," << field(r.message) << "\n";
     }
   }
 }

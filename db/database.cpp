@@ -59,15 +59,9 @@ void Database::record(std::int64_t run_id, const std::string& shape, const Resul
       const std::int64_t device_id = run.getColumn(0).getInt64();
       const std::int64_t kernel_id = run.getColumn(1).getInt64();
       SQLite::Statement upsert(db,
-          "INSERT INTO results(run_id, device_id, kernel_id, shape, config, status, message, samples, median_ms, "
-          "min_ms, max_ms, spread, metric, max_error, registers, compile_ms, measured_at) "
-          "VALUES(:run, :device, :kernel, :shape, :config, :status, :message, :samples, :median, :min, :max, "
-          ":spread, :metric, :max_error, :registers, :compile, :measured_at) "
-          "ON CONFLICT(run_id, shape, config) DO UPDATE SET "
-          "status = excluded.status, message = excluded.message, samples = excluded.samples, "
-          "median_ms = excluded.median_ms, min_ms = excluded.min_ms, max_ms = excluded.max_ms, "
-          "spread = excluded.spread, metric = excluded.metric, max_error = excluded.max_error, "
-          "registers = excluded.registers, compile_ms = excluded.compile_ms, measured_at = excluded.measured_at");
+          "INSERT INTO results(run_id, device_id, kernel_id, " + std::string(detail::kMeasurementColumns) +
+          ") VALUES(:run, :device, :kernel, " + detail::kMeasurementValues +
+          ") ON CONFLICT(run_id, shape, config) DO UPDATE SET " + detail::kMeasurementUpdates);
       upsert.bind(":run", run_id);
       upsert.bind(":device", device_id);
       upsert.bind(":kernel", kernel_id);

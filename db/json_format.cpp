@@ -29,7 +29,10 @@ Json to_json(const Measurement& m) {
               {"message", r.message},     {"samples_ms", samples},        {"median_ms", number(r.median_ms)},
               {"min_ms", number(r.min_ms)}, {"max_ms", number(r.max_ms)}, {"spread", number(r.spread)},
               {"metric", number(r.metric)}, {"max_error", number(r.max_error)}, {"registers", r.registers},
-              {"compile_ms", number(r.compile_ms)}, {"measured_at", m.measured_at}};
+              {"compile_ms", number(r.compile_ms)}, {"measured_at", m.measured_at},
+              {"spill_bytes", r.spill_bytes}, {"static_smem_bytes", r.static_smem_bytes},
+              {"dynamic_smem_bytes", r.dynamic_smem_bytes}, {"threads_per_block", r.threads_per_block},
+              {"blocks", r.blocks}, {"blocks_per_sm", r.blocks_per_sm}, {"peak", number(r.peak)}};
 }
 
 Json to_json(const RunRecord& run) {
@@ -72,6 +75,12 @@ class Reader {
     if (!v.is_number_integer()) fail("has a \"" + std::string(key) + "\" that is not an integer");
     return v.get<Int>();
   }
+  // A field added after format version 1 was published: documents written before it lack it (unknown, 0).
+  template <typename Int>
+  Int optional_integer(const char* key) const {
+    return object_.contains(key) ? integer<Int>(key) : Int{0};
+  }
+  double optional_real(const char* key) const { return object_.contains(key) ? real(key) : 0.0; }
   double real(const char* key) const { return real_value(at(key), key); }
   double real_value(const Json& v, const char* key) const {
     if (v.is_null()) return std::numeric_limits<double>::quiet_NaN();
@@ -109,6 +118,13 @@ Measurement read_measurement(const Reader& in) {
   r.registers = in.integer<int>("registers");
   r.compile_ms = in.real("compile_ms");
   m.measured_at = in.text("measured_at");
+  r.spill_bytes = in.optional_integer<int>("spill_bytes");
+  r.static_smem_bytes = in.optional_integer<int>("static_smem_bytes");
+  r.dynamic_smem_bytes = in.optional_integer<int>("dynamic_smem_bytes");
+  r.threads_per_block = in.optional_integer<int>("threads_per_block");
+  r.blocks = in.optional_integer<std::int64_t>("blocks");
+  r.blocks_per_sm = in.optional_integer<int>("blocks_per_sm");
+  r.peak = in.optional_real("peak");
   return m;
 }
 

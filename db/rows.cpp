@@ -70,6 +70,13 @@ Result read_result(const SQLite::Statement& row, const fs::path& path) {
   r.max_error = real(row.getColumn(9));
   r.registers = row.getColumn(10).getInt();
   r.compile_ms = real(row.getColumn(11));
+  r.spill_bytes = row.getColumn(12).getInt();
+  r.static_smem_bytes = row.getColumn(13).getInt();
+  r.dynamic_smem_bytes = row.getColumn(14).getInt();
+  r.threads_per_block = row.getColumn(15).getInt();
+  r.blocks = row.getColumn(16).getInt64();
+  r.blocks_per_sm = row.getColumn(17).getInt();
+  r.peak = real(row.getColumn(18));
   return r;
 }
 

@@ -66,14 +66,21 @@ void bind_result(SQLite::Statement& statement, const Measurement& m) {
   statement.bind(":status", std::string(to_string(r.status)));
   statement.bind(":message", r.message);
   statement.bind(":samples", samples_to_json(r.samples_ms));
-  statement.bind(":median", r.median_ms);
-  statement.bind(":min", r.min_ms);
-  statement.bind(":max", r.max_ms);
+  statement.bind(":median_ms", r.median_ms);
+  statement.bind(":min_ms", r.min_ms);
+  statement.bind(":max_ms", r.max_ms);
   statement.bind(":spread", r.spread);
   statement.bind(":metric", r.metric);
   statement.bind(":max_error", r.max_error);
   statement.bind(":registers", r.registers);
-  statement.bind(":compile", r.compile_ms);
+  statement.bind(":compile_ms", r.compile_ms);
+  statement.bind(":spill_bytes", r.spill_bytes);
+  statement.bind(":static_smem", r.static_smem_bytes);
+  statement.bind(":dynamic_smem", r.dynamic_smem_bytes);
+  statement.bind(":threads_per_block", r.threads_per_block);
+  statement.bind(":blocks", r.blocks);
+  statement.bind(":blocks_per_sm", r.blocks_per_sm);
+  statement.bind(":peak", r.peak);
   statement.bind(":measured_at", m.measured_at);
 }
 
@@ -90,17 +97,13 @@ ImportSummary Database::add_runs(const std::vector<RunRecord>& runs, std::string
       SQLite::Statement insert_run(db, detail::kInsertRun);
       SQLite::Statement find_run(db, "SELECT id, device_id, kernel_id FROM runs WHERE uid = ?");
       SQLite::Statement insert_result(db,
-          "INSERT INTO results(run_id, device_id, kernel_id, shape, config, status, message, samples, median_ms, "
-          "min_ms, max_ms, spread, metric, max_error, registers, compile_ms, measured_at) "
-          "VALUES(:run, :device, :kernel, :shape, :config, :status, :message, :samples, :median, :min, :max, "
-          ":spread, :metric, :max_error, :registers, :compile, :measured_at) "
-          "ON CONFLICT(run_id, shape, config) DO NOTHING");
+          "INSERT INTO results(run_id, device_id, kernel_id, " + std::string(detail::kMeasurementColumns) +
+          ") VALUES(:run, :device, :kernel, " + detail::kMeasurementValues +
+          ") ON CONFLICT(run_id, shape, config) DO NOTHING");
       // The same run's later copy of a measurement (it was re-recorded within the run) replaces an older one.
       SQLite::Statement update_result(db,
-          "UPDATE results SET status = :status, message = :message, samples = :samples, median_ms = :median, "
-          "min_ms = :min, max_ms = :max, spread = :spread, metric = :metric, max_error = :max_error, "
-          "registers = :registers, compile_ms = :compile, measured_at = :measured_at "
-          "WHERE run_id = :run AND shape = :shape AND config = :config AND measured_at < :measured_at");
+          "UPDATE results SET " + std::string(detail::kMeasurementUpdates) +
+          " WHERE run_id = :run AND shape = :shape AND config = :config AND measured_at < :measured_at");
       for (const RunRecord& run : runs) {
         const std::int64_t device_id = *detail::device_id(db, run.device, true);
         const std::int64_t kernel_id = *detail::kernel_id(db, run.kernel, true);

@@ -12,6 +12,8 @@ constexpr std::string_view kApplication = "cutune";
 
 // Version 2: runs carry a uid (their identity across machines) and results keep every measurement, one per
 // (run, shape, configuration); `current` marks the latest of each (device, kernel version, shape, configuration).
+// Version 3: results carry the configuration's resources (Result's last fields); the columns come last, as
+// migrating a version-2 file appends them.
 constexpr const char* kTables = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS devices(
@@ -40,6 +42,9 @@ CREATE TABLE IF NOT EXISTS results(
   median_ms REAL, min_ms REAL, max_ms REAL, spread REAL, metric REAL, max_error REAL,
   registers INTEGER NOT NULL, compile_ms REAL, measured_at TEXT NOT NULL,
   current INTEGER NOT NULL DEFAULT 0,
+  spill_bytes INTEGER NOT NULL DEFAULT 0, static_smem INTEGER NOT NULL DEFAULT 0,
+  dynamic_smem INTEGER NOT NULL DEFAULT 0, threads_per_block INTEGER NOT NULL DEFAULT 0,
+  blocks INTEGER NOT NULL DEFAULT 0, blocks_per_sm INTEGER NOT NULL DEFAULT 0, peak REAL DEFAULT 0,
   UNIQUE(run_id, shape, config));
 )sql";
 
@@ -57,7 +62,7 @@ CREATE INDEX IF NOT EXISTS results_recent ON results(device_id, measured_at);
 
 constexpr const char* kMeta = R"sql(
 INSERT OR IGNORE INTO meta(key, value) VALUES('application', 'cutune');
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '2');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '3');
 )sql";
 
 // A version-1 run had no uid. Its fields make one, so that two copies of the same version-1 file migrate to
@@ -163,6 +168,19 @@ ALTER TABLE results_v2 RENAME TO results;
   normalize_devices(db);
 }
 
+// Version 2 had no resources: they read as unknown (0), as for results that failed before they were known.
+void migrate_from_v2(SQLite::Database& db) {
+  db.exec(R"sql(
+ALTER TABLE results ADD COLUMN spill_bytes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE results ADD COLUMN static_smem INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE results ADD COLUMN dynamic_smem INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE results ADD COLUMN threads_per_block INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE results ADD COLUMN blocks INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE results ADD COLUMN blocks_per_sm INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE results ADD COLUMN peak REAL DEFAULT 0;
+)sql");
+}
+
 }  // namespace
 
 void migrate(SQLite::Database& db, const fs::path& path, int from) {
@@ -179,6 +197,7 @@ void migrate(SQLite::Database& db, const fs::path& path, int from) {
       const int version = schema_version(db, path);
       if (version >= Database::kSchemaVersion) return;
       if (version == 1) migrate_from_v1(db);
+      if (version <= 2) migrate_from_v2(db);
       db.exec(kIndexes);
       refresh_current(db);
       db.exec("UPDATE meta SET value = '" + std::to_string(Database::kSchemaVersion) +

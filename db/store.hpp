@@ -121,8 +121,25 @@ std::vector<double> samples_from_json(const std::string& text, const fs::path& p
 // Every query that reads a Result selects these columns first, in this order (see read_result).
 constexpr const char* kResultColumns =
     "r.config, r.status, r.message, r.samples, r.median_ms, r.min_ms, r.max_ms, r.spread, r.metric, "
-    "r.max_error, r.registers, r.compile_ms";
-constexpr int kResultColumnCount = 12;
+    "r.max_error, r.registers, r.compile_ms, r.spill_bytes, r.static_smem, r.dynamic_smem, r.threads_per_block, "
+    "r.blocks, r.blocks_per_sm, r.peak";
+constexpr int kResultColumnCount = 19;
+
+// The columns a measurement writes, their parameters (bind_result binds each under its column's name) and the
+// assignments that overwrite a stored measurement with them.
+constexpr const char* kMeasurementColumns =
+    "shape, config, status, message, samples, median_ms, min_ms, max_ms, spread, metric, max_error, registers, "
+    "compile_ms, measured_at, spill_bytes, static_smem, dynamic_smem, threads_per_block, blocks, blocks_per_sm, peak";
+constexpr const char* kMeasurementValues =
+    ":shape, :config, :status, :message, :samples, :median_ms, :min_ms, :max_ms, :spread, :metric, :max_error, "
+    ":registers, :compile_ms, :measured_at, :spill_bytes, :static_smem, :dynamic_smem, :threads_per_block, :blocks, "
+    ":blocks_per_sm, :peak";
+constexpr const char* kMeasurementUpdates =
+    "status = :status, message = :message, samples = :samples, median_ms = :median_ms, min_ms = :min_ms, "
+    "max_ms = :max_ms, spread = :spread, metric = :metric, max_error = :max_error, registers = :registers, "
+    "compile_ms = :compile_ms, measured_at = :measured_at, spill_bytes = :spill_bytes, static_smem = :static_smem, "
+    "dynamic_smem = :dynamic_smem, threads_per_block = :threads_per_block, blocks = :blocks, "
+    "blocks_per_sm = :blocks_per_sm, peak = :peak";
 Result read_result(const SQLite::Statement& row, const fs::path& path);
 
 // The device key and run provenance, read by read_device from its first column on.
@@ -141,7 +158,7 @@ std::optional<std::int64_t> device_id(SQLite::Database& db, const DeviceIdentity
 std::optional<std::int64_t> kernel_id(SQLite::Database& db, const KernelIdentity& kernel, bool add);
 
 /// Every run of a connection at the current schema, with its measurements (runs.cpp).
-/// Binds a measurement's fields (:shape, :config, :status, ... :measured_at) to a results statement.
+/// Binds a measurement's fields (kMeasurementValues) to a results statement.
 void bind_result(SQLite::Statement& statement, const Measurement& m);
 
 /// The statement that stores a run row; `ON CONFLICT(uid) DO NOTHING` makes re-adding a known run a no-op.

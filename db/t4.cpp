@@ -54,14 +54,7 @@ std::string failure_name(Status s) {
 // "BM=128,SCALE=0.5" -> {"BM": 128, "SCALE": 0.5}, in the configuration's order.
 Json configuration_object(const std::string& config) {
   Json out = Json::object();
-  std::size_t start = 0;
-  while (start < config.size()) {
-    std::size_t end = config.find(',', start);
-    if (end == std::string::npos) end = config.size();
-    const std::string item = config.substr(start, end - start);
-    const std::size_t eq = item.find('=');
-    const std::string name = item.substr(0, eq);
-    const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+  for (const auto& [name, value] : config_items(config)) {
     std::size_t used = 0;
     try {
       const long long i = std::stoll(value, &used);
@@ -74,7 +67,6 @@ Json configuration_object(const std::string& config) {
     } catch (const std::exception&) {
       out[name] = value;
     }
-    start = end + 1;
   }
   return out;
 }
@@ -229,6 +221,13 @@ Measurement read_result(const Json& r, const std::string& where, const std::stri
     out.result.max_error = own_real(*own, "max_error", where + ".cutune", source);
     out.result.metric = own_real(*own, "metric", where + ".cutune", source);
     out.result.registers = own_integer<int>(*own, "registers", where + ".cutune", source);
+    out.result.spill_bytes = own_integer<int>(*own, "spill_bytes", where + ".cutune", source);
+    out.result.static_smem_bytes = own_integer<int>(*own, "static_smem_bytes", where + ".cutune", source);
+    out.result.dynamic_smem_bytes = own_integer<int>(*own, "dynamic_smem_bytes", where + ".cutune", source);
+    out.result.threads_per_block = own_integer<int>(*own, "threads_per_block", where + ".cutune", source);
+    out.result.blocks = own_integer<std::int64_t>(*own, "blocks", where + ".cutune", source);
+    out.result.blocks_per_sm = own_integer<int>(*own, "blocks_per_sm", where + ".cutune", source);
+    out.result.peak = own_real(*own, "peak", where + ".cutune", source);
   }
   if (const auto ts = r.find("timestamp"); ts != r.end() && ts->is_string()) {
     out.measured_at = utc_from_foreign(ts->get<std::string>()).value_or("");
@@ -369,6 +368,13 @@ void write_t4(const std::vector<RunRecord>& runs, std::ostream& out) {
       if (std::isfinite(r.max_error)) mine["max_error"] = r.max_error;
       if (std::isfinite(r.metric)) mine["metric"] = r.metric;
       mine["registers"] = r.registers;
+      mine["spill_bytes"] = r.spill_bytes;
+      mine["static_smem_bytes"] = r.static_smem_bytes;
+      mine["dynamic_smem_bytes"] = r.dynamic_smem_bytes;
+      mine["threads_per_block"] = r.threads_per_block;
+      mine["blocks"] = r.blocks;
+      mine["blocks_per_sm"] = r.blocks_per_sm;
+      if (std::isfinite(r.peak)) mine["peak"] = r.peak;
       results.push_back(Json{{"timestamp", m.measured_at},
                              {"configuration", configuration_object(r.config)},
                              {"objectives", Json::array({"time"})},

@@ -86,6 +86,10 @@ Device::Device(int ordinal) : ordinal_(ordinal) {
   limits_.max_shared_per_block = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
   limits_.max_shared_per_block_optin = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   l2_bytes_ = attribute(device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  // Only the report's peak figure needs it: a driver that no longer answers leaves the peak unknown.
+  if (detail::driver().cuDeviceGetAttribute(&clock_khz_, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, device) != CUDA_SUCCESS) {
+    clock_khz_ = 0;
+  }
 }
 
 Device::~Device() {

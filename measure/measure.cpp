@@ -124,6 +124,9 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
                                                      static_cast<int>(launch.shared_memory));
     if (e != CUDA_SUCCESS) return fail(Status::LaunchError, e, "cuFuncSetAttribute(max dynamic shared memory)");
   }
+  detail::record_launch_resources(r, f, launch);
+  r.spill_bytes = compiled.spill_bytes;
+  r.peak = w.peak;
   std::vector<void*> params = w.parameters(config);
 
   // The first run is timed like the others (after an L2 flush) and verified on reset outputs: its time counts only
@@ -219,11 +222,16 @@ std::vector<double> Workbench::time(const std::function<void(void* stream)>& enq
 
 double Workbench::copy_bandwidth(std::int64_t bytes) {
   impl_->device.make_current();
+  impl_->prepare(nullptr);
+  return impl_->copy_bandwidth(bytes);
+}
+
+double Workbench::Impl::copy_bandwidth(std::int64_t bytes) {
   detail::DeviceBuffer from(static_cast<std::size_t>(bytes)), to(static_cast<std::size_t>(bytes));
-  CU_CHECK(cuMemsetD8Async, from.get(), 0x3c, from.bytes(), impl_->stream);
-  const Timing t = summarize(time([&](void* stream) {
-    CU_CHECK(cuMemcpyDtoDAsync, to.get(), from.get(), from.bytes(), static_cast<CUstream>(stream));
-  }));
+  CU_CHECK(cuMemsetD8Async, from.get(), 0x3c, from.bytes(), stream);
+  const Timing t = summarize(timed_runs([&](void* s) {
+    CU_CHECK(cuMemcpyDtoDAsync, to.get(), from.get(), from.bytes(), static_cast<CUstream>(s));
+  }, options.warmup, std::max(1, options.repeats)));
   return 2.0 * static_cast<double>(bytes) / (t.median * 1e-3) / 1e9;
 }
 

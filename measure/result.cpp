@@ -1,4 +1,5 @@
-// The printable names of result statuses, as they are stored in the database and shown by the CLI.
+// A result's printable parts: status names as the database stores them and the CLI shows them, and the items of a
+// configuration's canonical form.
 #include "cutune/result.hpp"
 
 #include <array>
@@ -35,6 +36,20 @@ Status status_from_string(std::string_view s) {
     if (name == s) return status;
   }
   throw DatabaseError("unknown result status '" + std::string(s) + "'");
+}
+
+std::vector<std::pair<std::string, std::string>> config_items(std::string_view config) {
+  std::vector<std::pair<std::string, std::string>> items;
+  std::size_t start = 0;
+  while (start < config.size()) {
+    std::size_t end = config.find(',', start);
+    if (end == std::string_view::npos) end = config.size();
+    const std::string_view item = config.substr(start, end - start);
+    const std::size_t eq = item.find('=');
+    items.emplace_back(std::string(item.substr(0, eq)), eq == std::string_view::npos ? "" : std::string(item.substr(eq + 1)));
+    start = end + 1;
+  }
+  return items;
 }
 
 }  // namespace cutune

@@ -67,6 +67,12 @@ struct DeviceArgument {
   std::array<unsigned char, 8> scalar{};
 };
 
+/// What a loaded kernel asks of the GPU at its launch geometry: threads, blocks, shared memory (the spec's dynamic
+/// amount and the kernel's static one) and resident blocks per SM by the driver's occupancy calculator. Call it
+/// after the kernel's dynamic shared memory limit was raised, as the calculator reads that attribute. A figure the
+/// driver does not give stays 0 (unknown).
+void record_launch_resources(Result& r, CUfunction f, const Launch& launch);
+
 }  // namespace cutune::detail
 
 namespace cutune {
@@ -84,6 +90,7 @@ struct Workbench::Impl {
   detail::DeviceBuffer stats;
   bool usable = true;
   bool prepared = false;  // support kernels loaded and reference computed
+  double peak = 0.0;      // the metric's peak on this device (Result::peak), found by prepare()
 
   Impl(const Device& d, const KernelSpec& s, const Shape& sh, const MeasureOptions& o)
       : device(d), spec(s), shape(sh), options(o) {}
@@ -99,8 +106,10 @@ struct Workbench::Impl {
   std::vector<void*> parameters(const Config& config);
   CUresult launch(CUfunction f, const Launch& launch, std::vector<void*>& params);
   void flush_l2();
-  /// Support kernels, L2 flush buffer and reference output; once.
+  /// Support kernels, L2 flush buffer, reference output and the metric's peak; once.
   void prepare(CubinCache* cache);
+  /// Device-to-device copy of `bytes`, timed like a kernel: GB/s counting bytes read plus bytes written.
+  double copy_bandwidth(std::int64_t bytes);
   /// `warm` untimed then `runs` timed runs of `enqueue`, each timed run after an L2 flush; milliseconds.
   std::vector<double> timed_runs(const std::function<void(void*)>& enqueue, int warm, int runs);
   /// exact_repeats > 0: re-timing with that many runs; 0: the adaptive policy of MeasureOptions against best_ms.

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cutune/error.hpp"
+#include "cutune/resources.hpp"
 #include "specs/embedded_support.hpp"
 #include "compile/nvrtc.hpp"
 #include "float16.hpp"
@@ -271,6 +272,21 @@ void Workbench::Impl::prepare(CubinCache* cache) {
     }
   }
   CU_CHECK(cuStreamSynchronize, stream);
+
+  // The peak each result's metric is a fraction of (Result::peak): for bytes, this device's copy bandwidth at the
+  // kernel's bytes (what the tuner's summary compares with); for FLOPs, the FP32 FMA rate of its SMs at the
+  // driver's clock. A copy that does not fit beside the kernel's buffers leaves it unknown rather than the run failed.
+  if (spec.metric.kind == Metric::Kind::Bytes) {
+    const auto bytes = static_cast<std::int64_t>(spec.metric_amount(shape) / 2);
+    try {
+      peak = bytes > 0 ? copy_bandwidth(bytes) : 0.0;
+    } catch (const CudaError&) {
+      peak = 0.0;
+    }
+  } else {
+    const DeviceIdentity& id = device.identity();
+    peak = fp32_peak_gflops(id.cc_major, id.cc_minor, id.sm_count, device.clock_khz());
+  }
   prepared = true;
 }
 

@@ -186,6 +186,7 @@ class WorkerEvaluator final : public Evaluator {
     } else {
       r.config = config_text(config);
       r.registers = compiled.registers;
+      r.spill_bytes = compiled.spill_bytes;
       r.compile_ms = compiled.ms;
       if (outcome == ReadOutcome::TimedOut) {
         r.status = Status::Timeout;

@@ -94,7 +94,11 @@ Message to_message(const Result& r) {
           {"median_ms", r.median_ms},   {"min_ms", r.min_ms},
           {"max_ms", r.max_ms},         {"spread", r.spread},
           {"metric", r.metric},         {"max_error", r.max_error},
-          {"registers", r.registers},   {"compile_ms", r.compile_ms}};
+          {"registers", r.registers},   {"compile_ms", r.compile_ms},
+          {"spill_bytes", r.spill_bytes}, {"static_smem_bytes", r.static_smem_bytes},
+          {"dynamic_smem_bytes", r.dynamic_smem_bytes}, {"threads_per_block", r.threads_per_block},
+          {"blocks", r.blocks},         {"blocks_per_sm", r.blocks_per_sm},
+          {"peak", r.peak}};
 }
 
 Result result_from_message(const Message& m) {
@@ -111,6 +115,13 @@ Result result_from_message(const Message& m) {
   r.max_error = m.at("max_error").get<double>();
   r.registers = m.at("registers").get<int>();
   r.compile_ms = m.at("compile_ms").get<double>();
+  r.spill_bytes = m.at("spill_bytes").get<int>();
+  r.static_smem_bytes = m.at("static_smem_bytes").get<int>();
+  r.dynamic_smem_bytes = m.at("dynamic_smem_bytes").get<int>();
+  r.threads_per_block = m.at("threads_per_block").get<int>();
+  r.blocks = m.at("blocks").get<std::int64_t>();
+  r.blocks_per_sm = m.at("blocks_per_sm").get<int>();
+  r.peak = m.at("peak").get<double>();
   return r;
 }
 

@@ -118,6 +118,13 @@ TEST(StatusNames, RoundTripEveryStatus) {
   EXPECT_THROW(status_from_string(""), DatabaseError);
 }
 
+TEST(ConfigItems, SplitTheCanonicalFormInOrder) {
+  using Items = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(config_items("BM=128,BN=64,SCALE=0.5"), (Items{{"BM", "128"}, {"BN", "64"}, {"SCALE", "0.5"}}));
+  EXPECT_EQ(config_items("FLAG,X="), (Items{{"FLAG", ""}, {"X", ""}}));
+  EXPECT_EQ(config_items(""), Items{});
+}
+
 TEST_F(DatabaseTest, RoundTripKeepsEveryField) {
   Result r;
   r.config = "BM=128,BN=64,PAD=1";
@@ -131,6 +138,13 @@ TEST_F(DatabaseTest, RoundTripKeepsEveryField) {
   r.max_error = 1.5e-6;
   r.registers = 96;
   r.compile_ms = 171.25;
+  r.spill_bytes = 24;
+  r.static_smem_bytes = 16384;
+  r.dynamic_smem_bytes = 49152;
+  r.threads_per_block = 256;
+  r.blocks = 5'000'000'000;  // beyond 32 bits: a 1-D grid may have 2^31 - 1 blocks, a 3-D one more
+  r.blocks_per_sm = 3;
+  r.peak = 3012.5;
   {
     Database db(path_);
     db.record(db.begin_run(device_, kernel_, "tune gemm"), shape_, r);
@@ -151,6 +165,13 @@ TEST_F(DatabaseTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.max_error, r.max_error);
   EXPECT_EQ(back.registers, 96);
   EXPECT_EQ(back.compile_ms, r.compile_ms);
+  EXPECT_EQ(back.spill_bytes, 24);
+  EXPECT_EQ(back.static_smem_bytes, 16384);
+  EXPECT_EQ(back.dynamic_smem_bytes, 49152);
+  EXPECT_EQ(back.threads_per_block, 256);
+  EXPECT_EQ(back.blocks, 5'000'000'000);
+  EXPECT_EQ(back.blocks_per_sm, 3);
+  EXPECT_EQ(back.peak, 3012.5);
 }
 
 TEST_F(DatabaseTest, FailureKeepsMessageAndNanError) {
@@ -384,7 +405,7 @@ TEST_F(DatabaseTest, ReopenKeepsEverythingAndWritesSchema) {
     EXPECT_EQ(db.best(BestQuery{"gemm", "abc123", device_, shape_})->result.config, "A=0");
   }
   SQLite::Database raw(path_.string());
-  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "2");
+  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "3");
   EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'application'").getString(), "cutune");
   EXPECT_EQ(raw.execAndGet("PRAGMA journal_mode").getString(), "wal");
   SQLite::Statement run(raw, "SELECT command, host, cutune_version, started_at FROM runs");
@@ -492,10 +513,10 @@ TEST_F(DatabaseTest, NewerSchemaVersionIsRefused) {
   { Database db(path_); }
   {
     SQLite::Database raw(path_.string(), SQLite::OPEN_READWRITE);
-    raw.exec("UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+    raw.exec("UPDATE meta SET value = '4' WHERE key = 'schema_version'");
   }
   const std::string message = open_error(path_);
-  EXPECT_NE(message.find("schema version 3"), std::string::npos) << message;
+  EXPECT_NE(message.find("schema version 4"), std::string::npos) << message;
   EXPECT_NE(message.find("newer cutune"), std::string::npos) << message;
 }
 

@@ -22,15 +22,6 @@ std::string export_text(const fs::path& db_path, const std::string& format = "js
   return out.str();
 }
 
-std::string error_of(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 class MergeTest : public TempDirTest {
  protected:
   // A on an H200: two configurations; B on an A100: one configuration and a failure.
@@ -216,8 +207,44 @@ TEST_F(DbMigrationTest, FromVersion1KeepsEverything) {
     EXPECT_EQ(runs[0].device.name, "NVIDIA H100 80GB HBM3");
   }
   SQLite::Database raw(path("v1.db").string());
-  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "2");
+  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "3");
   EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM results WHERE current = 1").getInt(), 4);
+}
+
+TEST_F(DbMigrationTest, FromVersion2AddsResourcesAsUnknown) {
+  write_version2_database(path("v2.db"));
+  const std::string bytes = read_bytes(path("v2.db"));
+  // Read for a merge, the file stays as it was; opened, it is migrated in place.
+  merge_databases({path("v2.db")}, path("out.db"));
+  EXPECT_EQ(read_bytes(path("v2.db")), bytes);
+  const auto h100 = synthetic_device("NVIDIA H100 80GB HBM3", 9, 0, 132);
+  const KernelIdentity gemm{"gemm", "abc123"};
+  {
+    Database db(path("v2.db"));
+    const auto results = db.results(h100, gemm, "1024x1024");
+    ASSERT_EQ(results.size(), 2u);
+    EXPECT_EQ(results[0].config, "BM=64");
+    EXPECT_EQ(results[0].median_ms, 1.5);  // the later measurement stays the current one
+    EXPECT_EQ(results[0].registers, 64);
+    EXPECT_EQ(results[0].threads_per_block, 0);
+    EXPECT_EQ(results[0].blocks, 0);
+    EXPECT_EQ(results[0].blocks_per_sm, 0);
+    EXPECT_EQ(results[0].peak, 0.0);
+    EXPECT_EQ(results[1].status, Status::LaunchError);
+    EXPECT_EQ(db.runs().size(), 2u);
+    EXPECT_EQ(db.stats().measurements, 3);
+    // New results keep their resources.
+    db.record(db.begin_run(h100, gemm, "tune again"), "1024x1024", ok_result("BM=32", 0.5));
+    const auto best = db.best({"gemm", "abc123", h100, "1024x1024"});
+    ASSERT_TRUE(best);
+    EXPECT_EQ(best->result.config, "BM=32");
+    EXPECT_EQ(best->result.blocks_per_sm, 4);
+    EXPECT_EQ(best->result.dynamic_smem_bytes, 1024);
+  }
+  SQLite::Database raw(path("v2.db").string());
+  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "3");
+  Database out(path("out.db"));
+  EXPECT_EQ(out.results(h100, gemm, "1024x1024").size(), 2u);
 }
 
 TEST_F(DbMigrationTest, OfAReadOnlyFileSaysHowToFixIt) {
@@ -255,12 +282,49 @@ TEST_F(ExchangeTest, JsonRoundTripsExactly) {
   export_runs(fresh, "json", again);
   EXPECT_EQ(again.str(), exported);
 
+  const auto fast = fresh.best({"gemm", kGemm.hash, h200_, kShape});
+  ASSERT_TRUE(fast);
+  EXPECT_EQ(fast->result.spill_bytes, 8);
+  EXPECT_EQ(fast->result.static_smem_bytes, 8192);
+  EXPECT_EQ(fast->result.dynamic_smem_bytes, 1024);
+  EXPECT_EQ(fast->result.threads_per_block, 128);
+  EXPECT_EQ(fast->result.blocks, 1056);
+  EXPECT_EQ(fast->result.blocks_per_sm, 4);
+  EXPECT_EQ(fast->result.peak, 3000.0);
+  EXPECT_NE(exported.find("\"blocks_per_sm\": 4"), std::string::npos);
+
   const auto odd = fresh.results(h200_, kGemm, "17x5");
   ASSERT_EQ(odd.size(), 1u);
   EXPECT_TRUE(std::isnan(odd[0].max_error));
   EXPECT_EQ(odd[0].samples_ms, (std::vector<double>{0.1, 1.0 / 3.0}));
   EXPECT_EQ(odd[0].message, "line one\nline two, with \"comma\"");
   EXPECT_NE(exported.find("\"format\": \"cutune-runs\""), std::string::npos);
+}
+
+TEST_F(ExchangeTest, JsonWrittenBeforeResourcesReadsThemAsUnknown) {
+  // A measurement as cutune wrote it before the resource fields existed (format version 1 all along).
+  write_bytes(path("old.json"), R"({"format": "cutune-runs", "format_version": 1, "runs": [{"uid": "old-run",
+    "started_at": "2025-01-01T00:00:00.000000Z", "host": "h", "cutune_version": "0.1.0", "command": "tune",
+    "kernel": {"name": "gemm", "hash": "1111111111111111"},
+    "device": {"name": "NVIDIA H200", "cc_major": 9, "cc_minor": 0, "sm_count": 132, "uuid": "GPU-a",
+               "driver_version": 13000, "nvrtc_version": 13000, "memory_clock_khz": 1, "memory_bus_bits": 2,
+               "total_memory": 3},
+    "measurements": [{"shape": "4096x4096", "config": "BM=16", "status": "ok", "message": "", "samples_ms": [0.5],
+                      "median_ms": 0.5, "min_ms": 0.5, "max_ms": 0.5, "spread": 0, "metric": 200, "max_error": 0,
+                      "registers": 30, "compile_ms": 100, "measured_at": "2025-01-01T00:00:01.000000Z"}]}]})");
+  Database db(path("x.db"));
+  EXPECT_EQ(import_file(db, path("old.json")).new_measurements, 1u);
+  const auto best = db.best({"gemm", kGemm.hash, h200_, kShape});
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->result.registers, 30);
+  EXPECT_EQ(best->result.threads_per_block, 0);
+  EXPECT_EQ(best->result.blocks, 0);
+  EXPECT_EQ(best->result.peak, 0.0);
+  // A resource field of the wrong type is still an error.
+  write_bytes(path("bad_blocks.json"), read_bytes(path("old.json")).replace(
+      read_bytes(path("old.json")).find("\"registers\""), 0, "\"blocks\": \"many\", "));
+  const std::string message = error_of([&] { import_file(db, path("bad_blocks.json")); });
+  EXPECT_NE(message.find("\"blocks\" that is not an integer"), std::string::npos) << message;
 }
 
 TEST_F(ExchangeTest, CsvHasOneQuotedRowPerMeasurement) {
@@ -276,6 +340,9 @@ TEST_F(ExchangeTest, CsvHasOneQuotedRowPerMeasurement) {
   EXPECT_NE(first.find(",NVIDIA A100-SXM4-80GB,8.0,108,GPU-b,13000,13000,gemm,1111111111111111,4096x4096,BM=64,ok,2,"),
             std::string::npos) << first;
   EXPECT_NE(first.find(",2.04 2 1.96,"), std::string::npos) << first;
+  EXPECT_NE(header.find(",spill_bytes,static_smem_bytes,dynamic_smem_bytes,threads_per_block,blocks,blocks_per_sm,peak,"),
+            std::string::npos) << header;
+  EXPECT_NE(first.find(",8,8192,1024,128,1056,4,3000,"), std::string::npos) << first;
   EXPECT_NE(second.find(",BM=256,launch_error,0,0,0,0,0,0,0,0,,"), std::string::npos) << second;
   EXPECT_EQ(second.substr(second.size() - 19), ",too many resources");
 

@@ -8,11 +8,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <random>
 #include <string>
 
 #include "cutune/database.hpp"
+#include "cutune/error.hpp"
 
 namespace cutune::testing {
 
@@ -46,6 +48,13 @@ inline Result ok_result(const std::string& config, double median) {
   r.metric = 100.0 / median;
   r.registers = 40;
   r.compile_ms = 120.0;
+  r.spill_bytes = 8;
+  r.static_smem_bytes = 8192;
+  r.dynamic_smem_bytes = 1024;
+  r.threads_per_block = 128;
+  r.blocks = 1056;
+  r.blocks_per_sm = 4;
+  r.peak = 3000.0;
   return r;
 }
 
@@ -65,6 +74,16 @@ inline std::string read_bytes(const fs::path& path) {
 inline void write_bytes(const fs::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+/// The message of the cutune::Error that `body` throws, or "(no error)".
+inline std::string error_of(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 /// A fresh folder under the system's temporary directory, removed after the test.
@@ -123,6 +142,51 @@ INSERT INTO results VALUES(3, 2, 1, 1, '1024x1024', 'BM=256', 'compile_error', '
   SQLite::Statement device(db, "INSERT INTO devices VALUES(1, ?, 9, 0, 132)");
   device.bind(1, device_name);
   device.exec();
+}
+
+/// Writes a database as cutune's schema version 2 stored it (every measurement per run, no resources): the
+/// fixture of the version-2 migration tests. One run of gemm "abc123" on an H100, two results for "1024x1024",
+/// BM=64 measured twice (the later one current).
+inline void write_version2_database(const fs::path& path) {
+  SQLite::Database db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  db.exec(R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE devices(id INTEGER PRIMARY KEY, name TEXT NOT NULL, cc_major INTEGER NOT NULL,
+  cc_minor INTEGER NOT NULL, sm_count INTEGER NOT NULL, UNIQUE(name, cc_major, cc_minor, sm_count));
+CREATE TABLE kernels(id INTEGER PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL, UNIQUE(name, hash));
+CREATE TABLE runs(id INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE, device_id INTEGER NOT NULL REFERENCES devices(id),
+  kernel_id INTEGER NOT NULL REFERENCES kernels(id), started_at TEXT NOT NULL, host TEXT NOT NULL,
+  cutune_version TEXT NOT NULL, command TEXT NOT NULL, driver_version INTEGER NOT NULL,
+  nvrtc_version INTEGER NOT NULL, device_uuid TEXT NOT NULL, memory_clock_khz INTEGER NOT NULL,
+  memory_bus_bits INTEGER NOT NULL, total_memory INTEGER NOT NULL);
+CREATE TABLE results(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),
+  device_id INTEGER NOT NULL REFERENCES devices(id), kernel_id INTEGER NOT NULL REFERENCES kernels(id),
+  shape TEXT NOT NULL, config TEXT NOT NULL, status TEXT NOT NULL, message TEXT NOT NULL, samples TEXT NOT NULL,
+  median_ms REAL, min_ms REAL, max_ms REAL, spread REAL, metric REAL, max_error REAL,
+  registers INTEGER NOT NULL, compile_ms REAL, measured_at TEXT NOT NULL, current INTEGER NOT NULL DEFAULT 0,
+  UNIQUE(run_id, shape, config));
+CREATE TABLE tuned(device_id INTEGER NOT NULL, kernel_id INTEGER NOT NULL, shape TEXT NOT NULL,
+  PRIMARY KEY(kernel_id, device_id, shape)) WITHOUT ROWID;
+CREATE UNIQUE INDEX results_current ON results(device_id, kernel_id, shape, config) WHERE current = 1;
+CREATE INDEX results_best ON results(device_id, kernel_id, shape, median_ms, config)
+  WHERE current = 1 AND status = 'ok';
+CREATE INDEX results_recent ON results(device_id, measured_at);
+INSERT INTO meta VALUES('application', 'cutune');
+INSERT INTO meta VALUES('schema_version', '2');
+INSERT INTO devices VALUES(1, 'NVIDIA H100 80GB HBM3', 9, 0, 132);
+INSERT INTO kernels VALUES(1, 'gemm', 'abc123');
+INSERT INTO runs VALUES(1, 'run-one', 1, 1, '2025-03-01T10:00:00.000001Z', 'node1', '0.1.0', 'tune gemm', 13000, 13000,
+  'GPU-aaaa', 2619000, 5120, 85000000000);
+INSERT INTO runs VALUES(2, 'run-two', 1, 1, '2025-03-02T10:00:00.000001Z', 'node1', '0.1.0', 'tune gemm', 13000, 13000,
+  'GPU-aaaa', 2619000, 5120, 85000000000);
+INSERT INTO results VALUES(1, 1, 1, 1, '1024x1024', 'BM=64', 'ok', '', '[2.0,2.1]', 2.0, 2.0, 2.1, 0.01, 50.0, 0.0,
+  64, 100.0, '2025-03-01T10:00:01.000000Z', 0);
+INSERT INTO results VALUES(2, 2, 1, 1, '1024x1024', 'BM=64', 'ok', '', '[1.5]', 1.5, 1.5, 1.5, 0.0, 66.0, 0.0,
+  64, 100.0, '2025-03-02T10:00:01.000000Z', 1);
+INSERT INTO results VALUES(3, 2, 1, 1, '1024x1024', 'BM=256', 'launch_error', 'too many resources', '[]', NULL,
+  NULL, NULL, NULL, NULL, NULL, 0, 50.0, '2025-03-02T10:00:02.000000Z', 1);
+INSERT INTO tuned VALUES(1, 1, '1024x1024');
+)sql");
 }
 
 }  // namespace cutune::testing

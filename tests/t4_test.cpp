@@ -124,6 +124,7 @@ TEST_F(T4, ExportReadsBackIntoTheSameRuns) {
   Database copy(path("copy.sqlite"));
   const ImportSummary s = import_file(copy, path("out.t4.json"));  // detected as t4
   EXPECT_EQ(s.new_runs, 2u);
+  EXPECT_EQ(copy.runs().at(0).measurements.at(0).result.blocks_per_sm, 4);  // the fixture's, not a default
   EXPECT_EQ(s.new_measurements, 7u);
   const auto before = db.runs();
   const auto after = copy.runs();
@@ -140,6 +141,14 @@ TEST_F(T4, ExportReadsBackIntoTheSameRuns) {
       EXPECT_EQ(a.status, b.status);
       EXPECT_EQ(a.message, b.message);
       EXPECT_DOUBLE_EQ(a.median_ms, b.median_ms);
+      EXPECT_EQ(a.registers, b.registers);
+      EXPECT_EQ(a.spill_bytes, b.spill_bytes);
+      EXPECT_EQ(a.static_smem_bytes, b.static_smem_bytes);
+      EXPECT_EQ(a.dynamic_smem_bytes, b.dynamic_smem_bytes);
+      EXPECT_EQ(a.threads_per_block, b.threads_per_block);
+      EXPECT_EQ(a.blocks, b.blocks);
+      EXPECT_EQ(a.blocks_per_sm, b.blocks_per_sm);
+      EXPECT_EQ(a.peak, b.peak);
       EXPECT_EQ(after[i].measurements[m].measured_at, before[i].measurements[m].measured_at);
     }
   }

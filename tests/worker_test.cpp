@@ -125,6 +125,28 @@ TEST(WorkerProtocol, FramesRoundTripAndBrokenFramesAreClosed) {
   EXPECT_EQ(back.lowered_name, "_Z1kv");
   EXPECT_EQ(back.registers, 40);
 
+  // A result carries its resources from the worker.
+  Result r;
+  r.config = "MODE=1";
+  r.samples_ms = {0.5};
+  r.spill_bytes = 16;
+  r.static_smem_bytes = 4096;
+  r.dynamic_smem_bytes = 65536;
+  r.threads_per_block = 256;
+  r.blocks = 3'000'000'000;
+  r.blocks_per_sm = 2;
+  r.peak = 3012.5;
+  ASSERT_TRUE(write_message(fds[0], to_message(r)));
+  ASSERT_EQ(read_message(fds[1], 1.0, {}, m), ReadOutcome::Message);
+  const Result result = result_from_message(m);
+  EXPECT_EQ(result.spill_bytes, 16);
+  EXPECT_EQ(result.static_smem_bytes, 4096);
+  EXPECT_EQ(result.dynamic_smem_bytes, 65536);
+  EXPECT_EQ(result.threads_per_block, 256);
+  EXPECT_EQ(result.blocks, 3'000'000'000);
+  EXPECT_EQ(result.blocks_per_sm, 2);
+  EXPECT_EQ(result.peak, 3012.5);
+
   EXPECT_EQ(read_message(fds[1], 0.2, {}, m), ReadOutcome::TimedOut);
   const unsigned char half[6] = {100, 0, 0, 0, 1, 2};  // claims 100 bytes, sends 2, then hangs up
   ASSERT_EQ(::write(fds[0], half, sizeof half), 6);

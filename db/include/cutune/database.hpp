@@ -114,7 +114,7 @@ std::string normalized_device_name(std::string_view name);
 /// the latest measurement is the current one: results(), best() and entries() read only current ones.
 class Database {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   /// Opens `path`, creating it (and its schema) when it does not exist, and migrates an older schema version in
   /// place. Throws DatabaseError when the file cannot be created or opened, is not a SQLite database, or is a

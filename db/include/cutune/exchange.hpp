@@ -15,8 +15,12 @@
 //              "measurements": [{"shape": "8192x8192", "config": "TILE=32,...", "status": "ok", "message": "",
 //                                "samples_ms": [...], "median_ms": 0.1, "min_ms": ..., "max_ms": ..., "spread": ...,
 //                                "metric": ..., "max_error": ..., "registers": 32, "compile_ms": ...,
-//                                "measured_at": "...Z"}]}]}
-// Numbers that are NaN are written as null and read back as NaN.
+//                                "measured_at": "...Z", "spill_bytes": 0, "static_smem_bytes": 16384,
+//                                "dynamic_smem_bytes": 0, "threads_per_block": 256, "blocks": 4096,
+//                                "blocks_per_sm": 4, "peak": 3000.0}]}]}
+// Numbers that are NaN are written as null and read back as NaN. The resource fields (spill_bytes ... peak) came
+// after version 1 was published without changing any field's meaning: a document that lacks them reads them as 0.
+
 #pragma once
 
 #include <filesystem>

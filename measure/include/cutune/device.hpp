@@ -28,6 +28,8 @@ class Device {
   const DeviceIdentity& identity() const { return identity_; }
   const DeviceLimits& limits() const { return limits_; }
   std::int64_t l2_bytes() const { return l2_bytes_; }
+  /// The SM clock the driver calls typical, kHz (0 when it does not say): the clock of the FP32 peak.
+  int clock_khz() const { return clock_khz_; }
   /// Makes this device's context current on the calling thread (retaining it first, once).
   void make_current() const;
   /// Retains the device's primary context (once; released when this object dies) without making it current, so
@@ -45,6 +47,7 @@ class Device {
   DeviceIdentity identity_;
   DeviceLimits limits_;
   std::int64_t l2_bytes_ = 0;
+  int clock_khz_ = 0;
 };
 
 }  // namespace cutune

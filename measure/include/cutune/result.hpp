@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cutune {
@@ -22,6 +23,10 @@ std::string_view to_string(Status s);
 /// Inverse of to_string(); throws DatabaseError on an unknown name.
 Status status_from_string(std::string_view s);
 
+/// The items of a configuration's canonical form: "BM=128,BN=64" -> {{"BM", "128"}, {"BN", "64"}}, in order; an
+/// item without '=' is a name with an empty value.
+std::vector<std::pair<std::string, std::string>> config_items(std::string_view config);
+
 /// One configuration tried on one device, kernel version and shape.
 struct Result {
   std::string config;                ///< canonical "NAME=VALUE,..." form
@@ -36,6 +41,18 @@ struct Result {
   double max_error = 0.0;            ///< largest |out - ref| seen in verification
   int registers = 0;                 ///< per thread, after compile (0 when unknown)
   double compile_ms = 0.0;
+
+  // What the configuration asks of the GPU, measured with it (0 where unknown: failures before the figure existed,
+  // results of older cutune versions and foreign tools). Waves, occupancy and the fraction of the peak are derived
+  // from these and the device key at read time (resources.hpp), so stored figures can never contradict them.
+  int spill_bytes = 0;               ///< per thread: bytes of spill stores plus spill loads, as ptxas reports them
+  int static_smem_bytes = 0;         ///< per block: __shared__ arrays of the compiled kernel
+  int dynamic_smem_bytes = 0;        ///< per block: the spec's launch geometry at this shape
+  int threads_per_block = 0;         ///< the spec's block size at this shape
+  std::int64_t blocks = 0;           ///< in the grid (product of its dimensions)
+  int blocks_per_sm = 0;             ///< resident at once, by the driver's occupancy calculator
+  double peak = 0.0;                 ///< the device's peak in the metric's unit (GB/s or GFLOP/s) that `metric` is
+                                     ///< a fraction of: measured copy bandwidth, or the FP32 FMA rate (resources.hpp)
 };
 
 /// Device identity: name, compute capability and SM count are the key; the rest is provenance.
