@@ -42,15 +42,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // A clear error is the expected outcome for most inputs.
   }
 
-  // The list forms (T1 parameter values and sizes), with lists bound the way the T1 reader binds them.
+  // The list forms (T1 parameter values and sizes), with lists bound the way the T1 reader binds them. eval_number()
+  // is eval_list() with another last check; evaluating both would only halve the speed on lists of 2^24 values.
   const cutune::ListBindings lists{{"ProblemSize", {std::int64_t{4096}, std::int64_t{64}}},
                                    {"block_size_x", {std::int64_t{16}, std::int64_t{32}, std::int64_t{64}}}};
   try {
-    for (const cutune::Value& v : cutune::eval_list(text, lists)) check_round_trip(v);
-  } catch (const cutune::Error&) {
-  }
-  try {
-    check_round_trip(cutune::eval_number(text, lists));
+    const std::vector<cutune::Value> values = cutune::eval_list(text, lists);
+    for (std::size_t i = 0; i < values.size() && i < 64; ++i) check_round_trip(values[i]);
   } catch (const cutune::Error&) {
   }
   return 0;

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, ASan + UBSan, in build-fuzz/) when needed and runs each for SECONDS.
 #
-#   fuzz/run.sh [SECONDS] [TARGET...]     SECONDS per target (default 20); targets: expr spec t1 t4 kt_cache (default all)
+#   fuzz/run.sh [SECONDS] [TARGET...]     SECONDS per target (default 20); TARGETs among expr spec t1 t4 kt_cache
+#                                         (default all)
 #
 # Seeds come from fuzz/corpus/TARGET (never written to); what a run learns is kept in build-fuzz/corpus/TARGET for
-# the next run. A crash, sanitizer report, timeout or out-of-memory stops that target, leaves the input in
-# build-fuzz/artifacts/ and makes the script exit non-zero once every target has run.
+# the next run. A crash, sanitizer report, timeout (30 s) or out-of-memory (2 GB) stops that target, leaves the
+# input in build-fuzz/artifacts/ and makes the script exit non-zero once every target has run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,8 +37,9 @@ for t in "${targets[@]}"; do
   [ -f "fuzz/dict/$t.dict" ] && dict=(-dict="fuzz/dict/$t.dict")
   log="$build/artifacts/$t.log"
   echo "== $t: ${seconds}s"
-  # -timeout: no input of these readers may take seconds; -rss_limit_mb: nor gigabytes.
-  if "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  # -timeout: no input may take half a minute (the largest list the language allows, 2^24 values, takes about 10 s
+  # here with the sanitizers); -rss_limit_mb: nor more than 2 GB.
+  if "$exe" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
        -artifact_prefix="$build/artifacts/$t-" "${dict[@]}" "$build/corpus/$t" "fuzz/corpus/$t" >"$log" 2>&1; then
     grep -E "^stat::number_of_executed_units|^Done" "$log" | tr '\n' ' '; echo
   else

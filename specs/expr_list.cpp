@@ -1,6 +1,8 @@
 // Evaluates expressions once to lists or numbers: parameter values written as Python-subset list expressions.
 #include <algorithm>
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "cutune/error.hpp"
@@ -13,6 +15,9 @@ namespace {
 
 // A list this long is a typo (range(10**9)), never a tuning parameter; stop before memory runs out.
 constexpr std::size_t kMaxListLength = std::size_t{1} << 24;
+// Nested clauses of a comprehension multiply, and a filter may keep nothing: [0 for x in range(10**6) for y in
+// range(10**6) if 0] would run 10^12 times. Their iterations in one evaluation are bounded like a list's length.
+constexpr std::uint64_t kMaxIterations = kMaxListLength;
 
 // What an expression evaluated once yields: a number or a flat list of numbers.
 struct Item {
@@ -177,10 +182,13 @@ class OnceEvaluator {
     const Item& sequence = a.is_list ? a : b;
     const std::int64_t times = integer(a.is_list ? b : a, "repeating a list");
     std::vector<Value> out;
-    for (std::int64_t i = 0; i < times; ++i) {
-      check_length(out.size() + sequence.list.size());
-      out.insert(out.end(), sequence.list.begin(), sequence.list.end());
-    }
+    const std::size_t size = sequence.list.size();
+    if (times <= 0 || size == 0) return list_item(std::move(out));
+    // The length first: [] * 10**11 looped 10^11 times to make nothing.
+    check_length(static_cast<std::uint64_t>(times) > kMaxListLength ? kMaxListLength + 1
+                                                                   : size * static_cast<std::size_t>(times));
+    out.reserve(size * static_cast<std::size_t>(times));
+    for (std::int64_t i = 0; i < times; ++i) out.insert(out.end(), sequence.list.begin(), sequence.list.end());
     return list_item(std::move(out));
   }
 
@@ -200,6 +208,9 @@ class OnceEvaluator {
     // The loop variable is local to the comprehension, as in Python 3: restore what the name meant outside.
     std::optional<Item> outer = std::move(env_[clause.name]);
     for (const Value& v : values) {
+      if (++iterations_ > kMaxIterations) {
+        fail("a comprehension of more than " + std::to_string(kMaxIterations) + " iterations");
+      }
       env_[clause.name] = number_item(v);
       run_clauses(comprehension, k + 1, out);
     }
@@ -209,6 +220,7 @@ class OnceEvaluator {
   std::string text_;
   const std::vector<std::string>& names_;
   std::vector<std::optional<Item>> env_;  // by name index: what each name stands for now
+  std::uint64_t iterations_ = 0;          // of every comprehension's clauses so far
 };
 
 }  // namespace

@@ -116,6 +116,18 @@ TEST(FuzzRegression, NestingUpToTheLimitEvaluates) {
   EXPECT_EQ(cutune::eval_list("[1" + repeat(" for a in [1]", 400) + "]").size(), 1u);
 }
 
+// Repeating an empty list looped once per repetition ([] * 99999999999 ran for minutes), and nested comprehension
+// clauses whose filter keeps nothing ran unbounded.
+TEST(FuzzRegression, ListWorkIsBounded) {
+  EXPECT_TRUE(cutune::eval_list("[] * 99999999999").empty());
+  const std::string repeated = error_of([] { cutune::eval_list("[0] * 10**12"); });
+  EXPECT_NE(repeated.find("a list of more than 16777216 values in '[0] * 10**12'"), std::string::npos) << repeated;
+  EXPECT_EQ(cutune::eval_list("[1, 2] * 3").size(), 6u);
+  const std::string nested =
+      error_of([] { cutune::eval_list("[0 for x in range(10**6) for y in range(10**6) if 0]"); });
+  EXPECT_NE(nested.find("a comprehension of more than 16777216 iterations"), std::string::npos) << nested;
+}
+
 // Duplicate values were searched for with a scan of the values before each one: a parameter of 10^5 values took
 // minutes (T1's range(), a spec's list, a Kernel Tuner cache whose records use many values). 200000 values would
 // take hours that way; the test states no time, the run's own limit catches a regression.
