@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -60,6 +61,22 @@ Element element(const std::string& kernel) {
   throw cutune::InputError("no cuBLAS comparison for " + kernel);
 }
 
+// A device copy of host bytes, freed with its owner.
+class DeviceBytes {
+ public:
+  explicit DeviceBytes(const std::vector<unsigned char>& host) {
+    check(cudaMalloc(&ptr_, host.size()), "cudaMalloc");
+    check(cudaMemcpy(ptr_, host.data(), host.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
+  ~DeviceBytes() { cudaFree(ptr_); }
+  DeviceBytes(const DeviceBytes&) = delete;
+  DeviceBytes& operator=(const DeviceBytes&) = delete;
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
 // cublasGemmEx on row-major matrices (computed as the column-major C^T = B^T A^T), timed on the workbench and
 // checked at sampled elements against a double-precision host product of the same (rounded) inputs.
 double cublas_gflops(cutune::Workbench& bench, const Element& e, std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -69,24 +86,22 @@ double cublas_gflops(cutune::Workbench& bench, const Element& e, std::int64_t m,
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (std::size_t i = 0; i < count(m, k); ++i) e.store(a.data(), i, dist(rng));
   for (std::size_t i = 0; i < count(k, n); ++i) e.store(b.data(), i, dist(rng));
-  void *da = nullptr, *db = nullptr, *dc = nullptr;
-  check(cudaMalloc(&da, a.size()), "cudaMalloc");
-  check(cudaMalloc(&db, b.size()), "cudaMalloc");
-  check(cudaMalloc(&dc, c.size()), "cudaMalloc");
-  check(cudaMemcpy(da, a.data(), a.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
-  check(cudaMemcpy(db, b.data(), b.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
+  const DeviceBytes da(a), db(b), dc(c);
+  std::unique_ptr<cublasContext, decltype(&cublasDestroy)> owner(nullptr, &cublasDestroy);
   cublasHandle_t handle = nullptr;
   check(cublasCreate(&handle), "cublasCreate");
+  owner.reset(handle);
   const float alpha = 1.0f, beta = 0.0f;
   auto enqueue = [&](void* stream) {
     check(cublasSetStream(handle, static_cast<cudaStream_t>(stream)), "cublasSetStream");
     check(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
-                       &alpha, db, e.type, static_cast<int>(n), da, e.type, static_cast<int>(k), &beta, dc, e.type,
+                       &alpha, db.get(), e.type, static_cast<int>(n), da.get(), e.type, static_cast<int>(k), &beta,
+                       dc.get(), e.type,
                        static_cast<int>(n), e.compute, CUBLAS_GEMM_DEFAULT),
           "cublasGemmEx");
   };
   const cutune::Timing t = cutune::summarize(bench.time(enqueue));
-  check(cudaMemcpy(c.data(), dc, c.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  check(cudaMemcpy(c.data(), dc.get(), c.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
   // A layout check, not a precision test: TF32 or 16-bit outputs differ from the exact product by far less than this.
   for (std::int64_t i = 0; i < m; i += std::max<std::int64_t>(1, m / 7)) {
     for (std::int64_t j = 0; j < n; j += std::max<std::int64_t>(1, n / 5)) {
@@ -98,11 +113,8 @@ double cublas_gflops(cutune::Workbench& bench, const Element& e, std::int64_t m,
       }
     }
   }
-  cublasDestroy(handle);
-  cudaFree(da);
-  cudaFree(db);
-  cudaFree(dc);
-  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / (t.median * 1e-3) / 1e9;
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  return flops / (t.median * 1e-3) / 1e9;
 }
 
 }  // namespace

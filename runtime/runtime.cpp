@@ -12,6 +12,7 @@
 #include "measure/cuda_driver.hpp"
 #include "cutune/device.hpp"
 #include "cutune/error.hpp"
+#include "cutune/space.hpp"
 #include "cutune/templates.hpp"
 #include "specs/log.hpp"
 #include "measure/workbench.hpp"
@@ -31,6 +32,22 @@ int current_device() {
   const bool found = get_device != nullptr && get_device(&device) == CUDA_SUCCESS;
   dlclose(library);
   return found ? static_cast<int>(device) : 0;
+}
+
+// The spec's default configuration, or where the shape rules it out (an alignment it needs, say), the valid
+// configuration that differs from it in the fewest parameters (the first such in enumeration order).
+Config default_at(const KernelSpec& spec, const Shape& shape) {
+  const Config preferred = spec.default_config();
+  if (acceptable(spec, spec.format(preferred), shape)) return preferred;
+  const Space space = Space::enumerate(spec, shape, DeviceLimits{});
+  const Config* best = nullptr;
+  std::size_t best_distance = spec.parameters.size() + 1;
+  for (const Config& c : space.configs()) {
+    std::size_t distance = 0;
+    for (std::size_t p = 0; p < c.values.size(); ++p) distance += !(c.values[p] == preferred.values[p]);
+    if (distance < best_distance) best = &c, best_distance = distance;
+  }
+  return best != nullptr ? *best : preferred;  // no valid configuration at all: the default, as before
 }
 
 std::string type_name(const Argument& a) {
@@ -54,7 +71,7 @@ BestConfig choose_config(Database* db, const KernelSpec& spec, const DeviceIdent
   }
   BestConfig fallback;
   fallback.match = Match::Default;
-  fallback.result.config = spec.format(spec.default_config());
+  fallback.result.config = spec.format(default_at(spec, shape));
   fallback.kernel = {spec.name, spec.hash};
   fallback.device = device;
   fallback.shape = shape.str();

@@ -139,5 +139,27 @@ TEST_F(FallbackTest, ChooseConfigRefusesAConfigurationTheShapeForbids) {
   EXPECT_EQ(small.result.config, "TILE=16");
 }
 
+// A default that the shape rules out (here the tensor-core GEMM's 16-byte loads at an odd K) gives way to the valid
+// configuration nearest to it: the runtime never launches a configuration its own spec forbids.
+TEST_F(FallbackTest, ChooseConfigMovesOffADefaultTheShapeForbids) {
+  const KernelSpec spec = load_kernel("gemm_bf16");
+  const Shape odd = spec.parse_shape("127x257x511");
+  const BestConfig chosen = choose_config(nullptr, spec, h200_, odd);
+  EXPECT_EQ(chosen.match, Match::Default);
+  const Config config = spec.parse_config(chosen.result.config);
+  const Config preferred = spec.default_config();
+  const std::vector<Value> scope = spec.scope(config, &odd);
+  for (const auto& constraint : spec.constraints) EXPECT_TRUE(constraint.eval(scope).truthy()) << constraint.text();
+  std::size_t changed = 0;
+  for (std::size_t p = 0; p < config.values.size(); ++p) changed += !(config.values[p] == preferred.values[p]);
+  // Element loads and stores for the odd K and N (ALIGNED, EPI_VEC), which need smaller warp tiles (BM).
+  EXPECT_EQ(changed, 3u) << chosen.result.config;
+  EXPECT_EQ(chosen.result.config,
+            "PATH=0,BM=32,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=3,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=1,"
+            "ALIGNED=0");
+  EXPECT_EQ(choose_config(nullptr, spec, h200_, spec.parse_shape("4096x4096x4096")).result.config,
+            spec.format(preferred));
+}
+
 }  // namespace
 }  // namespace cutune::testing

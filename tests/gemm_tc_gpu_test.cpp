@@ -35,14 +35,6 @@ KernelSpec edited(const KernelSpec& spec, bool scaled, const std::string& define
   return KernelSpec::from_json(j.dump(), spec.source, spec.source_name);
 }
 
-MeasureOptions quick() {
-  MeasureOptions o;
-  o.warmup = 0;
-  o.repeats = 1;
-  o.flush_l2 = false;
-  return o;
-}
-
 // Compiles configurations once each, in parallel, keyed by their printed form.
 class Compiled {
  public:
@@ -85,7 +77,7 @@ TEST(GemmTcGpu, SampleIsCorrectOnOddShapes) {
     for (const KernelSpec* s : {&spec, &scaled}) {
       for (const char* text : kShapes) {
         const Shape shape = s->parse_shape(text);
-        Workbench bench(device, *s, shape, quick());
+        Workbench bench(device, *s, shape, testing::quick_measure());
         int ok = 0;
         double worst = 0.0;
         for (const auto& c : samples[text]) {
@@ -120,7 +112,7 @@ TEST(GemmTcGpu, MissingSlabIsCaught) {
       const std::vector<Config> sample = testing::sample_space(spec, space, 24);
       Compiled compiled(broken, device.identity().arch());
       compiled.add(sample);
-      Workbench bench(device, broken, shape, quick());
+      Workbench bench(device, broken, shape, testing::quick_measure());
       double smallest = 1e300;
       int wrong = 0;
       for (const auto& c : sample) {

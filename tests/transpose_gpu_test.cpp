@@ -21,14 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-MeasureOptions quick() {
-  MeasureOptions o;
-  o.warmup = 0;
-  o.repeats = 1;
-  o.flush_l2 = false;
-  return o;
-}
-
 TEST(TransposeGpu, EveryConfigurationIsCorrectOnOddShapes) {
   REQUIRE_GPU();
   Device device;
@@ -43,7 +35,7 @@ TEST(TransposeGpu, EveryConfigurationIsCorrectOnOddShapes) {
 
   for (const char* text : {"1x1", "1x77", "77x1", "17x33", "33x17", "127x257", "1000x3", "4000x3000", "2050x4098"}) {
     const Shape shape = spec.parse_shape(text);
-    Workbench bench(device, spec, shape, quick());
+    Workbench bench(device, spec, shape, testing::quick_measure());
     int ok = 0;
     for (std::size_t i = 0; i < space.size(); ++i) {
       const Result r = bench.evaluate(space.configs()[i], compiled[i]);
@@ -82,7 +74,7 @@ extern "C" __global__ void scale_ref(float* out, const float* in, int n) {
   const KernelSpec spec = load_kernel((dir / "scale.json").string());
   fs::remove_all(dir);
   Device device;
-  Workbench bench(device, spec, spec.parse_shape("100003"), quick());
+  Workbench bench(device, spec, spec.parse_shape("100003"), testing::quick_measure());
   const std::string arch = device.identity().arch();
   const Result good = bench.evaluate(spec.parse_config("BUG=0,B=128"), compile_config(spec, spec.parse_config("BUG=0,B=128"), arch));
   EXPECT_EQ(good.status, Status::Ok) << good.message;

@@ -23,6 +23,7 @@ namespace cutune {
 /// The configuration for (kernel version, device, shape) by the database's fallback chain, or the spec's default
 /// configuration (Match::Default; `result` then holds only the configuration) when nothing applies, when there
 /// is no database (null), or when the stored configuration breaks one of the spec's constraints at this shape.
+/// Where the default itself breaks one there, the valid configuration nearest to it (fewest parameters changed).
 BestConfig choose_config(Database* db, const KernelSpec& spec, const DeviceIdentity& device, const Shape& shape);
 
 /// One launch argument: the address of a value the kernel takes (a device pointer or a scalar) and its size.
