@@ -38,7 +38,7 @@ int current_device() {
 // configuration that differs from it in the fewest parameters (the first such in enumeration order).
 Config default_at(const KernelSpec& spec, const Shape& shape) {
   const Config preferred = spec.default_config();
-  if (acceptable(spec, spec.format(preferred), shape)) return preferred;
+  if (!invalid_config(spec, spec.format(preferred), shape.str())) return preferred;
   const Space space = Space::enumerate(spec, shape, DeviceLimits{});
   const Config* best = nullptr;
   std::size_t best_distance = spec.parameters.size() + 1;
