@@ -110,10 +110,10 @@ TEST(GemmTcSpace, ShapeRules) {
     }
     // Split-K only where there are few tiles and enough K.
     std::map<std::int64_t, std::size_t> split_big, split_skinny;
-    for (const auto& c : Space::enumerate(spec, spec.parse_shape("4096x4096x4096"), DeviceLimits{}).configs())
-      ++split_big[value(spec, c, "SPLITK")];
-    for (const auto& c : Space::enumerate(spec, spec.parse_shape("64x4096x4096"), DeviceLimits{}).configs())
-      ++split_skinny[value(spec, c, "SPLITK")];
+    const Space big = Space::enumerate(spec, spec.parse_shape("4096x4096x4096"), DeviceLimits{});
+    const Space skinny = Space::enumerate(spec, spec.parse_shape("64x4096x4096"), DeviceLimits{});
+    for (const auto& c : big.configs()) ++split_big[value(spec, c, "SPLITK")];
+    for (const auto& c : skinny.configs()) ++split_skinny[value(spec, c, "SPLITK")];
     EXPECT_EQ(split_skinny.size(), 5u) << name;
     EXPECT_LT(split_big[16], split_skinny[16]) << name;
   }
