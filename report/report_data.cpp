@@ -85,7 +85,9 @@ ReportData collect_report_data(Database& db, const ReportOptions& options) {
   ReportData data;
   data.database = db.path();
   data.runs = db.runs();
-  const std::string db_name = "'" + db.path().string() + "'";
+  std::string db_name = db.path().string();  // quoted by appending: GCC 12 warns falsely on "'" + s + "'"
+  db_name.insert(db_name.begin(), '\'');
+  db_name += '\'';
   const std::vector<const RunRecord*> runs = filtered_runs(data.runs, options, db_name);
 
   std::map<GroupKey, std::size_t> index;
