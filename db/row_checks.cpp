@@ -1,6 +1,8 @@
 // What a stored row may hold. Runs read from files other people wrote (merge, import) are untrusted input: each text
 // is bounded and of its expected form, times are finite and not negative, and a configuration of a kernel this
 // cutune knows (a built-in of the same version) must be one of its valid configurations.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <map>
 #include <optional>
@@ -92,6 +94,26 @@ const KernelSpec* known_spec(const KernelIdentity& kernel, std::map<std::string,
   return it->second ? &*it->second : nullptr;
 }
 
+// Resources as no GPU can report them (0 is "unknown": results of older versions and other tools). The bounds are
+// far beyond today's GPUs (1024 threads and 228 KiB of shared memory per block, 32 resident blocks per SM) so that
+// a future GPU's real figures pass, while negative, non-finite and absurd values from a hostile file do not.
+std::optional<std::string> invalid_resources(const Result& r) {
+  constexpr std::int64_t kMostBytes = std::int64_t{1} << 30;
+  const auto bad = [](std::string_view what, auto value) {
+    return std::optional<std::string>("an invalid " + std::string(what) + " " + fmt::format("{}", value));
+  };
+  if (r.spill_bytes < 0 || r.spill_bytes > kMostBytes) return bad("spill size", r.spill_bytes);
+  if (r.static_smem_bytes < 0 || r.static_smem_bytes > kMostBytes) return bad("static shared memory size", r.static_smem_bytes);
+  if (r.dynamic_smem_bytes < 0 || r.dynamic_smem_bytes > kMostBytes) return bad("dynamic shared memory size", r.dynamic_smem_bytes);
+  if (r.threads_per_block < 0 || r.threads_per_block > 65536) return bad("block size", r.threads_per_block);
+  if (r.blocks < 0) return bad("block count", r.blocks);
+  if (r.blocks_per_sm < 0 || r.blocks_per_sm > 4096) return bad("count of blocks per SM", r.blocks_per_sm);
+  // NaN is how a failure's metric (and an unknown peak) reads back; infinities and negatives are nobody's figures.
+  if (std::isinf(r.peak) || r.peak < 0 || r.peak > 1e12) return bad("peak", r.peak);
+  if (std::isinf(r.metric) || r.metric < 0) return bad("metric", r.metric);
+  return std::nullopt;
+}
+
 }  // namespace
 
 void check_record(const RunRecord& run, std::string_view source) {
@@ -142,6 +164,7 @@ void check_record(const RunRecord& run, std::string_view source) {
       fail(row + "(" + r.config + ") is ok but has no median time");
     }
     if (r.registers < 0 || r.registers > 65536) fail(row + "has an invalid register count " + std::to_string(r.registers));
+    if (auto why = invalid_resources(r)) fail(row + "(" + r.config + ") has " + *why);
     if (spec != nullptr) {
       if (auto why = invalid_config(*spec, r.config, m.shape)) fail(row + shown(r.config) + " of " + spec->name + ": " + *why);
     }

@@ -81,6 +81,27 @@ TEST_F(UntrustedRows, MergeRefusesTimesThatAreNotFiniteOrNegative) {
   EXPECT_EQ(merge_error(hostile("fine.db", kForeign, "TILE=32", "SELECT 1")), "(merged)");
 }
 
+TEST_F(UntrustedRows, MergeRefusesResourcesNoGpuReports) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"UPDATE results SET spill_bytes = -4", "invalid spill size -4"},
+      {"UPDATE results SET threads_per_block = 100000", "invalid block size 100000"},
+      {"UPDATE results SET blocks_per_sm = 99999", "invalid count of blocks per SM 99999"},
+      {"UPDATE results SET static_smem = -1", "invalid static shared memory size -1"},
+      {"UPDATE results SET peak = 1e999", "invalid peak inf"},
+      {"UPDATE results SET metric = -3", "invalid metric -3"},
+  };
+  int n = 0;
+  for (const auto& [sql, expected] : cases) {
+    const std::string message = merge_error(hostile("r" + std::to_string(n++) + ".db", kForeign, "TILE=32", sql));
+    EXPECT_NE(message.find(expected), std::string::npos) << sql << ": " << message;
+  }
+  // Real figures of a large GPU pass.
+  EXPECT_EQ(merge_error(hostile("big.db", kForeign, "TILE=32",
+                                "UPDATE results SET threads_per_block = 1024, static_smem = 232448, blocks_per_sm = 32, "
+                                "blocks = 4294967296, peak = 989000")),
+            "(merged)");
+}
+
 TEST_F(UntrustedRows, ConfigurationsOfAKnownKernelMustBeValid) {
   const KernelSpec spec = load_kernel("transpose");
   const KernelIdentity transpose{spec.name, spec.hash};

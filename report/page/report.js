@@ -366,8 +366,13 @@
 
   function bestTable(g) {
     var rows = g.fastest.map(function (r, i) {
-      return [i + 1, el("span", null, r.config), ms(r.median_ms), pct(r.spread), num(r.metric, 1), pct(r.fraction_of_peak),
-              known(r.registers), num(r.spill_bytes, 0), known(r.static_smem_bytes), num(r.dynamic_smem_bytes, 0),
+      // A launch has at least one thread: none recorded means the resources are unknown (an older cutune, or an
+      // import from another tool), and their zeros are shown as unknown, not as measured zeros; likewise a metric.
+      var measured = r.threads_per_block > 0;
+      var orUnknown = function (x) { return measured ? num(x, 0) : "–"; };
+      return [i + 1, el("span", null, r.config), ms(r.median_ms), pct(r.spread), r.metric ? num(r.metric, 1) : "–",
+              pct(r.fraction_of_peak), known(r.registers), orUnknown(r.spill_bytes), known(r.static_smem_bytes),
+              orUnknown(r.dynamic_smem_bytes),
               known(r.threads_per_block), known(r.blocks), known(r.blocks_per_sm), pct(r.occupancy), num(r.waves, 2)];
     });
     return table(["#", "configuration", "median ms", "spread", "metric", "of peak", "regs", "spill B",
