@@ -464,7 +464,7 @@
     }
     s.appendChild(table(["device", "shape", "best ms", "of peak", "configuration"], a.bests.map(function (b) {
       return [b.device, b.shape, ms(b.best_ms), pct(b.fraction_of_peak), el("span", null, b.config)];
-    }), ["text", "text", null, null, "config"]));
+    }), ["text", null, null, null, "config"]));
     return s;
   }
 
