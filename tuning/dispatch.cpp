@@ -91,7 +91,8 @@ std::vector<Arrival> Dispatcher::accept(LaneOutcome outcome) {
     return out;
   }
   Arrival arrival{outcome.lane, std::move(outcome.job), std::move(*outcome.result), outcome.measure_s};
-  if (arrival.job.kind == Job::Kind::Evaluate && !arrival.job.avoid_lane && crashed(arrival.result)) {
+  // On one GPU there is nobody to ask for a second opinion: a crash is stored at once, as it always was.
+  if (arrival.job.kind == Job::Kind::Evaluate && !arrival.job.avoid_lane && crashed(arrival.result) && live() > 1) {
     state.held.push_back(std::move(arrival));
     return out;
   }
