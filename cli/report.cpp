@@ -60,7 +60,7 @@ void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, co
                r.compile_seconds, r.cache_hits, r.evaluated, r.measure_seconds, several ? " summed over GPUs" : "",
                several ? "GPUs" : "GPU", r.idle_seconds, r.retimed);
   }
-  if (r.devices.size() > 1) {
+  if (r.devices.size() > 1 && r.evaluated > 0) {
     std::string shares;
     for (const auto& d : r.devices) {
       shares += fmt::format("{}GPU {}: {} measured ({:.1f}/s)", shares.empty() ? "" : ", ", d.ordinal, d.measured,
