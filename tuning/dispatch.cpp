@@ -65,12 +65,19 @@ void Dispatcher::drop(LaneOutcome& outcome) {
     held.job.avoid_lane.reset();  // the lane is gone: any other may take it
     returned_.push_back(std::move(held.job));
   }
-  const std::size_t victims = state.held.size();
+  std::size_t victims = state.held.size();
   state.held.clear();
-  if (outcome.job.kind == Job::Kind::Evaluate) returned_.push_back(std::move(outcome.job));
+  if (outcome.job.kind == Job::Kind::Evaluate) {
+    returned_.push_back(std::move(outcome.job));
+    ++victims;
+  }
+  // A second opinion needs another lane: with one left, the lane that crashed it measures it again, and a crash then
+  // is stored (on one lane nothing is held back).
+  if (live() == 1)
+    for (auto& job : returned_) job.avoid_lane.reset();
   if (live() > 0) {
     logger()->warn("{} leaves the run: {}; {} configuration(s) go to the {} other GPU(s)", state.lane->name(),
-                   state.left, victims + 1, live());
+                   state.left, victims, live());
   }
 }
 

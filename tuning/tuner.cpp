@@ -54,6 +54,11 @@ std::size_t observe_stored(const Space& space, const KernelSpec& spec, const std
   return known;
 }
 
+// Copies why GPUs left the run into the report, for the progress line and the per-GPU summary.
+void note_lanes_left(const detail::Dispatcher& lanes, ShapeReport& report) {
+  for (std::size_t i = 0; i < lanes.size(); ++i) report.devices[i].left = lanes.left(i);
+}
+
 }  // namespace
 
 Tuner::Tuner(const Device& device, Database& database, TuneOptions options)
@@ -181,24 +186,24 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
           return CompileOutput{};
         }));
       }
+      auto store = [&](const detail::Arrival& a) {
+        database_.record(run, shape_key, a.result);
+        detail::logger()->debug("{} {} on {}: {} {:.4f} ms ({} runs)", spec.name, a.result.config,
+                                dispatcher.lane(a.lane).name(), to_string(a.result.status), a.result.median_ms,
+                                a.result.samples_ms.size());
+        strategy->tell(a.job.index, outcome(a.result));
+        note_lanes_left(dispatcher, report);
+        ++report.devices[a.lane].measured;
+        report.devices[a.lane].measure_seconds += a.measure_s;
+        report.measure_seconds += a.measure_s;
+        account(a.result, false);
+      };
       detail::MeasureLoop loop{dispatcher, *strategy, pool, cache_ptr, arch, task, space, to_measure,
                                [&] { return options_.time_budget_s > 0 && seconds_since(start) >= options_.time_budget_s; },
-                               [&] { return best ? best->median_ms : 0.0; },
-                               [&](const detail::Arrival& a) {
-                                 database_.record(run, shape_key, a.result);
-                                 detail::logger()->debug("{} {} on {}: {} {:.4f} ms ({} runs)", spec.name, a.result.config,
-                                                         dispatcher.lane(a.lane).name(), to_string(a.result.status),
-                                                         a.result.median_ms, a.result.samples_ms.size());
-                                 strategy->tell(a.job.index, outcome(a.result));
-                                 ++report.devices[a.lane].measured;
-                                 report.devices[a.lane].measure_seconds += a.measure_s;
-                                 report.measure_seconds += a.measure_s;
-                                 account(a.result, false);
-                               }};
+                               [&] { return best ? best->median_ms : 0.0; }, store};
       detail::measure_proposals(loop, setup_jobs, report);
     }
     report.idle_seconds = dispatcher.idle_seconds();
-    for (std::size_t i = 0; i < dispatcher.size(); ++i) report.devices[i].left = dispatcher.left(i);
     retime_finalists(spec, task, results, run, report, best);
     report.best = best;
     if (spec.metric.kind == Metric::Kind::Bytes) {
@@ -209,6 +214,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
       copy.bytes = static_cast<std::int64_t>(spec.metric_amount(shape) / 2);
       report.copy_gbs = dispatcher.run_first(std::move(copy)).gbs;
     }
+    note_lanes_left(dispatcher, report);
   } catch (...) {
     lanes_.reset();  // jobs may still be in flight: a later shape starts with fresh lanes
     throw;

@@ -17,7 +17,13 @@ nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv | tee "$out/gpus.txt"
 # 2. Errors that need GPUs to see: a GPU that does not exist (expect "there is no GPU 7; this machine has 2 GPUs (0-1)").
 "$tune" --kernel transpose --shapes 64x64 --db "$out/none.db" --devices 0,7 2>&1 | tee "$out/range.txt"
 
-# 3. One GPU against both, same space and budget, warm and cold. gemm at 4096^3 has 456 configurations: budget 300
+# 3. Two shapes in one run on both GPUs (the workers stay up between shapes): expect a "per GPU" line per shape, a
+#    final table with a column per GPU, and `tune best` answering for both shapes as for a one-GPU run.
+"$tune" --kernel transpose --shapes 4096x4096,1000x3000 --budget 100 --devices all --db "$out/shapes.db" \
+  --cache-dir "$out/cache-shapes" 2>&1 | tee "$out/shapes.txt"
+"$tune" best --kernel transpose --shape 1000x3000 --db "$out/shapes.db" 2>&1 | tee -a "$out/shapes.txt"
+
+# 4. One GPU against both, same space and budget, warm and cold. gemm at 4096^3 has 456 configurations: budget 300
 #    with exhaustive search, so that both runs measure the same configurations; the reduction at 2^28 has 1152.
 run() {  # NAME DEVICES CACHE KERNEL SHAPE BUDGET
   local name=$1 devices=$2 cache=$3 kernel=$4 shape=$5 budget=$6
