@@ -20,24 +20,14 @@ class LocalLane final : public Lane {
         thread_([this, make = std::move(make_evaluator)] { work(make); }) {}
 
   ~LocalLane() override {
-    {
-      std::lock_guard lock(mutex_);
-      closing_ = true;
-    }
-    ready_.notify_one();
+    slot_.close();
     thread_.join();
   }
 
   std::string name() const override { return "GPU " + std::to_string(ordinal_); }
   int ordinal() const override { return ordinal_; }
 
-  void submit(Job job) override {
-    {
-      std::lock_guard lock(mutex_);
-      job_ = std::move(job);
-    }
-    ready_.notify_one();
-  }
+  void submit(Job job) override { slot_.put(std::move(job)); }
 
  private:
   void work(const std::function<std::unique_ptr<Evaluator>()>& make_evaluator) {
@@ -50,15 +40,8 @@ class LocalLane final : public Lane {
       broken = std::current_exception();
     }
     std::size_t prepared = 0;  // ShapeTask ids start at 1
-    for (;;) {
-      Job job;
-      {
-        std::unique_lock lock(mutex_);
-        ready_.wait(lock, [this] { return closing_ || job_.has_value(); });
-        if (closing_) return;
-        job = std::move(*job_);
-        job_.reset();
-      }
+    while (auto next = slot_.take()) {
+      Job job = std::move(*next);
       LaneOutcome out;
       out.lane = id_;
       try {
@@ -102,10 +85,7 @@ class LocalLane final : public Lane {
   std::size_t id_;
   int ordinal_;
   Outbox& outbox_;
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::optional<Job> job_;
-  bool closing_ = false;
+  JobSlot slot_;
   std::thread thread_;  // last: it starts once everything it uses exists
 };
 
@@ -114,6 +94,31 @@ class LocalLane final : public Lane {
 std::unique_ptr<Lane> make_local_lane(std::size_t id, int ordinal,
                                       std::function<std::unique_ptr<Evaluator>()> make_evaluator, Outbox& outbox) {
   return std::make_unique<LocalLane>(id, ordinal, std::move(make_evaluator), outbox);
+}
+
+void JobSlot::put(Job job) {
+  {
+    std::lock_guard lock(mutex_);
+    job_ = std::move(job);
+  }
+  changed_.notify_one();
+}
+
+std::optional<Job> JobSlot::take() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return closed_ || job_.has_value(); });
+  if (closed_) return std::nullopt;
+  std::optional<Job> out = std::move(job_);
+  job_.reset();
+  return out;
+}
+
+void JobSlot::close() {
+  {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+  }
+  changed_.notify_one();
 }
 
 void Outbox::post(LaneOutcome outcome) {

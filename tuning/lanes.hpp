@@ -90,6 +90,21 @@ class Outbox {
   std::deque<Compiled> compiled_;
 };
 
+/// The hand-over of one job at a time from the main thread to a lane's own thread.
+class JobSlot {
+ public:
+  void put(Job job);
+  /// Waits for the next job; empty once close() was called.
+  std::optional<Job> take();
+  void close();
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::optional<Job> job_;
+  bool closed_ = false;
+};
+
 /// One place that measures. submit() returns at once; the outcome arrives in the Outbox given at construction.
 class Lane {
  public:

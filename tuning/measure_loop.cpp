@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 
 #include "cutune/cubin_cache.hpp"
 #include "cutune/error.hpp"
@@ -44,7 +45,10 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
   Dispatcher& lanes = m.lanes;
   // Enough compiles under way to keep every core busy and give every lane its next job, without running far ahead of
   // the strategy (which learns from each result).
-  const std::size_t lookahead = 2 * static_cast<std::size_t>(m.pool.threads()) + lanes.size();
+  // Lanes that compile for themselves (remote ranks) are not counted: they get configurations straight from the strategy.
+  std::size_t local = 0;
+  for (std::size_t i = 0; i < lanes.size(); ++i) local += !lanes.lane(i).compiles_itself();
+  const std::size_t lookahead = local > 0 ? 2 * static_cast<std::size_t>(m.pool.threads()) + local : 0;
   std::size_t compiling = 0;   // submitted to the pool, not yet posted back
   std::deque<Compiled> ready;  // compiled, waiting for a lane, in the order the compiles finished
   std::deque<LaneOutcome> outcomes;
@@ -67,11 +71,22 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
       }
     }
   };
+  auto ask_one = [&]() -> std::optional<std::size_t> {
+    if (!exhausted && (asked >= m.to_measure || m.out_of_time())) exhausted = true;
+    if (exhausted) return std::nullopt;
+    const auto indices = m.strategy.ask(1);
+    if (indices.empty()) {
+      exhausted = true;
+      return std::nullopt;
+    }
+    ++asked;
+    return indices.front();
+  };
   bool setup_done = false;
   std::vector<Arrival> arrived;
   for (;;) {
     top_up();
-    if (compiling == 0 && ready.empty() && lanes.returned().empty() && lanes.in_flight() == 0) {
+    if (exhausted && compiling == 0 && ready.empty() && lanes.returned().empty() && lanes.in_flight() == 0) {
       // Crashes a lane still holds get a second opinion on another lane before they count as the configurations'.
       for (auto& a : lanes.release_held(true)) arrived.push_back(std::move(a));
       if (lanes.returned().empty()) break;
@@ -97,13 +112,17 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
       if (fits != back.end()) {
         job = std::move(*fits);
         back.erase(fits);
-      } else if (!ready.empty()) {
+      } else if (!ready.empty()) {  // a lane that compiles itself takes these too, rather than leave them behind
         Compiled& c = ready.front();
         job.task = m.task;
         job.index = c.index;
         job.config = m.space.configs()[c.index];
         job.compiled = std::move(c.output);
         ready.pop_front();
+      } else if (const auto index = lanes.lane(lane).compiles_itself() ? ask_one() : std::nullopt) {
+        job.task = m.task;
+        job.index = *index;
+        job.config = m.space.configs()[*index];
       } else {
         continue;  // another idle lane may take a second opinion this one may not
       }
