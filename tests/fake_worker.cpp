@@ -5,12 +5,16 @@
 //   CUTUNE_FAKE_SLEEP_MS=N      take N ms per configuration; CUTUNE_FAKE_SLOW=D:N takes N ms on device D instead
 //   CUTUNE_FAKE_DEAD=D          abort on every configuration on device D (a GPU whose worker keeps dying)
 //   CUTUNE_FAKE_TIMES=1         report a median that depends on the configuration (distinct times, a clear best)
+//   CUTUNE_FAKE_GATE=FILE       with CUTUNE_FAKE_DEAD: the other devices answer nothing before FILE exists, and the dead
+//                               device creates it at its eighth configuration (so it gets those eight, whatever the pace)
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -47,6 +51,27 @@ void log_line(int device, bool retime, const std::string& config) {
   ::close(fd);
 }
 
+// How many configurations the log says `device` was sent.
+int logged_for(int device) {
+  const char* path = std::getenv("CUTUNE_FAKE_LOG");
+  std::ifstream in(path != nullptr ? path : "");
+  const std::string prefix = std::to_string(device) + " ";
+  int n = 0;
+  for (std::string line; std::getline(in, line);) n += line.rfind(prefix, 0) == 0;
+  return n;
+}
+
+// CUTUNE_FAKE_GATE: the dead device opens it at its eighth configuration; the others wait for it (20 s at most).
+void pass_gate(int device, bool dead) {
+  const char* gate = std::getenv("CUTUNE_FAKE_GATE");
+  if (gate == nullptr) return;
+  if (dead) {
+    if (logged_for(device) >= 8) std::ofstream{gate};
+    return;
+  }
+  for (int i = 0; i < 2000 && !std::filesystem::exists(gate); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
 // A median in [1, 2) ms from the configuration text (FNV-1a), the same in every process.
 double time_of(const std::string& config) {
   std::uint64_t h = 1469598103934665603ull;
@@ -70,7 +95,9 @@ int main() {
     if (op == "evaluate") {
       const std::string config = request.at("config").get<std::string>();
       log_line(device, request.value("retime", 0) > 0, config);
-      if (env_int("CUTUNE_FAKE_DEAD", -1) == device) std::abort();
+      const bool dead = env_int("CUTUNE_FAKE_DEAD", -1) == device;
+      pass_gate(device, dead);
+      if (dead) std::abort();
       if (const int ms = sleep_ms(device); ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
       if (config.find("MODE=1") != std::string::npos) std::abort();
       if (config.find("MODE=2") != std::string::npos)
