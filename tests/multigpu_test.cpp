@@ -204,11 +204,11 @@ TEST_F(MultiGpuTest, AConfigurationThatCrashesEverywhereIsStoredAsACrashOnce) {
   for (const auto& x : results) {
     EXPECT_EQ(x.status, x.config.find("MODE=1") == 0 ? Status::RuntimeError : Status::Ok) << x.config;
   }
-  // Each crash was seen by two GPUs before it counted: the second opinion never goes to the GPU that crashed first.
+  // A crash counts at once when its GPU then measures something correctly (the GPU works); one still held at the end
+  // gets a second opinion, never from the GPU that crashed it first. Nothing is measured a third time.
   for (const auto& [config, devices] : worker_log().evaluated) {
-    if (config.find("MODE=1") != 0) continue;
-    ASSERT_EQ(devices.size(), 2u) << config;
-    EXPECT_NE(devices[0], devices[1]) << config;
+    ASSERT_LE(devices.size(), config.find("MODE=1") == 0 ? 2u : 1u) << config;
+    if (devices.size() == 2) EXPECT_NE(devices[0], devices[1]) << config;
   }
 }
 
