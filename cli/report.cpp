@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "commands.hpp"
@@ -67,7 +68,10 @@ void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, co
                             r.seconds > 0 ? static_cast<double>(d.measured) / r.seconds : 0.0);
       if (!d.left.empty()) shares += fmt::format(" then left the run ({})", d.left);
     }
-    fmt::print("  per GPU     {}; finalists re-timed on GPU {}\n", shares, r.devices.front().ordinal);
+    // The first GPU still in the run re-timed the finalists.
+    const auto retimer = std::find_if(r.devices.begin(), r.devices.end(), [](const DeviceShare& d) { return d.left.empty(); });
+    fmt::print("  per GPU     {}{}\n", shares,
+               retimer != r.devices.end() && r.retimed > 0 ? fmt::format("; finalists re-timed on GPU {}", retimer->ordinal) : "");
   }
   if (!r.best) {
     fmt::print("  no configuration ran correctly\n");
