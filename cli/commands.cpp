@@ -163,7 +163,8 @@ int run_tune(const TuneArgs& args) {
       problem_shape ? problem_shapes(spec, *problem_shape, args.shapes) : parse_shapes(spec, args.shapes);
   FreshDatabaseGuard guard(args.db);
   Database db(args.db);
-  Device device(args.device);
+  std::vector<std::unique_ptr<Device>> devices;
+  const DeviceChoice choice = choose_devices(args, devices);
   guard.keep();
 
   TuneOptions options;
@@ -177,12 +178,16 @@ int run_tune(const TuneArgs& args) {
   options.isolate = args.isolate;
   options.timeout_floor_s = args.timeout_floor_s;
   options.command = args.command_line;
+  const Shape* current = nullptr;
+  options.on_progress = [&spec, &current](const Progress& p) { print_progress(spec, *current, p); };
+  // One tuner for every shape: its worker processes stay up from one shape to the next.
+  Tuner tuner = choice.ordinals.size() == 1 ? Tuner(*devices.front(), db, options)
+                                            : Tuner(choice.identity, choice.limits, choice.ordinals, db, options);
   std::vector<ShapeReport> reports;
   for (const Shape& shape : shapes) {
-    options.on_progress = [&spec, &shape](const Progress& p) { print_progress(spec, shape, p); };
-    Tuner tuner(device, db, options);
+    current = &shape;
     reports.push_back(tuner.tune(spec, shape));
-    print_shape_report(spec, device.identity(), reports.back());
+    print_shape_report(spec, choice.identity, reports.back());
   }
   print_summary(spec, reports);
   std::cout << "results stored in " << args.db << "\n";

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cutune/database.hpp"
+#include "cutune/device.hpp"
+#include "cutune/device_choice.hpp"
 #include "cutune/measure.hpp"
 #include "cutune/strategy.hpp"
 #include "cutune/tuner.hpp"
@@ -22,7 +25,8 @@ struct TuneArgs {
   std::string shapes;
   std::vector<std::string> where;  ///< extra constraints (--where)
   std::string db = "cutune.db";
-  int device = 0;
+  int device = 0;        ///< --device N: the same as --devices N
+  std::string devices;   ///< --devices all | N,M,...; empty: --device
   std::string strategy = std::string(kDefaultStrategy);
   std::size_t budget = 0;        ///< most configurations per shape; 0: no limit
   double time_budget_s = 0.0;    ///< wall time per shape, seconds; 0: no limit
@@ -95,6 +99,11 @@ KernelSpec load_chosen_kernel(const std::string& kernel, const std::string& spec
 
 /// Splits "8192x8192,4000x3000" and parses each; throws InputError on the first bad one.
 std::vector<Shape> parse_shapes(const KernelSpec& spec, const std::string& text);
+
+/// The GPUs that --devices (or --device) names, opened into `opened` (the first one's Device also measures in this
+/// process under --no-isolate). Throws InputError for a bad list, a GPU that does not exist or a mix of models, and
+/// NoDeviceError without a GPU.
+DeviceChoice choose_devices(const TuneArgs& args, std::vector<std::unique_ptr<Device>>& opened);
 
 /// Progress on stderr: one rewritten line on a terminal, a line per tenth of the work otherwise.
 void print_progress(const KernelSpec& spec, const Shape& shape, const Progress& p);

@@ -81,7 +81,11 @@ int main(int argc, char** argv) {
   app.add_option("--shapes,-s", tune.shapes, "comma-separated shapes, e.g. 8192x8192,4000x3000");
   add_where_option(app, tune.where);
   app.add_option("--db", tune.db, "SQLite database file")->capture_default_str();
-  app.add_option("--device", tune.device, "CUDA device ordinal")->capture_default_str();
+  auto* device_option = app.add_option("--device", tune.device, "CUDA device ordinal (the same as --devices N)")
+                            ->capture_default_str();
+  app.add_option("--devices", tune.devices,
+                 "GPUs to tune on at once, all of one model: all, or ordinals such as 0,2 (default: --device)")
+      ->excludes(device_option);
   std::string strategies;
   for (const auto& name : cutune::strategy_names()) strategies += (strategies.empty() ? "" : ", ") + name;
   app.add_option("--strategy", tune.strategy,

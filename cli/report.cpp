@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "commands.hpp"
@@ -14,14 +15,26 @@ std::string describe_best(const KernelSpec& spec, const Result* best) {
   return fmt::format("{:.4f} ms, {:.0f} {}", best->median_ms, best->metric, spec.metric.unit());
 }
 
+// "  GPU 0 3.1/s, GPU 1 2.9/s": each GPU's configurations per second so far; empty for a run on one GPU.
+std::string per_device_rates(const Progress& p) {
+  if (p.devices.size() < 2) return {};
+  std::string out = " ";
+  for (const auto& d : p.devices) {
+    out += fmt::format(" GPU {} {:.1f}/s", d.ordinal, p.elapsed_s > 0 ? static_cast<double>(d.measured) / p.elapsed_s : 0.0);
+    if (!d.left.empty()) out += " (left)";
+  }
+  return out;
+}
+
 }  // namespace
 
 void print_progress(const KernelSpec& spec, const Shape& shape, const Progress& p) {
   static const bool terminal = isatty(fileno(stderr)) != 0;
   const double rate = p.elapsed_s > 0 ? static_cast<double>(p.done - p.resumed) / p.elapsed_s : 0.0;
   const double eta = rate > 0 ? static_cast<double>(p.total - p.done) / rate : 0.0;
-  const std::string line = fmt::format("{} {}: {}/{} ({} resumed)  {:.1f}/s  ETA {:.0f} s  best {}", spec.name,
-                                       shape.str(), p.done, p.total, p.resumed, rate, eta, describe_best(spec, p.best));
+  const std::string line = fmt::format("{} {}: {}/{} ({} resumed)  {:.1f}/s{}  ETA {:.0f} s  best {}", spec.name,
+                                       shape.str(), p.done, p.total, p.resumed, rate, per_device_rates(p), eta,
+                                       describe_best(spec, p.best));
   if (terminal) {
     fmt::print(stderr, "\r\033[K{}", line);
     if (p.done == p.total) fmt::print(stderr, "\n");
@@ -42,9 +55,23 @@ void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, co
                r.resumed, r.limit < r.space_size ? "budget" : "whole space", r.limit);
   }
   if (r.evaluated > 0) {
-    fmt::print("  time spent  compile {:.1f} s summed over threads ({} of {} from the cubin cache), measure {:.2f} s, "
-               "GPU waiting for compiles {:.2f} s; {} finalists re-timed\n",
-               r.compile_seconds, r.cache_hits, r.evaluated, r.measure_seconds, r.idle_seconds, r.retimed);
+    const bool several = r.devices.size() > 1;
+    fmt::print("  time spent  compile {:.1f} s summed over threads ({} of {} from the cubin cache), measure {:.2f} s{}, "
+               "{} waiting for compiles {:.2f} s; {} finalists re-timed\n",
+               r.compile_seconds, r.cache_hits, r.evaluated, r.measure_seconds, several ? " summed over GPUs" : "",
+               several ? "GPUs" : "GPU", r.idle_seconds, r.retimed);
+  }
+  if (r.devices.size() > 1 && r.evaluated > 0) {
+    std::string shares;
+    for (const auto& d : r.devices) {
+      shares += fmt::format("{}GPU {}: {} measured ({:.1f}/s)", shares.empty() ? "" : ", ", d.ordinal, d.measured,
+                            r.seconds > 0 ? static_cast<double>(d.measured) / r.seconds : 0.0);
+      if (!d.left.empty()) shares += fmt::format(" then left the run ({})", d.left);
+    }
+    // The first GPU still in the run re-timed the finalists.
+    const auto retimer = std::find_if(r.devices.begin(), r.devices.end(), [](const DeviceShare& d) { return d.left.empty(); });
+    fmt::print("  per GPU     {}{}\n", shares,
+               retimer != r.devices.end() && r.retimed > 0 ? fmt::format("; finalists re-timed on GPU {}", retimer->ordinal) : "");
   }
   if (!r.best) {
     fmt::print("  no configuration ran correctly\n");
@@ -64,15 +91,33 @@ void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, co
 
 void print_summary(const KernelSpec& spec, const std::vector<ShapeReport>& reports) {
   const bool bytes = spec.metric.kind == Metric::Kind::Bytes;
-  fmt::print("\n{:<14} {:<48} {:>10} {:>10}{}\n", "shape", "best configuration", "time ms", spec.metric.unit(),
-             bytes ? fmt::format(" {:>8}", "vs copy") : "");
+  // On several GPUs, a column per GPU counts the configurations it measured.
+  const auto& gpus = reports.empty() ? std::vector<DeviceShare>{} : reports.front().devices;
+  std::string gpu_header;
+  if (gpus.size() > 1)
+    for (const auto& d : gpus) gpu_header += fmt::format(" {:>7}", fmt::format("GPU {}", d.ordinal));
+  auto gpu_counts = [&gpus](const ShapeReport& r) {
+    std::string out;
+    if (gpus.size() > 1)
+      for (const auto& d : r.devices) out += fmt::format(" {:>7}", d.measured);
+    return out;
+  };
+  fmt::print("\n{:<14} {:<48} {:>10} {:>10}{}{}\n", "shape", "best configuration", "time ms", spec.metric.unit(),
+             bytes ? fmt::format(" {:>8}", "vs copy") : "", gpu_header);
   for (const auto& r : reports) {
+    const std::string counts = gpu_counts(r);
+    const std::string blank_copy = bytes && !counts.empty() ? fmt::format(" {:>8}", "") : "";
     if (!r.best) {
-      fmt::print("{:<14} {:<48}\n", r.shape.str(), "(none correct)");
+      if (counts.empty()) {
+        fmt::print("{:<14} {:<48}\n", r.shape.str(), "(none correct)");
+      } else {
+        fmt::print("{:<14} {:<48} {:>10} {:>10}{}{}\n", r.shape.str(), "(none correct)", "", "", blank_copy, counts);
+      }
       continue;
     }
-    fmt::print("{:<14} {:<48} {:>10.4f} {:>10.0f}{}\n", r.shape.str(), r.best->config, r.best->median_ms, r.best->metric,
-               bytes && r.copy_gbs > 0 ? fmt::format(" {:>7.1f}%", 100.0 * r.best->metric / r.copy_gbs) : "");
+    fmt::print("{:<14} {:<48} {:>10.4f} {:>10.0f}{}{}\n", r.shape.str(), r.best->config, r.best->median_ms, r.best->metric,
+               bytes && r.copy_gbs > 0 ? fmt::format(" {:>7.1f}%", 100.0 * r.best->metric / r.copy_gbs) : blank_copy,
+               counts);
   }
 }
 

@@ -1,24 +1,104 @@
 // A stand-in for cutune-worker in host tests: speaks the real protocol, and fails when the configuration says so
 // (MODE=1 aborts, MODE=2 hangs, MODE=3 exits without answering, MODE=4 reports an environment error).
+// For tests on several "GPUs" (the device ordinal of its hello), environment variables make it:
+//   CUTUNE_FAKE_LOG=FILE        append "DEVICE evaluate|retime CONFIG" per configuration it is sent
+//   CUTUNE_FAKE_SLEEP_MS=N      take N ms per configuration; CUTUNE_FAKE_SLOW=D:N takes N ms on device D instead
+//   CUTUNE_FAKE_DEAD=D          abort on every configuration on device D (a GPU whose worker keeps dying)
+//   CUTUNE_FAKE_TIMES=1         report a median that depends on the configuration (distinct times, a clear best)
+//   CUTUNE_FAKE_GATE=FILE       with CUTUNE_FAKE_DEAD: the other devices answer nothing before FILE exists, and the dead
+//                               device creates it at its eighth configuration (so it gets those eight, whatever the pace)
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
 
 #include "measure/worker_protocol.hpp"
 
 using cutune::detail::Message;
 
+namespace {
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
+}
+
+// CUTUNE_FAKE_SLOW=D:N on device D, else CUTUNE_FAKE_SLEEP_MS.
+int sleep_ms(int device) {
+  if (const char* slow = std::getenv("CUTUNE_FAKE_SLOW"); slow != nullptr) {
+    const std::string text = slow;
+    const auto colon = text.find(':');
+    if (colon != std::string::npos && std::atoi(text.substr(0, colon).c_str()) == device) {
+      return std::atoi(text.substr(colon + 1).c_str());
+    }
+  }
+  return env_int("CUTUNE_FAKE_SLEEP_MS", 0);
+}
+
+void log_line(int device, bool retime, const std::string& config) {
+  const char* path = std::getenv("CUTUNE_FAKE_LOG");
+  if (path == nullptr) return;
+  const std::string line = std::to_string(device) + (retime ? " retime " : " evaluate ") + config + "\n";
+  const int fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd < 0) return;
+  if (::write(fd, line.data(), line.size()) < 0) {}  // one write: lines of several workers never interleave
+  ::close(fd);
+}
+
+// How many configurations the log says `device` was sent.
+int logged_for(int device) {
+  const char* path = std::getenv("CUTUNE_FAKE_LOG");
+  std::ifstream in(path != nullptr ? path : "");
+  const std::string prefix = std::to_string(device) + " ";
+  int n = 0;
+  for (std::string line; std::getline(in, line);) n += line.rfind(prefix, 0) == 0;
+  return n;
+}
+
+// CUTUNE_FAKE_GATE: the dead device opens it at its eighth configuration; the others wait for it (20 s at most).
+void pass_gate(int device, bool dead) {
+  const char* gate = std::getenv("CUTUNE_FAKE_GATE");
+  if (gate == nullptr) return;
+  if (dead) {
+    if (logged_for(device) >= 8) std::ofstream{gate};
+    return;
+  }
+  for (int i = 0; i < 2000 && !std::filesystem::exists(gate); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+// A median in [1, 2) ms from the configuration text (FNV-1a), the same in every process.
+double time_of(const std::string& config) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : config) h = (h ^ c) * 1099511628211ull;
+  return 1.0 + static_cast<double>(h % 1000) / 1000.0;
+}
+
+}  // namespace
+
 int main() {
   const int channel = ::dup(1);
   ::dup2(2, 1);
+  int device = 0;
   for (;;) {
     Message request;
     if (cutune::detail::read_message(0, -1.0, {}, request) != cutune::detail::ReadOutcome::Message) return 0;
     const std::string op = request.at("op").get<std::string>();
     Message reply = {{"ok", true}};
+    if (op == "hello") device = request.value("device", 0);
     if (op == "copy") reply = {{"gbs", 123.0}};
     if (op == "evaluate") {
       const std::string config = request.at("config").get<std::string>();
+      log_line(device, request.value("retime", 0) > 0, config);
+      const bool dead = env_int("CUTUNE_FAKE_DEAD", -1) == device;
+      pass_gate(device, dead);
+      if (dead) std::abort();
+      if (const int ms = sleep_ms(device); ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
       if (config.find("MODE=1") != std::string::npos) std::abort();
       if (config.find("MODE=2") != std::string::npos)
         for (;;) ::pause();
@@ -29,7 +109,7 @@ int main() {
         cutune::Result r;
         r.config = config;
         r.samples_ms = {1.0, 2.0, 3.0};
-        r.median_ms = 2.0;
+        r.median_ms = env_int("CUTUNE_FAKE_TIMES", 0) != 0 ? time_of(config) : 2.0;
         r.min_ms = 1.0;
         r.max_ms = 3.0;
         reply = {{"result", cutune::detail::to_message(r)}};

@@ -11,26 +11,20 @@
 #include "cutune/error.hpp"
 #include "cutune/strategy.hpp"
 #include "cutune/tuner.hpp"
+#include "stand_in_kernel.hpp"
 
 namespace cutune {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kSpec = R"json({"name": "resume_k", "source": "k.cu", "kernel": "k", "shape": ["N"],
-  "parameters": {"A": [1, 2, 3, 4, 5], "B": [1, 2, 3, 4]}, "block": [32], "grid": ["ceil_div(N, 32)"],
-  "arguments": [{"name": "out", "type": "float*", "size": "N", "output": true}, {"name": "n", "type": "int", "value": "N"}],
-  "reference": {"kernel": "k_ref", "block": [32], "grid": ["ceil_div(N, 32)"]}, "metric": {"bytes": "4 * N"}})json";
-constexpr const char* kSource = R"cu(
-extern "C" __global__ void k(float* out, int n) { int i = blockIdx.x * 32 + threadIdx.x; if (i < n) out[i] = A * B; }
-extern "C" __global__ void k_ref(float* out, int n) { int i = blockIdx.x * 32 + threadIdx.x; if (i < n) out[i] = 1; }
-)cu";
+KernelSpec resume_kernel() { return test::stand_in_kernel("resume_k", R"({"A": [1, 2, 3, 4, 5], "B": [1, 2, 3, 4]})", "A * B"); }
 
 class ResumeTest : public ::testing::TestWithParam<std::string> {
  protected:
   ResumeTest()
       : dir_(fs::temp_directory_path() / ("cutune_resume_" + std::to_string(::getpid()) + "_" + GetParam())),
-        spec_(KernelSpec::from_json(kSpec, kSource, "k.cu")) {
+        spec_(resume_kernel()) {
     fs::create_directories(dir_);
     ::setenv("CUTUNE_WORKER", CUTUNE_FAKE_WORKER_EXE, 1);
     device_.name = "Stand-in GPU";
@@ -101,7 +95,7 @@ INSTANTIATE_TEST_SUITE_P(EveryStrategy, ResumeTest, ::testing::ValuesIn(strategy
                          [](const auto& info) { return info.param; });
 
 TEST(StrategyObserve, ObservedConfigurationsAreNeverProposed) {
-  const KernelSpec spec = KernelSpec::from_json(kSpec, kSource, "k.cu");
+  const KernelSpec spec = resume_kernel();
   const Space space = Space::enumerate(spec, std::nullopt, DeviceLimits{});
   for (const auto& name : strategy_names()) {
     auto strategy = make_strategy(name, space, 7);

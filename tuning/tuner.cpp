@@ -1,13 +1,12 @@
-// Runs one tuning job: the strategy's proposals are compiled on every core while the GPU measures the
+// Runs one tuning job: the strategy's proposals are compiled on every core while the GPUs measure the
 // proposals compiled before them; each result is committed as it arrives; the finalists are re-timed.
 #include "cutune/tuner.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <deque>
 #include <future>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "cutune/compiler.hpp"
@@ -18,6 +17,8 @@
 #include "measure/evaluator.hpp"
 #include "measure/workbench.hpp"
 #include "specs/log.hpp"
+#include "tuning/dispatch.hpp"
+#include "tuning/measure_loop.hpp"
 
 namespace cutune {
 namespace {
@@ -31,22 +32,6 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 // also when medians tie (short kernels: event timings come in steps of about half a microsecond).
 bool faster(const Result& a, const Result& b) {
   return a.median_ms < b.median_ms || (a.median_ms == b.median_ms && a.config < b.config);
-}
-
-struct Pending {
-  std::size_t index;
-  std::future<CompileOutput> compiled;
-};
-
-// The first compile that is done, so the GPU never waits for one while another is ready; the oldest otherwise.
-Pending take_ready(std::deque<Pending>& pending) {
-  auto ready = std::find_if(pending.begin(), pending.end(), [](const Pending& p) {
-    return p.compiled.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-  });
-  if (ready == pending.end()) ready = pending.begin();
-  Pending out = std::move(*ready);
-  pending.erase(ready);
-  return out;
 }
 
 // Tells the strategy every stored outcome of a configuration in the space, in configuration order (a resumed
@@ -69,16 +54,64 @@ std::size_t observe_stored(const Space& space, const KernelSpec& spec, const std
   return known;
 }
 
+// Copies why GPUs left the run into the report, for the progress line and the per-GPU summary.
+void note_lanes_left(const detail::Dispatcher& lanes, ShapeReport& report) {
+  for (std::size_t i = 0; i < lanes.size(); ++i) report.devices[i].left = lanes.left(i);
+}
+
 }  // namespace
 
 Tuner::Tuner(const Device& device, Database& database, TuneOptions options)
-    : identity_(device.identity()), limits_(device.limits()), ordinal_(device.ordinal()), device_(&device),
+    : identity_(device.identity()), limits_(device.limits()), ordinals_{device.ordinal()}, device_(&device),
       database_(database), options_(std::move(options)) {}
 
 Tuner::Tuner(DeviceIdentity identity, DeviceLimits limits, int ordinal, Database& database, TuneOptions options)
-    : identity_(std::move(identity)), limits_(limits), ordinal_(ordinal), database_(database),
+    : Tuner(std::move(identity), limits, std::vector<int>{ordinal}, database, std::move(options)) {}
+
+Tuner::Tuner(DeviceIdentity identity, DeviceLimits limits, std::vector<int> ordinals, Database& database,
+             TuneOptions options)
+    : identity_(std::move(identity)), limits_(limits), ordinals_(std::move(ordinals)), database_(database),
       options_(std::move(options)) {
   if (!options_.isolate) throw InputError("a tuner without a Device object measures in worker processes only");
+  if (ordinals_.empty()) throw InputError("a tuner needs at least one GPU");
+  if (std::set<int>(ordinals_.begin(), ordinals_.end()).size() != ordinals_.size()) {
+    throw InputError("a GPU appears twice in the tuner's list of GPUs");
+  }
+}
+
+Tuner::~Tuner() = default;
+
+detail::Dispatcher& Tuner::lanes(CubinCache* cache) {
+  if (lanes_) return *lanes_;
+  std::vector<detail::Dispatcher::LaneFactory> factories;
+  if (!options_.isolate) {
+    const Device& device = *device_;
+    const MeasureOptions measure = options_.measure;
+    factories.push_back([&device, measure, cache](std::size_t id, detail::Outbox& outbox) {
+      return detail::make_local_lane(id, device.ordinal(),
+                                     [&device, measure, cache] { return detail::make_in_process_evaluator(device, measure, cache); },
+                                     outbox);
+    });
+  } else {
+    detail::WorkerSettings settings;
+    settings.executable = detail::find_worker_executable();
+    if (settings.executable.empty()) {
+      throw Error("cutune-worker was not found beside this program; set CUTUNE_WORKER to its path, or measure in "
+                  "this process (--no-isolate)");
+    }
+    settings.measure = options_.measure;
+    settings.cache_dir = cache != nullptr ? cache->directory().string() : std::string();
+    settings.timeout_floor_s = options_.timeout_floor_s;
+    for (int ordinal : ordinals_) {
+      settings.device = ordinal;
+      factories.push_back([settings](std::size_t id, detail::Outbox& outbox) {
+        return detail::make_local_lane(id, settings.device, [settings] { return detail::make_worker_evaluator(settings); },
+                                       outbox);
+      });
+    }
+  }
+  lanes_ = std::make_unique<detail::Dispatcher>(factories);
+  return *lanes_;
 }
 
 ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
@@ -97,11 +130,11 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
                          spec.name, shape_key, identity_.name, space.size(), space.removed_by_constraints(),
                          space.removed_by_device(), stored.size());
 
-  std::optional<CubinCache> cache;
-  if (options_.use_cache) {
-    cache.emplace(options_.cache_dir.empty() ? CubinCache::default_directory() : std::filesystem::path(options_.cache_dir));
+  if (options_.use_cache && !cache_) {
+    cache_ = std::make_unique<CubinCache>(options_.cache_dir.empty() ? CubinCache::default_directory()
+                                                                     : std::filesystem::path(options_.cache_dir));
   }
-  CubinCache* cache_ptr = cache ? &*cache : nullptr;
+  CubinCache* cache_ptr = cache_.get();
 
   std::optional<Result> best;
   std::map<std::string, Result> results;  // this shape's results, stored and new: the finalists come from here
@@ -109,6 +142,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   const std::size_t limit = options_.budget > 0 ? std::min(options_.budget, space.size()) : space.size();
   progress.total = limit;
   report.limit = limit;
+  for (int ordinal : ordinals_) report.devices.push_back({ordinal, 0, 0.0, std::string()});
   auto strategy = make_strategy(options_.strategy, space, options_.seed);
   auto outcome = [](const Result& r) { return r.status == Status::Ok ? std::optional<double>(r.median_ms) : std::nullopt; };
   auto account = [&](const Result& r, bool resumed) {
@@ -121,6 +155,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
       progress.elapsed_s = seconds_since(start);
       progress.last = &r;
       progress.best = best ? &*best : nullptr;
+      progress.devices = report.devices;
       options_.on_progress(progress);
     }
   };
@@ -136,114 +171,85 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   }
   const std::int64_t run = database_.begin_run(identity_, kernel, options_.command);
 
-  CompilePool pool(options_.compile_threads);
-  // The support and reference kernels go first, into the cache, while the worker starts: it then finds them there
-  // instead of compiling them itself while the GPU waits.
-  std::vector<std::future<CompileOutput>> setup_jobs;
-  if (cache_ptr != nullptr) {
-    setup_jobs.push_back(pool.submit([&] { return compile_reference_cached(cache_ptr, spec, arch); }));
-    setup_jobs.push_back(pool.submit([&] {
-      detail::cache_support_kernels(arch, cache_ptr);
-      return CompileOutput{};
-    }));
-  }
-  // Enough compiles queued to keep every core busy while the GPU works, without running far ahead of the strategy.
-  const std::size_t lookahead = 2 * static_cast<std::size_t>(pool.threads());
-  std::deque<Pending> pending;
-  std::unique_ptr<detail::Evaluator> bench;
-  auto start_evaluator = [&] {
-    if (options_.isolate) {
-      detail::WorkerSettings settings;
-      settings.executable = detail::find_worker_executable();
-      if (settings.executable.empty()) {
-        throw Error("cutune-worker was not found beside this program; set CUTUNE_WORKER to its path, or measure in "
-                    "this process (--no-isolate)");
+  try {
+    detail::Dispatcher& dispatcher = lanes(cache_ptr);  // the workers start while the first compiles run
+    auto task = std::make_shared<detail::ShapeTask>(detail::ShapeTask{++shapes_, &spec, shape});
+    {
+      CompilePool pool(options_.compile_threads);
+      // The support and reference kernels go first, into the cache: the workers then find them there instead of
+      // compiling them themselves while the GPUs wait.
+      std::vector<std::future<CompileOutput>> setup_jobs;
+      if (cache_ptr != nullptr) {
+        setup_jobs.push_back(pool.submit([&] { return compile_reference_cached(cache_ptr, spec, arch); }));
+        setup_jobs.push_back(pool.submit([&] {
+          detail::cache_support_kernels(arch, cache_ptr);
+          return CompileOutput{};
+        }));
       }
-      settings.device = ordinal_;
-      settings.measure = options_.measure;
-      settings.cache_dir = cache ? cache->directory().string() : std::string();
-      settings.timeout_floor_s = options_.timeout_floor_s;
-      bench = detail::make_worker_evaluator(settings);
-    } else {
-      bench = detail::make_in_process_evaluator(*device_, options_.measure, cache_ptr);
+      auto store = [&](const detail::Arrival& a) {
+        database_.record(run, shape_key, a.result);
+        detail::logger()->debug("{} {} on {}: {} {:.4f} ms ({} runs)", spec.name, a.result.config,
+                                dispatcher.lane(a.lane).name(), to_string(a.result.status), a.result.median_ms,
+                                a.result.samples_ms.size());
+        strategy->tell(a.job.index, outcome(a.result));
+        note_lanes_left(dispatcher, report);
+        ++report.devices[a.lane].measured;
+        report.devices[a.lane].measure_seconds += a.measure_s;
+        report.measure_seconds += a.measure_s;
+        account(a.result, false);
+      };
+      detail::MeasureLoop loop{dispatcher, *strategy, pool, cache_ptr, arch, task, space, to_measure,
+                               [&] { return options_.time_budget_s > 0 && seconds_since(start) >= options_.time_budget_s; },
+                               [&] { return best ? best->median_ms : 0.0; }, store};
+      detail::measure_proposals(loop, setup_jobs, report);
     }
-    bench->start();
-    for (auto& job : setup_jobs) job.get();
-    setup_jobs.clear();
-    bench->prepare(spec, shape);
-  };
-  bool exhausted = false;
-  std::size_t asked_total = 0;
-  auto out_of_budget = [&] {
-    return asked_total >= to_measure || (options_.time_budget_s > 0 && seconds_since(start) >= options_.time_budget_s);
-  };
-  while (true) {
-    while (!exhausted && pending.size() < lookahead) {
-      if (out_of_budget()) {
-        exhausted = true;
-        break;
-      }
-      const auto asked = strategy->ask(std::min(lookahead - pending.size(), to_measure - asked_total));
-      if (asked.empty()) {
-        exhausted = true;
-        break;
-      }
-      for (std::size_t index : asked) {
-        ++asked_total;
-        const Config& config = space.configs()[index];
-        pending.push_back(
-            {index, pool.submit([&spec, &config, &arch, cache_ptr] { return compile_config_cached(cache_ptr, spec, config, arch); })});
-      }
+    report.idle_seconds = dispatcher.idle_seconds();
+    retime_finalists(spec, task, results, run, report, best);
+    report.best = best;
+    if (spec.metric.kind == Metric::Kind::Bytes) {
+      detail::Job copy;
+      copy.kind = detail::Job::Kind::CopyBandwidth;
+      copy.task = task;
+      // A copy moves each byte twice (read + write), as the metric counts a kernel's reads and writes.
+      copy.bytes = static_cast<std::int64_t>(spec.metric_amount(shape) / 2);
+      report.copy_gbs = dispatcher.run_first(std::move(copy)).gbs;
     }
-    if (pending.empty()) break;
-    if (!bench) start_evaluator();  // set up while the first compiles run: buffers, support kernels, the reference
-    if (stop_requested()) throw Interrupted("interrupted");
-    const auto wait_start = Clock::now();
-    Pending next = take_ready(pending);
-    const CompileOutput compiled = next.compiled.get();
-    report.idle_seconds += seconds_since(wait_start);
-    report.compile_seconds += compiled.ms / 1000.0;
-    report.cache_hits += compiled.from_cache;
-    const auto measure_start = Clock::now();
-    const Result result = bench->evaluate(space.configs()[next.index], compiled, best ? best->median_ms : 0.0);
-    report.measure_seconds += seconds_since(measure_start);
-    database_.record(run, shape_key, result);
-    detail::logger()->debug("{} {}: {} {:.4f} ms ({} runs)", spec.name, result.config, to_string(result.status),
-                            result.median_ms, result.samples_ms.size());
-    strategy->tell(next.index, outcome(result));
-    account(result, false);
-  }
-
-  // Re-time the finalists with more runs, so that the winner is not decided by a short or lucky measurement; go on
-  // while a configuration that was not re-timed has a median below the re-timed best, so that the winner is
-  // also the fastest configuration stored.
-  if (report.evaluated > 0 && options_.final_candidates > 0 && bench) {
-    std::vector<Result> ranked;
-    for (const auto& [config, r] : results)
-      if (r.status == Status::Ok) ranked.push_back(r);
-    std::sort(ranked.begin(), ranked.end(), faster);
-    best.reset();
-    for (std::size_t i = 0; i < ranked.size(); ++i) {
-      if (i >= static_cast<std::size_t>(options_.final_candidates) && best && !faster(ranked[i], *best)) break;
-      if (stop_requested()) throw Interrupted("interrupted");
-      const Config config = spec.parse_config(ranked[i].config);
-      const auto measure_start = Clock::now();
-      Result again = bench->retime(config, compile_config_cached(cache_ptr, spec, config, arch), options_.final_repeats);
-      report.measure_seconds += seconds_since(measure_start);
-      database_.record(run, shape_key, again);
-      ++report.retimed;
-      if (again.status == Status::Ok && (!best || faster(again, *best))) best = again;
-    }
-  }
-
-  report.best = best;
-  if (spec.metric.kind == Metric::Kind::Bytes) {
-    if (!bench) start_evaluator();
-    // A copy moves each byte twice (read + write), as the metric counts a kernel's reads and writes.
-    report.copy_gbs = bench->copy_bandwidth(static_cast<std::int64_t>(spec.metric_amount(shape) / 2));
+    note_lanes_left(dispatcher, report);
+  } catch (...) {
+    lanes_.reset();  // jobs may still be in flight: a later shape starts with fresh lanes
+    throw;
   }
   report.seconds = seconds_since(start);
   return report;
+}
+
+// Re-times the finalists with more runs on the first GPU, so that the winner is not decided by a short or lucky
+// measurement and the finalists' times compare on one device; goes on while a configuration that was not re-timed
+// has a median below the re-timed best, so that the winner is also the fastest configuration stored.
+void Tuner::retime_finalists(const KernelSpec& spec, const std::shared_ptr<const detail::ShapeTask>& task,
+                             const std::map<std::string, Result>& results, std::int64_t run, ShapeReport& report,
+                             std::optional<Result>& best) {
+  if (report.evaluated == 0 || options_.final_candidates <= 0) return;
+  std::vector<Result> ranked;
+  for (const auto& [config, r] : results)
+    if (r.status == Status::Ok) ranked.push_back(r);
+  std::sort(ranked.begin(), ranked.end(), faster);
+  best.reset();
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    if (i >= static_cast<std::size_t>(options_.final_candidates) && best && !faster(ranked[i], *best)) break;
+    if (stop_requested()) throw Interrupted("interrupted");
+    detail::Job job;
+    job.kind = detail::Job::Kind::Retime;
+    job.task = task;
+    job.config = spec.parse_config(ranked[i].config);
+    job.compiled = compile_config_cached(cache_.get(), spec, job.config, identity_.arch());
+    job.repeats = options_.final_repeats;
+    const detail::LaneOutcome done = lanes_->run_first(std::move(job));
+    report.measure_seconds += done.measure_s;
+    database_.record(run, task->shape.str(), *done.result);
+    ++report.retimed;
+    if (done.result->status == Status::Ok && (!best || faster(*done.result, *best))) best = *done.result;
+  }
 }
 
 }  // namespace cutune

@@ -3,8 +3,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cutune/database.hpp"
 #include "cutune/device.hpp"
@@ -15,6 +18,20 @@
 
 namespace cutune {
 
+class CubinCache;
+namespace detail {
+class Dispatcher;
+struct ShapeTask;
+}
+
+/// How many configurations one GPU measured.
+struct DeviceShare {
+  int ordinal = 0;             ///< CUDA device ordinal
+  std::size_t measured = 0;    ///< configurations it evaluated (re-timed finalists not counted)
+  double measure_seconds = 0.0;  ///< wall time it spent verifying and timing them
+  std::string left;            ///< why it left the run (its worker kept failing); empty while it measures
+};
+
 /// Where a tuning run stands, reported after every configuration.
 struct Progress {
   std::size_t done = 0;        ///< configurations evaluated or resumed so far
@@ -23,6 +40,7 @@ struct Progress {
   double elapsed_s = 0.0;
   const Result* last = nullptr;
   const Result* best = nullptr;  ///< fastest Ok so far, or null
+  std::vector<DeviceShare> devices;  ///< one per GPU of the run, in the order given
 };
 
 struct TuneOptions {
@@ -59,7 +77,8 @@ struct ShapeReport {
   double seconds = 0.0;        ///< wall time of this shape
   double compile_seconds = 0.0;  ///< summed over compile threads
   double measure_seconds = 0.0;  ///< wall time spent loading, verifying and timing candidates
-  double idle_seconds = 0.0;     ///< wall time the GPU side waited for a compile
+  double idle_seconds = 0.0;     ///< wall time the GPUs waited for a compile, summed over GPUs
+  std::vector<DeviceShare> devices;  ///< one per GPU of the run, in the order given
 };
 
 class Tuner {
@@ -68,19 +87,37 @@ class Tuner {
   /// A tuner for the GPU `ordinal` known by its identity and launch limits, which measures in worker processes only
   /// and never loads the driver itself (TuneOptions::isolate must be on: InputError otherwise).
   Tuner(DeviceIdentity identity, DeviceLimits limits, int ordinal, Database& database, TuneOptions options);
+  /// The same on several GPUs of one model (`identity`; `limits` the most restrictive of theirs): one worker process
+  /// per GPU, one compile pool, one strategy; each compiled configuration goes to whichever GPU is free. Finalists
+  /// are re-timed on the first GPU of the list. Throws InputError for an empty or repeated ordinal list.
+  Tuner(DeviceIdentity identity, DeviceLimits limits, std::vector<int> ordinals, Database& database, TuneOptions options);
+  ~Tuner();
+  Tuner(const Tuner&) = delete;
+  Tuner& operator=(const Tuner&) = delete;
 
   /// Tunes one shape: configurations already stored for this device, kernel version and shape are skipped
   /// (resume); every new result is committed as it arrives. Throws CudaError when a candidate's fault leaves
-  /// the CUDA context unusable (its result is stored first, so running again resumes past it).
+  /// the CUDA context unusable (its result is stored first, so running again resumes past it). A GPU whose worker
+  /// keeps failing leaves the run with a warning and the others go on; the last one's error is thrown. The worker
+  /// processes stay up from one call to the next, so tune several shapes with one Tuner.
   ShapeReport tune(const KernelSpec& spec, const Shape& shape);
 
  private:
+  // The lanes, one per GPU, started on first use and kept for later shapes; `cache` (may be null) must live as long.
+  detail::Dispatcher& lanes(CubinCache* cache);
+  void retime_finalists(const KernelSpec& spec, const std::shared_ptr<const detail::ShapeTask>& task,
+                        const std::map<std::string, Result>& results, std::int64_t run, ShapeReport& report,
+                        std::optional<Result>& best);
+
   DeviceIdentity identity_;
   DeviceLimits limits_;
-  int ordinal_ = 0;
+  std::vector<int> ordinals_;
   const Device* device_ = nullptr;  // for measuring in this process; null: worker processes only
   Database& database_;
   TuneOptions options_;
+  std::unique_ptr<CubinCache> cache_;          // before the lanes: an in-process lane uses it
+  std::unique_ptr<detail::Dispatcher> lanes_;  // started by the first shape with something to measure
+  std::size_t shapes_ = 0;                     // shapes tuned so far: ShapeTask ids
 };
 
 }  // namespace cutune

@@ -1,0 +1,156 @@
+// Keeps every lane busy with one shape's configurations: the strategy proposes, the pool compiles, idle lanes measure.
+#include "tuning/measure_loop.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <optional>
+
+#include "cutune/cubin_cache.hpp"
+#include "cutune/error.hpp"
+#include "cutune/stop.hpp"
+
+namespace cutune::detail {
+namespace {
+
+// Long enough not to spin, short enough that a stop request or a time budget is noticed at once.
+constexpr std::chrono::milliseconds kWait{100};
+
+// Compiles one configuration on the pool; the job posts its kernel to the outbox itself, so that the main thread
+// wakes for a finished compile as it does for a lane's result.
+void submit_compile(const MeasureLoop& m, std::size_t index) {
+  m.pool.submit([&spec = *m.task->spec, &config = m.space.configs()[index], arch = m.arch, cache = m.cache,
+                 &outbox = m.lanes.outbox(), index] {
+    Compiled c;
+    c.index = index;
+    try {
+      c.output = compile_config_cached(cache, spec, config, arch);
+    } catch (...) {
+      c.error = std::current_exception();
+    }
+    outbox.post(std::move(c));
+    return CompileOutput{};
+  });
+}
+
+// The best median among what is known and what just arrived: the next job's early-stop reference.
+double best_with(double best_ms, const std::vector<Arrival>& arrived) {
+  for (const auto& a : arrived)
+    if (a.result.status == Status::Ok && (best_ms <= 0.0 || a.result.median_ms < best_ms)) best_ms = a.result.median_ms;
+  return best_ms;
+}
+
+}  // namespace
+
+void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutput>>& setup, ShapeReport& report) {
+  Dispatcher& lanes = m.lanes;
+  // Enough compiles under way to keep every core busy and give every lane its next job, without running far ahead of
+  // the strategy (which learns from each result).
+  // Lanes that compile for themselves (remote ranks) are not counted: they get configurations straight from the strategy.
+  std::size_t local = 0;
+  for (std::size_t i = 0; i < lanes.size(); ++i) local += !lanes.lane(i).compiles_itself();
+  const std::size_t lookahead = local > 0 ? 2 * static_cast<std::size_t>(m.pool.threads()) + local : 0;
+  std::size_t compiling = 0;   // submitted to the pool, not yet posted back
+  std::deque<Compiled> ready;  // compiled, waiting for a lane, in the order the compiles finished
+  std::deque<LaneOutcome> outcomes;
+  std::size_t asked = 0;
+  bool exhausted = false;
+  auto top_up = [&] {
+    while (!exhausted && compiling + ready.size() < lookahead) {
+      if (asked >= m.to_measure || m.out_of_time()) {
+        exhausted = true;
+        break;
+      }
+      const auto indices = m.strategy.ask(std::min(lookahead - compiling - ready.size(), m.to_measure - asked));
+      if (indices.empty()) {
+        exhausted = true;
+        break;
+      }
+      for (std::size_t index : indices) {
+        submit_compile(m, index);
+        ++asked, ++compiling;
+      }
+    }
+  };
+  auto ask_one = [&]() -> std::optional<std::size_t> {
+    if (!exhausted && (asked >= m.to_measure || m.out_of_time())) exhausted = true;
+    if (exhausted) return std::nullopt;
+    const auto indices = m.strategy.ask(1);
+    if (indices.empty()) {
+      exhausted = true;
+      return std::nullopt;
+    }
+    ++asked;
+    return indices.front();
+  };
+  bool setup_done = false;
+  std::vector<Arrival> arrived;
+  for (;;) {
+    top_up();
+    if (exhausted && compiling == 0 && ready.empty() && lanes.returned().empty() && lanes.in_flight() == 0) {
+      // Crashes a lane still holds get a second opinion on another lane before they count as the configurations'.
+      for (auto& a : lanes.release_held(true)) arrived.push_back(std::move(a));
+      if (lanes.returned().empty()) break;
+    }
+    if (stop_requested()) {  // what was measured is stored like every other result
+      for (const auto& a : arrived) m.arrived(a);
+      for (const auto& a : lanes.release_held(false)) m.arrived(a);
+      throw Interrupted("interrupted");
+    }
+    if (!setup_done) {
+      for (auto& job : setup) job.get();  // the lanes' preparation reads these from the cache
+      setup.clear();
+      setup_done = true;
+      lanes.start_idle_clock();
+    }
+    // Lanes get their next job before the results that freed them are stored, so that the GPUs measure while the
+    // database commits and the strategy learns. Jobs of a lane that left go first, then compiles as they finished.
+    const double best_ms = best_with(m.best_ms(), arrived);
+    for (std::size_t lane : lanes.idle_lanes()) {
+      Job job;
+      auto& back = lanes.returned();
+      const auto fits = std::find_if(back.begin(), back.end(), [lane](const Job& j) { return j.avoid_lane != lane; });
+      if (fits != back.end()) {
+        job = std::move(*fits);
+        back.erase(fits);
+      } else if (!ready.empty()) {  // a lane that compiles itself takes these too, rather than leave them behind
+        Compiled& c = ready.front();
+        job.task = m.task;
+        job.index = c.index;
+        job.config = m.space.configs()[c.index];
+        job.compiled = std::move(c.output);
+        ready.pop_front();
+      } else if (const auto index = lanes.lane(lane).compiles_itself() ? ask_one() : std::nullopt) {
+        job.task = m.task;
+        job.index = *index;
+        job.config = m.space.configs()[*index];
+      } else {
+        continue;  // another idle lane may take a second opinion this one may not
+      }
+      job.best_ms = best_ms;
+      lanes.give(lane, std::move(job));
+    }
+    for (const auto& a : arrived) m.arrived(a);
+    arrived.clear();
+    top_up();
+
+    std::deque<Compiled> compiled;
+    lanes.outbox().wait(kWait, outcomes, compiled);
+    for (auto& c : compiled) {
+      --compiling;
+      if (c.error) std::rethrow_exception(c.error);
+      report.compile_seconds += c.output.ms / 1000.0;
+      report.cache_hits += c.output.from_cache;
+      ready.push_back(std::move(c));
+    }
+    for (auto& o : outcomes)
+      for (auto& a : lanes.accept(std::move(o))) arrived.push_back(std::move(a));
+    outcomes.clear();
+    if (lanes.live() == 0) {
+      for (const auto& a : arrived) m.arrived(a);  // the last lane's held-back failures, as a one-GPU run stores them
+      lanes.require_lane();
+    }
+  }
+  for (const auto& a : arrived) m.arrived(a);
+}
+
+}  // namespace cutune::detail
