@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "batch_penalty.hpp"
 #include "forest.hpp"
 #include "search_state.hpp"
 
@@ -46,10 +47,18 @@ class BayesStrategy final : public SearchStrategy {
       fit();
       rank();
     }
-    // Between fits the ranking of the last one is followed; one used up is redone over fresh candidates.
+    // Between fits the scores of the last one are followed; a candidate set used up is redone with fresh candidates.
+    // Configurations being evaluated discount their look-alikes, so that a batch spreads over what the model
+    // finds promising instead of piling onto one spot (with nothing pending, this is the plain best-first order).
+    discount_pending();
     for (int round = 0; round < 2 && out.size() < n; ++round) {
       if (round == 1) rank();
-      for (; next_ < ranking_.size() && out.size() < n; ++next_) take(ranking_[next_], out);
+      while (out.size() < n) {
+        const auto pick = best_candidate();
+        if (!pick) break;
+        take(candidates_[*pick], out);
+        penalty_.add(forest_, index_, candidates_[*pick]);
+      }
     }
     fill_random(n, out);
     return out;
@@ -57,6 +66,22 @@ class BayesStrategy final : public SearchStrategy {
 
  private:
   void on_told(std::size_t) override {}
+
+  // The position in candidates_ of the unasked candidate with the highest discounted expected improvement (ties: the
+  // lowest configuration index), or nullopt when every candidate was asked.
+  std::optional<std::size_t> best_candidate() const {
+    std::optional<std::size_t> best;
+    double best_score = 0.0;
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+      if (history_.asked(candidates_[i])) continue;
+      const double score = improvement_[i] * penalty_.factor(i);
+      if (!best || score > best_score || (score == best_score && candidates_[i] < candidates_[*best])) {
+        best = i;
+        best_score = score;
+      }
+    }
+    return best;
+  }
 
   void fit() {
     const auto& told = history_.told_order();
@@ -78,21 +103,23 @@ class BayesStrategy final : public SearchStrategy {
     fitted_ = told.size();
   }
 
-  // Orders a candidate set by expected improvement, best first.
+  // Scores a fresh candidate set by expected improvement.
   void rank() {
-    const std::vector<std::uint32_t> candidates = candidate_set();
+    candidates_ = candidate_set();
     const double best = log_time(history_.value(*history_.best()));
-    std::vector<std::pair<double, std::uint32_t>> scored;
-    scored.reserve(candidates.size());
-    for (std::uint32_t c : candidates) {
+    improvement_.clear();
+    for (std::uint32_t c : candidates_) {
       double mean = 0.0, stddev = 0.0;
       forest_.predict(index_.code(c), mean, stddev);
-      scored.emplace_back(-expected_improvement(best, mean, stddev), c);
+      improvement_.push_back(expected_improvement(best, mean, stddev));
     }
-    std::sort(scored.begin(), scored.end());
-    ranking_.clear();
-    for (const auto& [score, c] : scored) ranking_.push_back(c);
-    next_ = 0;
+    penalty_.reset(forest_, index_, candidates_);
+    discount_pending();
+  }
+
+  void discount_pending() {
+    penalty_.clear();
+    for (std::uint32_t p : history_.pending()) penalty_.add(forest_, index_, p);
   }
 
   std::vector<std::uint32_t> candidate_set() {
@@ -122,8 +149,9 @@ class BayesStrategy final : public SearchStrategy {
   Forest forest_;
   std::vector<double> y_;
   std::size_t fitted_ = 0;  // outcomes the model was last fitted to
-  std::vector<std::uint32_t> ranking_;
-  std::size_t next_ = 0;    // the first entry of ranking_ not yet taken
+  std::vector<std::uint32_t> candidates_;
+  std::vector<double> improvement_;  // expected improvement of each candidate under the last fit
+  PendingPenalty penalty_;
 };
 
 }  // namespace
