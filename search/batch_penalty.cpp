@@ -2,7 +2,6 @@
 #include "batch_penalty.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace cutune::detail {
 
@@ -17,7 +16,7 @@ void PendingPenalty::reset(const Forest& forest, const SpaceIndex& index, std::s
 void PendingPenalty::clear() { std::fill(factor_.begin(), factor_.end(), 1.0); }
 
 void PendingPenalty::add(const Forest& forest, const SpaceIndex& index, std::size_t config) {
-  if (trees_ == 0 || std::getenv("XX_NO_PENALTY")) return;  // XX experiment switch
+  if (trees_ == 0) return;
   scratch_.clear();
   forest.leaves(index.code(config), scratch_);
   for (std::size_t i = 0; i < factor_.size(); ++i) {

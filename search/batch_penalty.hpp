@@ -25,6 +25,8 @@ class PendingPenalty {
   void add(const Forest& forest, const SpaceIndex& index, std::size_t config);
   /// The factor of the candidate at position `i` of the set given to reset().
   double factor(std::size_t i) const { return factor_[i]; }
+  /// The leaf of candidate `i` in tree `t`.
+  std::int32_t leaf(std::size_t i, std::size_t t) const { return leaves_[i * trees_ + t]; }
 
  private:
   std::size_t trees_ = 0;

@@ -48,13 +48,16 @@ class BayesStrategy final : public SearchStrategy {
       rank();
     }
     // Between fits the scores of the last one are followed; a candidate set used up is redone with fresh candidates.
-    // Configurations being evaluated discount their look-alikes, so that a batch spreads over what the model
-    // finds promising instead of piling onto one spot (with nothing pending, this is the plain best-first order).
+    // With nothing pending, the candidate of highest expected improvement; while others are pending (the rest of a
+    // batch, or configurations still being measured), a Thompson sample: the best candidate of one tree drawn at
+    // random, so that the batch spreads over what different trees find promising instead of piling onto the spot
+    // the ensemble likes best (bench/RESULTS.md, batched search, compares it with the plain ranking).
     discount_pending();
     for (int round = 0; round < 2 && out.size() < n; ++round) {
       if (round == 1) rank();
       while (out.size() < n) {
-        const auto pick = best_candidate();
+        const bool sample = !out.empty() || !history_.pending().empty();
+        const auto pick = sample ? thompson_candidate() : best_candidate();
         if (!pick) break;
         take(candidates_[*pick], out);
         penalty_.add(forest_, index_, candidates_[*pick]);
@@ -77,6 +80,25 @@ class BayesStrategy final : public SearchStrategy {
       const double score = improvement_[i] * penalty_.factor(i);
       if (!best || score > best_score || (score == best_score && candidates_[i] < candidates_[*best])) {
         best = i;
+        best_score = score;
+      }
+    }
+    return best;
+  }
+
+  // The unasked candidate that one tree drawn at random predicts fastest. A tree predicts one value per leaf, so
+  // ties are many: they go to the highest expected improvement discounted by likeness to pending configurations.
+  std::optional<std::size_t> thompson_candidate() {
+    const std::size_t t = rng_.below(forest_.trees());
+    std::optional<std::size_t> best;
+    double best_value = 0.0, best_score = 0.0;
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+      if (history_.asked(candidates_[i])) continue;
+      const double value = forest_.leaf_value(penalty_.leaf(i, t));
+      const double score = improvement_[i] * penalty_.factor(i);
+      if (!best || value < best_value || (value == best_value && score > best_score)) {
+        best = i;
+        best_value = value;
         best_score = score;
       }
     }

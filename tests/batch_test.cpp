@@ -1,6 +1,5 @@
 // Tests of batched search: every strategy asked k configurations before hearing back (tune replay --batch k).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -161,12 +160,10 @@ TEST(BatchPenalty, ACandidateLikeAPendingOneIsDiscounted) {
   EXPECT_EQ(penalty.factor(s.optimum), 1.0);
 }
 
-class BatchCli : public ::testing::Test {
+class BatchCli : public cutune::test::TuneCommandTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("cutune_batch_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    TuneCommandTest::SetUp();
     std::ofstream(dir_ / "cache.json") << R"json({"device_name": "NVIDIA Test GPU", "kernel_name": "scale",
 "tune_params_keys": ["a", "b"], "tune_params": {"a": [1, 2, 3], "b": [1, 2, 3]}, "objective": "time",
 "cache": {
@@ -174,9 +171,6 @@ class BatchCli : public ::testing::Test {
 "2,1": {"a": 2, "b": 1, "time": 3.5}, "2,2": {"a": 2, "b": 2, "time": 2.2}, "2,3": {"a": 2, "b": 3, "time": "RuntimeFailedConfig"},
 "3,1": {"a": 3, "b": 1, "time": 3.2}, "3,2": {"a": 3, "b": 2, "time": 1.0}, "3,3": {"a": 3, "b": 3, "time": 1.1}}})json";
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  cutune::test::CommandOutput tune(const std::string& args) { return cutune::test::run_tune(dir_, args); }
-  fs::path dir_;
 };
 
 TEST_F(BatchCli, ReplaysWithABatch) {

@@ -1,6 +1,5 @@
 // Tests of --shard i/n: a space split into interleaved parts that never overlap and together are the whole space.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <map>
@@ -110,17 +109,7 @@ TEST(Shard, Parse) {
   EXPECT_THROW(Space().shard({4, 3}), InputError);
 }
 
-class ShardCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("cutune_shard_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  cutune::test::CommandOutput tune(const std::string& args) { return cutune::test::run_tune(dir_, args); }
-  fs::path dir_;
-};
+using ShardCli = cutune::test::TuneCommandTest;
 
 TEST_F(ShardCli, SpaceCountsEachPart) {
   std::size_t total = 0;
