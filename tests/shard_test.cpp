@@ -61,8 +61,8 @@ void expect_partition(const Space& space, std::size_t parts) {
 
 TEST(Shard, PartsAreDisjointAndCoverTheSpace) {
   const Space space = grid_space(7, 9);
-  ASSERT_EQ(space.size(), 51u);
-  for (std::size_t parts : {1u, 2u, 3u, 4u, 7u, 50u, 51u}) expect_partition(space, parts);
+  ASSERT_EQ(space.size(), 50u);
+  for (std::size_t parts : {1u, 2u, 3u, 4u, 7u, 49u, 50u}) expect_partition(space, parts);
 }
 
 TEST(Shard, MorePartsThanConfigurations) {
