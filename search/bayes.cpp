@@ -1,5 +1,6 @@
 // Bayesian optimisation with a tree-ensemble surrogate: after a random initial sample, proposals maximise the
-// expected improvement of log(time) predicted by extremely randomised trees fitted to the outcomes so far.
+// expected improvement of log(time) predicted by extremely randomised trees fitted to the outcomes so far, and while
+// other proposals are still being evaluated, they are Thompson samples of the trees.
 #include <algorithm>
 #include <cmath>
 #include <numbers>
