@@ -2,7 +2,8 @@
 # GPU check of `tune --shard i/n` (branch batch): two shards of transpose at 4096x4096 tuned as two independent
 # jobs, merged, and compared with the space; run from the repository root on the GPU machine with build/ built.
 #
-# Expected: shard 1/2 and 2/2 measure 80 configurations each ("80 valid configurations" in their logs, 160 in all),
+# Expected: `tune space` counts 160; shard 1/2 and 2/2 each log "80 valid configurations" and print "80 valid
+# configurations, 80 measured now" (exhaustive over their part),
 # none in both ("overlap 0"), the merged database holds 160 distinct configurations ("merged 160"), and a second
 # run of shard 1/2 measures nothing ("nothing to measure").
 set -euo pipefail
