@@ -130,6 +130,7 @@ void add_space_command(CLI::App& app, Subcommands& out) {
   cmd->add_option("--shape,-s", args->shape, "shape, for constraints and grid limits that depend on it "
                                              "(a T1 problem: its ProblemSize)");
   add_where_option(*cmd, args->where);
+  add_shard_option(*cmd, args->shard);
   cmd->add_flag("--list", args->list, "print every valid configuration");
   out.push_back({cmd, [args] { return run_space(*args); }});
 }
@@ -177,6 +178,7 @@ int run_tune(const TuneArgs& args) {
   options.cache_dir = args.cache_dir;
   options.isolate = args.isolate;
   options.timeout_floor_s = args.timeout_floor_s;
+  options.shard = args.shard;
   options.command = args.command_line;
   const Shape* current = nullptr;
   options.on_progress = [&spec, &current](const Progress& p) { print_progress(spec, *current, p); };
@@ -274,13 +276,15 @@ int run_space(const SpaceArgs& args) {
   std::optional<Shape> shape = problem_shape;  // a T1 problem is counted at its size, grid limits included
   if (!args.shape.empty()) shape = problem_shape ? problem_shapes(spec, *problem_shape, args.shape).front()
                                                  : spec.parse_shape(args.shape);
-  const Space space = Space::enumerate(spec, shape, DeviceLimits{});
+  const Space space = Space::enumerate(spec, shape, DeviceLimits{}).shard(parse_shard(args.shard));
   if (args.list) {
     for (const auto& c : space.configs()) std::cout << spec.format(c) << "\n";
   }
   std::cout << space.size() << " valid configurations of " << spec.name << " (" << space.cartesian_size()
             << " combinations, " << space.removed_by_constraints() << " removed by constraints, "
-            << space.removed_by_device() << " by compute capability 9.0 launch limits)\n";
+            << space.removed_by_device() << " by compute capability 9.0 launch limits"
+            << (args.shard.empty() ? "" : ", " + std::to_string(space.removed_by_shard()) + " in the other parts")
+            << ")\n";
   return 0;
 }
 

@@ -36,6 +36,7 @@ struct TuneArgs {
   std::string cache_dir;  ///< empty: the default cubin cache folder
   bool isolate = true;
   double timeout_floor_s = 10.0;
+  Shard shard;  ///< --shard i/n: this job's part of each shape's space
   std::string command_line;
 };
 
@@ -53,6 +54,7 @@ struct SpaceArgs {
   std::string problem;
   std::string shape;
   std::vector<std::string> where;  ///< extra constraints (--where)
+  std::string shard;               ///< --shard i/n: count (list) only that part
   bool list = false;
 };
 
@@ -76,6 +78,10 @@ void add_best_command(CLI::App& app, Subcommands& out);
 void add_list_command(CLI::App& app, Subcommands& out);
 /// --where: extra constraints (repeatable) for tuning and counting.
 void add_where_option(CLI::App& app, std::vector<std::string>& where);
+/// --shard i/n, as text: parse_shard() reads it, so that a bad value gets one line of this program's own.
+void add_shard_option(CLI::App& app, std::string& shard);
+/// The part --shard names (1/1 when empty); throws InputError with the option's name for a bad value.
+Shard parse_shard(const std::string& text);
 void add_space_command(CLI::App& app, Subcommands& out);
 void add_compile_command(CLI::App& app, Subcommands& out);
 void add_db_command(CLI::App& app, Subcommands& out);

@@ -102,6 +102,8 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-cache", tune.use_cache, "compile everything afresh, without the cubin cache");
   app.add_flag("!--no-isolate", tune.isolate, "measure in this process instead of a worker process (a faulting "
                                               "candidate then ends the run)");
+  std::string shard;
+  add_shard_option(app, shard);
   app.add_option("--timeout-floor", tune.timeout_floor_s, "seconds a configuration gets at least before it counts as hung")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -123,6 +125,7 @@ int main(int argc, char** argv) {
 
   try {
     if (!time_budget.empty()) tune.time_budget_s = parse_duration(time_budget);
+    tune.shard = parse_shard(shard);
     for (const auto& sub : subcommands)
       if (sub.app->parsed()) return sub.action();
     if (tune.problem.empty() && ((tune.kernel.empty() && tune.spec.empty()) || tune.shapes.empty())) {

@@ -20,6 +20,7 @@ struct ReplayArgs {
   std::string strategy = "all";
   std::size_t budget = 800;
   std::size_t seeds = 100;
+  std::string batch = "1";  ///< evaluations pending at once; text, so that a bad value gets this command's message
   bool json = false;
   std::string report;  ///< an HTML page of the convergence curves, besides the tables
 };
@@ -73,7 +74,23 @@ void print_table(const ReplayResult& r, std::size_t largest) {
             << fixed(r.random_evals_to_1pct, 0) << ")\n\n";
 }
 
+// A whole number from 1 to 2^20 (more pending evaluations than that is no GPU machine's), or one InputError.
+std::size_t parse_batch(const std::string& text) {
+  constexpr std::size_t kMaxBatch = std::size_t{1} << 20;
+  std::size_t value = 0;
+  bool ok = !text.empty() && text.size() <= 7;
+  for (char c : text) {
+    ok = ok && c >= '0' && c <= '9';
+    if (ok) value = value * 10 + static_cast<std::size_t>(c - '0');
+  }
+  if (!ok || value == 0 || value > kMaxBatch) {
+    throw InputError("--batch '" + text + "' is not a number of configurations from 1 to " + std::to_string(kMaxBatch));
+  }
+  return value;
+}
+
 int run_replay(const ReplayArgs& args) {
+  const std::size_t batch = parse_batch(args.batch);
   if (args.budget == 0) throw InputError("--budget must be at least 1");
   if (args.seeds == 0) throw InputError("--seeds must be at least 1");
   if (!args.report.empty()) check_report_path(args.report);  // before the replay's work, not after
@@ -89,12 +106,14 @@ int run_replay(const ReplayArgs& args) {
   ReplayOptions options;
   options.budgets = doubling_budgets(args.budget);
   options.seeds = args.seeds;
+  options.batch = batch;
 
   if (!args.json) {
     std::cout << "replay of " << (cache.kernel_name.empty() ? "a kernel" : cache.kernel_name) << " on "
               << (cache.device_name.empty() ? "an unnamed device" : cache.device_name) << " (" << args.cache << "): "
               << recorded.space.size() << " configurations, " << recorded.failed() << " failed, optimum "
               << recorded.optimum_ms() << " ms, " << args.seeds << " seeds"
+              << (batch > 1 ? ", " + std::to_string(batch) + " evaluations pending at once" : std::string())
               << (cache.truncated ? " (the cache file was cut off; read up to its last whole record)" : "") << "\n\n";
   }
   std::vector<ReplayResult> results;
@@ -104,7 +123,8 @@ int run_replay(const ReplayArgs& args) {
   }
   if (!args.report.empty()) {
     const std::string kernel = cache.kernel_name.empty() ? "a kernel" : cache.kernel_name;
-    write_replay_report_file(results, {"replay of " + kernel + (cache.device_name.empty() ? "" : " on " + cache.device_name),
+    const std::string pending = batch > 1 ? ", " + std::to_string(batch) + " pending at once" : "";
+    write_replay_report_file(results, {"replay of " + kernel + (cache.device_name.empty() ? "" : " on " + cache.device_name) + pending,
                                        args.cache},
                              args.report);
   }
@@ -118,6 +138,7 @@ int run_replay(const ReplayArgs& args) {
       }
       out.push_back({{"strategy", r.strategy},
                      {"space_size", r.space_size},
+                     {"batch", r.batch},
                      {"optimum", r.optimum_ms},
                      {"budgets", budgets},
                      {"median_evals_to_5pct", count_json(r.median_evals_to_5pct)},
@@ -148,6 +169,10 @@ void add_replay_command(CLI::App& app, Subcommands& out) {
   cmd->add_option("--strategy", args->strategy, "a strategy name, or all")->capture_default_str();
   cmd->add_option("--budget", args->budget, "largest evaluation budget; tables show 25, 50, 100, ... up to it")->capture_default_str();
   cmd->add_option("--seeds", args->seeds, "runs per strategy, seeded 1, 2, ...")->capture_default_str();
+  cmd->add_option("--batch", args->batch,
+                  "configurations asked before any outcome is told, as with that many GPUs (told in a seeded random "
+                  "order)")
+      ->capture_default_str();
   cmd->add_flag("--json", args->json, "print JSON, one object per strategy, instead of tables");
   cmd->add_option("--report", args->report, "also write an HTML page of the strategies' convergence curves");
   out.push_back({cmd, [args] { return run_replay(*args); }});

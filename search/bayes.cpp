@@ -1,9 +1,11 @@
 // Bayesian optimisation with a tree-ensemble surrogate: after a random initial sample, proposals maximise the
-// expected improvement of log(time) predicted by extremely randomised trees fitted to the outcomes so far.
+// expected improvement of log(time) predicted by extremely randomised trees fitted to the outcomes so far, and while
+// other proposals are still being evaluated, they are Thompson samples of the trees.
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 
+#include "batch_penalty.hpp"
 #include "forest.hpp"
 #include "search_state.hpp"
 
@@ -46,10 +48,21 @@ class BayesStrategy final : public SearchStrategy {
       fit();
       rank();
     }
-    // Between fits the ranking of the last one is followed; one used up is redone over fresh candidates.
+    // Between fits the scores of the last one are followed; a candidate set used up is redone with fresh candidates.
+    // With nothing pending, the candidate of highest expected improvement; while others are pending (the rest of a
+    // batch, or configurations still being measured), a Thompson sample: the best candidate of one tree drawn at
+    // random, so that the batch spreads over what different trees find promising instead of piling onto the spot
+    // the ensemble likes best (bench/RESULTS.md, batched search, compares it with the plain ranking).
+    discount_pending();
     for (int round = 0; round < 2 && out.size() < n; ++round) {
       if (round == 1) rank();
-      for (; next_ < ranking_.size() && out.size() < n; ++next_) take(ranking_[next_], out);
+      while (out.size() < n) {
+        const bool sample = !out.empty() || !history_.pending().empty();
+        const auto pick = sample ? thompson_candidate() : best_candidate();
+        if (!pick) break;
+        take(candidates_[*pick], out);
+        penalty_.add(forest_, index_, candidates_[*pick]);
+      }
     }
     fill_random(n, out);
     return out;
@@ -57,6 +70,41 @@ class BayesStrategy final : public SearchStrategy {
 
  private:
   void on_told(std::size_t) override {}
+
+  // The position in candidates_ of the unasked candidate with the highest discounted expected improvement (ties: the
+  // lowest configuration index), or nullopt when every candidate was asked.
+  std::optional<std::size_t> best_candidate() const {
+    std::optional<std::size_t> best;
+    double best_score = 0.0;
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+      if (history_.asked(candidates_[i])) continue;
+      const double score = improvement_[i] * penalty_.factor(i);
+      if (!best || score > best_score || (score == best_score && candidates_[i] < candidates_[*best])) {
+        best = i;
+        best_score = score;
+      }
+    }
+    return best;
+  }
+
+  // The unasked candidate that one tree drawn at random predicts fastest. A tree predicts one value per leaf, so
+  // ties are many: they go to the highest expected improvement discounted by likeness to pending configurations.
+  std::optional<std::size_t> thompson_candidate() {
+    const std::size_t t = rng_.below(forest_.trees());
+    std::optional<std::size_t> best;
+    double best_value = 0.0, best_score = 0.0;
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+      if (history_.asked(candidates_[i])) continue;
+      const double value = forest_.leaf_value(penalty_.leaf(i, t));
+      const double score = improvement_[i] * penalty_.factor(i);
+      if (!best || value < best_value || (value == best_value && score > best_score)) {
+        best = i;
+        best_value = value;
+        best_score = score;
+      }
+    }
+    return best;
+  }
 
   void fit() {
     const auto& told = history_.told_order();
@@ -78,21 +126,23 @@ class BayesStrategy final : public SearchStrategy {
     fitted_ = told.size();
   }
 
-  // Orders a candidate set by expected improvement, best first.
+  // Scores a fresh candidate set by expected improvement.
   void rank() {
-    const std::vector<std::uint32_t> candidates = candidate_set();
+    candidates_ = candidate_set();
     const double best = log_time(history_.value(*history_.best()));
-    std::vector<std::pair<double, std::uint32_t>> scored;
-    scored.reserve(candidates.size());
-    for (std::uint32_t c : candidates) {
+    improvement_.clear();
+    for (std::uint32_t c : candidates_) {
       double mean = 0.0, stddev = 0.0;
       forest_.predict(index_.code(c), mean, stddev);
-      scored.emplace_back(-expected_improvement(best, mean, stddev), c);
+      improvement_.push_back(expected_improvement(best, mean, stddev));
     }
-    std::sort(scored.begin(), scored.end());
-    ranking_.clear();
-    for (const auto& [score, c] : scored) ranking_.push_back(c);
-    next_ = 0;
+    penalty_.reset(forest_, index_, candidates_);
+    discount_pending();
+  }
+
+  void discount_pending() {
+    penalty_.clear();
+    for (std::uint32_t p : history_.pending()) penalty_.add(forest_, index_, p);
   }
 
   std::vector<std::uint32_t> candidate_set() {
@@ -122,8 +172,9 @@ class BayesStrategy final : public SearchStrategy {
   Forest forest_;
   std::vector<double> y_;
   std::size_t fitted_ = 0;  // outcomes the model was last fitted to
-  std::vector<std::uint32_t> ranking_;
-  std::size_t next_ = 0;    // the first entry of ranking_ not yet taken
+  std::vector<std::uint32_t> candidates_;
+  std::vector<double> improvement_;  // expected improvement of each candidate under the last fit
+  PendingPenalty penalty_;
 };
 
 }  // namespace

@@ -80,19 +80,28 @@ std::int32_t Forest::build(std::size_t begin, std::size_t end, Rng& rng, const O
   return self;
 }
 
+std::int32_t Forest::leaf(std::int32_t root, std::span<const std::uint16_t> code) const {
+  std::int32_t at = root;
+  for (const Node* node = &nodes_[static_cast<std::size_t>(at)]; node->left >= 0; node = &nodes_[static_cast<std::size_t>(at)]) {
+    at = code[node->feature] <= node->threshold ? node->left : node->right;
+  }
+  return at;
+}
+
 void Forest::predict(std::span<const std::uint16_t> code, double& mean, double& stddev) const {
   double sum = 0.0, sum_sq = 0.0;
   for (std::int32_t root : roots_) {
-    const Node* node = &nodes_[static_cast<std::size_t>(root)];
-    while (node->left >= 0) {
-      node = &nodes_[static_cast<std::size_t>(code[node->feature] <= node->threshold ? node->left : node->right)];
-    }
-    sum += node->value;
-    sum_sq += node->value * node->value;
+    const double value = nodes_[static_cast<std::size_t>(leaf(root, code))].value;
+    sum += value;
+    sum_sq += value * value;
   }
   const double t = static_cast<double>(roots_.size());
   mean = sum / t;
   stddev = std::sqrt(std::max(0.0, sum_sq / t - mean * mean));
+}
+
+void Forest::leaves(std::span<const std::uint16_t> code, std::vector<std::int32_t>& out) const {
+  for (std::int32_t root : roots_) out.push_back(leaf(root, code));
 }
 
 }  // namespace cutune::detail

@@ -24,6 +24,12 @@ class Forest {
            const Options& options);
   /// The trees' mean and standard deviation at a configuration.
   void predict(std::span<const std::uint16_t> code, double& mean, double& stddev) const;
+  std::size_t trees() const { return roots_.size(); }
+  /// The prediction a leaf (from leaves()) holds.
+  double leaf_value(std::int32_t leaf) const { return nodes_[static_cast<std::size_t>(leaf)].value; }
+  /// Appends the leaf a configuration falls into in each tree (trees() node numbers): two configurations in the
+  /// same leaf of a tree are the same to that tree.
+  void leaves(std::span<const std::uint16_t> code, std::vector<std::int32_t>& out) const;
 
  private:
   struct Node {
@@ -35,6 +41,7 @@ class Forest {
   };
 
   std::int32_t build(std::size_t begin, std::size_t end, Rng& rng, const Options& options);
+  std::int32_t leaf(std::int32_t root, std::span<const std::uint16_t> code) const;
 
   std::vector<Node> nodes_;
   std::vector<std::int32_t> roots_;

@@ -9,6 +9,7 @@
 
 #include "cutune/error.hpp"
 #include "cutune/strategy.hpp"
+#include "search_state.hpp"
 
 namespace cutune {
 namespace {
@@ -30,26 +31,35 @@ struct SeedRun {
   double evals_to_1pct = 0.0;
 };
 
+// The tell order within a batch: its own generator, so that a batch of one tells exactly what the strategy asked.
+constexpr std::uint64_t kTellOrderStream = 0x5eed0f7e11ULL;
+
+// Asks until `want` configurations are pending or the strategy has nothing more: a dispatcher with idle GPUs asks
+// again when a strategy hands out fewer than it could (bayes ends its initial sample that way).
+std::vector<std::size_t> ask_batch(Strategy& strategy, std::size_t want) {
+  std::vector<std::size_t> batch;
+  while (batch.size() < want) {
+    const auto asked = strategy.ask(want - batch.size());
+    if (asked.empty()) break;
+    batch.insert(batch.end(), asked.begin(), asked.end());
+  }
+  return batch;
+}
+
 SeedRun run_seed(std::string_view strategy_name, const RecordedSpace& recorded, const std::vector<std::size_t>& budgets,
-                 double optimum, std::uint64_t seed) {
+                 double optimum, std::uint64_t seed, std::size_t batch) {
   const std::size_t largest = budgets.back();
-  auto strategy = make_strategy(strategy_name, recorded.space, seed);
   SeedRun run;
   run.evals_to_5pct = run.evals_to_1pct = static_cast<double>(largest + 1);
   double best = kInfinity;
   std::size_t evals = 0, next_budget = 0;
-  while (evals < largest) {
-    const auto asked = strategy->ask(1);
-    if (asked.empty()) break;
-    for (std::size_t index : asked) {
-      const auto& time = recorded.times_ms[index];
-      strategy->tell(index, time);
-      ++evals;
-      if (time && *time < best) best = *time;
-      if (best <= optimum * 1.05 && evals < run.evals_to_5pct) run.evals_to_5pct = static_cast<double>(evals);
-      if (best <= optimum * 1.01 && evals < run.evals_to_1pct) run.evals_to_1pct = static_cast<double>(evals);
-      for (; next_budget < budgets.size() && budgets[next_budget] == evals; ++next_budget) run.best_at_budget.push_back(best);
-    }
+  for (std::size_t index : replay_order(strategy_name, recorded, largest, batch, seed)) {
+    const auto& time = recorded.times_ms[index];
+    ++evals;
+    if (time && *time < best) best = *time;
+    if (best <= optimum * 1.05 && evals < run.evals_to_5pct) run.evals_to_5pct = static_cast<double>(evals);
+    if (best <= optimum * 1.01 && evals < run.evals_to_1pct) run.evals_to_1pct = static_cast<double>(evals);
+    for (; next_budget < budgets.size() && budgets[next_budget] == evals; ++next_budget) run.best_at_budget.push_back(best);
   }
   // A strategy that ran out of configurations keeps its best for the larger budgets.
   while (run.best_at_budget.size() < budgets.size()) run.best_at_budget.push_back(best);
@@ -65,6 +75,25 @@ std::vector<double> sorted_times(const RecordedSpace& recorded) {
 }
 
 }  // namespace
+
+std::vector<std::size_t> replay_order(std::string_view strategy_name, const RecordedSpace& recorded, std::size_t budget,
+                                      std::size_t batch, std::uint64_t seed) {
+  if (batch == 0) throw InputError("replay needs a batch of at least one configuration");
+  if (recorded.times_ms.size() != recorded.space.size()) recorded.optimum_ms();  // throws for the mismatch
+  auto strategy = make_strategy(strategy_name, recorded.space, seed);
+  detail::Rng tell_order(seed ^ kTellOrderStream);
+  std::vector<std::size_t> told;
+  while (told.size() < budget) {
+    auto asked = ask_batch(*strategy, std::min(batch, budget - told.size()));
+    if (asked.empty()) break;
+    tell_order.shuffle(asked);
+    for (std::size_t index : asked) {
+      strategy->tell(index, recorded.times_ms.at(index));
+      told.push_back(index);
+    }
+  }
+  return told;
+}
 
 double RecordedSpace::optimum_ms() const {
   if (times_ms.size() != space.size()) {
@@ -118,6 +147,7 @@ ReplayResult replay(std::string_view strategy, const RecordedSpace& recorded, co
     throw InputError("replay budgets must be positive and strictly ascending");
   }
   if (options.seeds == 0) throw InputError("replay needs at least one seed");
+  if (options.batch == 0) throw InputError("replay needs a batch of at least one configuration");
   const double optimum = recorded.optimum_ms();
   make_strategy(strategy, recorded.space, options.first_seed);  // an unknown name fails here, not in a thread
 
@@ -128,7 +158,7 @@ ReplayResult replay(std::string_view strategy, const RecordedSpace& recorded, co
   auto worker = [&] {
     for (std::size_t s; (s = next++) < options.seeds && !failed;) {
       try {
-        runs[s] = run_seed(strategy, recorded, budgets, optimum, options.first_seed + s);
+        runs[s] = run_seed(strategy, recorded, budgets, optimum, options.first_seed + s, options.batch);
       } catch (...) {
         if (!failed.exchange(true)) error = std::current_exception();
       }
@@ -148,6 +178,7 @@ ReplayResult replay(std::string_view strategy, const RecordedSpace& recorded, co
   result.failed = recorded.failed();
   result.optimum_ms = optimum;
   result.seeds = options.seeds;
+  result.batch = options.batch;
   for (std::size_t b = 0; b < budgets.size(); ++b) {
     std::vector<double> relative;
     for (const auto& run : runs) relative.push_back(run.best_at_budget[b] / optimum);

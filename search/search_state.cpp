@@ -131,7 +131,8 @@ void SpaceIndex::adjacent_neighbours(std::size_t config, std::vector<std::uint32
 }
 
 History::History(std::size_t size)
-    : value_(size, std::numeric_limits<double>::quiet_NaN()), asked_(size, 0), told_(size, 0), pool_(size), pool_pos_(size) {
+    : value_(size, std::numeric_limits<double>::quiet_NaN()), asked_(size, 0), told_(size, 0), pool_(size), pool_pos_(size),
+      pending_pos_(size) {
   for (std::size_t i = 0; i < size; ++i) pool_[i] = pool_pos_[i] = static_cast<std::uint32_t>(i);
 }
 
@@ -142,6 +143,8 @@ void History::mark_asked(std::size_t i) {
   pool_[pos] = pool_.back();
   pool_pos_[pool_[pos]] = pos;
   pool_.pop_back();
+  pending_pos_[i] = static_cast<std::uint32_t>(pending_.size());
+  pending_.push_back(static_cast<std::uint32_t>(i));
 }
 
 std::optional<std::size_t> History::random_unasked(Rng& rng) const {
@@ -155,6 +158,10 @@ void History::tell(std::size_t i, std::optional<double> time_ms) {
   if (told(i)) throw InputError("told configuration " + std::to_string(i) + " twice");
   told_[i] = 1;
   told_order_.push_back(static_cast<std::uint32_t>(i));
+  const std::uint32_t pos = pending_pos_[i];
+  pending_[pos] = pending_.back();
+  pending_pos_[pending_[pos]] = pos;
+  pending_.pop_back();
   // A NaN or negative time is no measurement either: it counts as a failure.
   const bool ok = time_ms && *time_ms >= 0.0 && std::isfinite(*time_ms);
   value_[i] = ok ? *time_ms : std::numeric_limits<double>::infinity();

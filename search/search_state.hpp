@@ -85,6 +85,8 @@ class History {
   std::optional<std::size_t> best() const { return best_; }
   /// Told configurations in the order they were told.
   const std::vector<std::uint32_t>& told_order() const { return told_order_; }
+  /// Configurations asked and not yet told (being evaluated), in no particular order.
+  const std::vector<std::uint32_t>& pending() const { return pending_; }
 
  private:
   std::vector<double> value_;
@@ -93,6 +95,8 @@ class History {
   std::vector<std::uint32_t> pool_;      // configurations not asked, in any order
   std::vector<std::uint32_t> pool_pos_;  // position of each configuration in pool_ while it is there
   std::vector<std::uint32_t> told_order_;
+  std::vector<std::uint32_t> pending_;
+  std::vector<std::uint32_t> pending_pos_;  // position of each configuration in pending_ while it is there
   std::optional<std::size_t> best_;
 };
 

@@ -36,7 +36,7 @@ class ResumeTest : public ::testing::TestWithParam<std::string> {
     fs::remove_all(dir_, ignored);
   }
 
-  ShapeReport tune(std::size_t budget) {
+  ShapeReport tune(std::size_t budget, Shard shard = {}) {
     Database db(dir_ / "r.db");
     TuneOptions options;
     options.strategy = GetParam();
@@ -44,6 +44,7 @@ class ResumeTest : public ::testing::TestWithParam<std::string> {
     options.use_cache = false;
     options.compile_threads = 2;
     options.final_candidates = 1;
+    options.shard = shard;
     Tuner tuner(device_, DeviceLimits{}, 0, db, options);
     return tuner.tune(spec_, Shape{{1000}});
   }
@@ -92,6 +93,35 @@ TEST_P(ResumeTest, BudgetCountsWhatIsStoredAndRerunsMeasureOnlyTheDifference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryStrategy, ResumeTest, ::testing::ValuesIn(strategy_names()),
+                         [](const auto& info) { return info.param; });
+
+// --shard: the parts of two jobs sharing one database never measure the same configuration; each counts only its
+// own part against the budget and resumes only that part; together they measure the whole space once.
+using ShardTest = ResumeTest;
+
+TEST_P(ShardTest, PartsAreDisjointAndEachResumesItsOwn) {
+  const ShapeReport first = tune(1000, {1, 2});
+  EXPECT_EQ(first.space_size, 10u);
+  EXPECT_EQ(first.evaluated, 10u);
+  const std::set<std::string> part1 = stored().second;
+  ASSERT_EQ(part1.size(), 10u);
+  // Part 1 is Space::shard's: the configurations at even positions of the enumeration.
+  const Space space = Space::enumerate(spec_, Shape{{1000}}, DeviceLimits{});
+  for (std::size_t p = 0; p < space.size(); p += 2) EXPECT_EQ(part1.count(spec_.format(space.configs()[p])), 1u) << p;
+
+  const ShapeReport second = tune(4, {2, 2});
+  EXPECT_EQ(second.resumed, 0u) << "part 1's results counted against part 2's budget";
+  EXPECT_EQ(second.evaluated, 4u);
+  EXPECT_EQ(stored().second.size(), 14u);
+  const ShapeReport rest = tune(1000, {2, 2});
+  EXPECT_EQ(rest.resumed, 4u);
+  EXPECT_EQ(rest.evaluated, 6u);
+  EXPECT_EQ(stored().second.size(), 20u);
+  EXPECT_EQ(tune(1000, {1, 2}).evaluated, 0u);
+}
+
+// The split does not depend on the strategy: one that learns from outcomes and one that does not.
+INSTANTIATE_TEST_SUITE_P(Sharded, ShardTest, ::testing::Values("bayes", "exhaustive"),
                          [](const auto& info) { return info.param; });
 
 TEST(StrategyObserve, ObservedConfigurationsAreNeverProposed) {

@@ -118,7 +118,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   const auto start = Clock::now();
   ShapeReport report;
   report.shape = shape;
-  const Space space = Space::enumerate(spec, shape, limits_);
+  const Space space = Space::enumerate(spec, shape, limits_).shard(options_.shard);
   report.space_size = space.size();
   const KernelIdentity kernel{spec.name, spec.hash};
   const std::string shape_key = shape.str();

@@ -27,6 +27,10 @@ struct ReplayOptions {
   std::size_t seeds = 100;        ///< runs, seeded first_seed, first_seed + 1, ...
   std::uint64_t first_seed = 1;
   unsigned threads = 0;           ///< seeds run in parallel on this many threads; 0: every hardware thread
+  /// Evaluations pending at once, as on several GPUs: the strategy is asked until it has proposed `batch`
+  /// configurations (or proposes nothing more), then told all of them, in a seeded random order standing for the
+  /// order in which they would complete, before it is asked again. The last batch is cut to the largest budget.
+  std::size_t batch = 1;
 };
 
 /// The result of one strategy at one budget: medians over seeds of best found / optimum (nullopt: infinite, because
@@ -43,6 +47,7 @@ struct ReplayResult {
   std::size_t failed = 0;       ///< configurations of the space that failed
   double optimum_ms = 0.0;
   std::size_t seeds = 0;
+  std::size_t batch = 1;        ///< evaluations pending at once (ReplayOptions::batch)
   std::vector<BudgetResult> budgets;
   /// Medians over seeds of the evaluations until the best found is within 5% (1%) of the optimum; a run that does
   /// not get there within the largest budget counts as that budget plus one.
@@ -53,10 +58,16 @@ struct ReplayResult {
   double random_evals_to_1pct = 0.0;
 };
 
-/// Runs `strategy` (a make_strategy() name) once per seed, asking one configuration at a time, for at most the
-/// largest budget (or until it proposes nothing more). Throws InputError for an unknown strategy, an empty or
-/// unordered budget list, or a recorded space without a working configuration.
+/// Runs `strategy` (a make_strategy() name) once per seed, asking `options.batch` configurations at a time, for
+/// exactly the largest budget (or until it proposes nothing more). Throws InputError for an unknown strategy, an
+/// empty or unordered budget list, a batch of 0, or a recorded space without a working configuration.
 ReplayResult replay(std::string_view strategy, const RecordedSpace& recorded, const ReplayOptions& options);
+
+/// One run of `strategy` with seed `seed`, as replay() runs each seed: the configurations told, in the order told,
+/// at most `budget` of them (fewer only when the strategy proposes nothing more). Throws InputError for an unknown
+/// strategy or a batch of 0.
+std::vector<std::size_t> replay_order(std::string_view strategy, const RecordedSpace& recorded, std::size_t budget,
+                                      std::size_t batch, std::uint64_t seed);
 
 /// The expected number of evaluations random sampling without replacement needs to first draw a configuration
 /// within `tolerance` of the optimum (0.05: 5%): (N + 1) / (K + 1) for K such configurations among N.

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "cutune/shard.hpp"
 #include "cutune/spec.hpp"
 
 namespace cutune {
@@ -34,17 +35,25 @@ class Space {
   /// configuration of the wrong arity, a value outside its parameter's list, or a duplicate configuration.
   static Space from_configs(const std::vector<std::vector<Value>>& parameter_values, std::vector<Config> configs);
 
+  /// The configurations of one part (Shard), in the same order; the others count as removed_by_shard(). The part
+  /// depends only on this space, so jobs that enumerate the same space (same spec version, shape, constraints and
+  /// device limits) split it the same way.
+  Space shard(const Shard& part) const;
+
   const std::vector<Config>& configs() const { return configs_; }
   std::size_t size() const { return configs_.size(); }
   std::uint64_t cartesian_size() const { return cartesian_size_; }
   std::uint64_t removed_by_constraints() const { return removed_by_constraints_; }
   std::uint64_t removed_by_device() const { return removed_by_device_; }
+  /// Valid configurations left to the other parts of a shard() (0 for a whole space).
+  std::uint64_t removed_by_shard() const { return removed_by_shard_; }
 
  private:
   std::vector<Config> configs_;
   std::uint64_t cartesian_size_ = 0;
   std::uint64_t removed_by_constraints_ = 0;
   std::uint64_t removed_by_device_ = 0;
+  std::uint64_t removed_by_shard_ = 0;
 };
 
 /// Why a launch exceeds the limits, or nullopt when it fits.

@@ -12,6 +12,7 @@
 #include "cutune/database.hpp"
 #include "cutune/device.hpp"
 #include "cutune/measure.hpp"
+#include "cutune/shard.hpp"
 #include "cutune/spec.hpp"
 #include "cutune/stop.hpp"
 #include "cutune/strategy.hpp"
@@ -58,6 +59,7 @@ struct TuneOptions {
   int final_repeats = 15;        ///< timed runs of each re-timed configuration
   bool isolate = true;           ///< measure in a worker process, so that a faulting candidate cannot end the run
   double timeout_floor_s = 10.0; ///< isolated runs: the least time a configuration gets before it counts as hung
+  Shard shard;                   ///< the part of each shape's space to tune (default 1/1: all of it); budget applies per part
   std::string command;           ///< the command line, kept as the run's provenance
   std::function<void(const Progress&)> on_progress;
 };
