@@ -50,6 +50,7 @@ struct SpaceArgs {
   std::string shape;
   std::vector<std::string> where;  ///< extra constraints (--where)
   bool list = false;
+  std::string arch = "sm_90";      ///< the architecture whose targets and clusters count as available
 };
 
 struct CompileArgs {
