@@ -11,6 +11,7 @@
 
 #include "cutune/compiler.hpp"
 #include "cutune/database.hpp"
+#include "cutune/error.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/space.hpp"
 #include "cutune/templates.hpp"
