@@ -17,11 +17,25 @@
 //     "block": ["TILE // VEC", "ROWS"],          // 1 to 3 entries, missing ones are 1
 //     "grid": ["ceil_div(N, TILE)", "ceil_div(M, TILE)"],
 //     "shared_memory": "TILE * (TILE + PAD) * 4",// dynamic shared memory in bytes, default 0
+//     "cluster": ["CX", "CY", 1],                // blocks per thread-block cluster, over parameter names; default
+//                                                // [1, 1, 1]. Several blocks: launched with cuLaunchKernelEx, only on
+//                                                // compute capability 9.0 and later, grid a multiple of the cluster,
+//                                                // at most 16 blocks (above 8 as a non-portable size)
 //     "arguments": [                             // in the kernel's parameter order
 //       {"name": "out", "type": "float*", "size": "M * N", "output": true},   // fill defaults to "poison"
 //       {"name": "in", "type": "const float*", "size": "M * N", "fill": "random"},
+//       {"name": "in_map", "type": "CUtensorMap", "buffer": "in",            // a TMA tensor map over a buffer
+//        "dims": ["N", "M"],                     // global extents, innermost first (rank 1 to 5), shape names only
+//        "strides": ["N"],                       // optional: elements between indices of dims[1..]; default packed
+//        "box": ["TILE", "TILE"],                // box extents (1 to 256), over parameter and shape names
+//        "swizzle": "SW",                        // optional: 0 (default, none), 32, 64 or 128 bytes; an expression
+//        "l2_promotion": 128,                    // optional: 0, 64, 128 (default) or 256 bytes
+//        "oob_fill": "zero"},                    // optional: "zero" (default) or "nan" (float buffers)
 //       {"name": "M", "type": "int", "value": "M"}
 //     ],
+//     "target": {"sm_90a": "PATH == 1"},         // optional: configurations that compile for an architecture-specific
+//                                                // target and run only on that compute capability (sm_90a: 9.0);
+//                                                // conditions over parameter names; "target": "sm_90a" for all
 //     "reference": {"kernel": "transpose_reference", "block": [32, 8], "grid": ["ceil_div(N, 32)", "ceil_div(M, 8)"]},
 //                                                // or {"configuration": {"TILE": 16, ...}}: the kernel itself at that
 //                                                // configuration (unnamed parameters take their defaults)
@@ -32,6 +46,15 @@
 //   }
 //
 // Parameters reach the source as #defines; the source must also compile on its own with default values.
+//
+// A CUtensorMap argument is encoded with cuTensorMapEncodeTiled for each configuration over its buffer's device pointer
+// (element type from the buffer; interleave none; element strides 1) and passed by value: in the kernel a
+// `const __grid_constant__ CUtensorMap` parameter (under NVRTC, where cuda.h does not compile, declare
+// `struct alignas(64) CUtensorMap { unsigned long long opaque[16]; };`). The driver's limits become constraints of the
+// spec (tensor_map.cpp): boxes of 1 to 256, an inner box extent a multiple of 16 bytes and within the swizzle span,
+// row strides multiples of 16 bytes below 2^40, the tensor within its buffer; what holds for no configuration is a
+// SpecError, what depends on the shape prunes at each shape. Tensor maps, like clusters, need compute capability 9.0:
+// the space counts configurations a GPU's architecture lacks as "removed by target".
 #pragma once
 
 #include <array>
