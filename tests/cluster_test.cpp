@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "spec_json_support.hpp"
+
 #include "cutune/error.hpp"
 #include "cutune/space.hpp"
 #include "cutune/spec.hpp"
@@ -10,7 +12,7 @@
 namespace cutune {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using Json = testing::SpecJson;
 
 Json clustered_spec() {
   return Json::parse(R"json({
@@ -23,19 +25,8 @@ Json clustered_spec() {
   })json");
 }
 
-KernelSpec spec_of(const Json& j) { return KernelSpec::from_json(j.dump(), "", "c.cu"); }
-
-std::string error_of(const Json& j) {
-  try {
-    spec_of(j);
-  } catch (const SpecError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(Cluster, ResolvesWithTheGeometry) {
-  const KernelSpec spec = spec_of(clustered_spec());
+  const KernelSpec spec = testing::spec_from_json(clustered_spec());
   const Launch l = spec.resolve(spec.launch, spec.parse_config("BLOCK=128,CX=4"), spec.parse_shape("4096"));
   EXPECT_EQ(l.cluster, (std::array<std::int64_t, 3>{4, 1, 1}));
   EXPECT_EQ(l.cluster_size(), 4);
@@ -43,16 +34,16 @@ TEST(Cluster, ResolvesWithTheGeometry) {
   // Without "cluster", one block per cluster.
   Json j = clustered_spec();
   j.erase("cluster");
-  const KernelSpec plain = spec_of(j);
+  const KernelSpec plain = testing::spec_from_json(j);
   EXPECT_EQ(plain.resolve(plain.launch, plain.default_config(), plain.parse_shape("8")).cluster_size(), 1);
 }
 
 TEST(Cluster, ErrorsNameTheField) {
   Json j = clustered_spec();
   j["cluster"] = {"CX", "N", 1};
-  EXPECT_EQ(error_of(j), "spec clustered: cluster[1]: may use parameter names only, not the shape's N");
+  EXPECT_EQ(testing::spec_error(j), "spec clustered: cluster[1]: may use parameter names only, not the shape's N");
   j["cluster"] = {1, 1, 1, 1};
-  EXPECT_EQ(error_of(j), "spec clustered: cluster: must be a list of 1 to 3 expressions");
+  EXPECT_EQ(testing::spec_error(j), "spec clustered: cluster: must be a list of 1 to 3 expressions");
 }
 
 TEST(Cluster, LimitsSizeAndGridDivisibility) {
@@ -74,7 +65,7 @@ TEST(Cluster, LimitsSizeAndGridDivisibility) {
 }
 
 TEST(Cluster, SpaceCountsClustersByTargetAndGridByDevice) {
-  const KernelSpec spec = spec_of(clustered_spec());
+  const KernelSpec spec = testing::spec_from_json(clustered_spec());
   // Without a shape: CX = 32 exceeds 16 blocks (device limits), on both block sizes.
   const Space hopper = Space::enumerate(spec, std::nullopt, limits_of_compute_capability(90));
   EXPECT_EQ(hopper.size(), 8u);

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "spec_json_support.hpp"
+
 #include "cli_support.hpp"
 #include "cutune/compiler.hpp"
 #include "cutune/cubin_cache.hpp"
@@ -17,7 +19,7 @@
 namespace cutune {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using Json = testing::SpecJson;
 
 // PATH=1 uses wgmma, which only the sm_90a target has; PATH=0 is plain code.
 constexpr const char* kSource = R"(
@@ -32,6 +34,8 @@ extern "C" __global__ void k(float* out) {
 }
 )";
 
+KernelSpec spec_of(const Json& j) { return testing::spec_from_json(j, kSource); }
+
 Json base_spec() {
   return Json::parse(R"json({
     "name": "targeted", "source": "targeted.cu", "kernel": "k", "shape": ["N"],
@@ -42,17 +46,6 @@ Json base_spec() {
     "reference": {"configuration": {"PATH": 0}},
     "metric": {"bytes": "4 * N"}
   })json");
-}
-
-KernelSpec spec_of(const Json& j) { return KernelSpec::from_json(j.dump(), kSource, "targeted.cu"); }
-
-std::string error_of(const Json& j) {
-  try {
-    spec_of(j);
-  } catch (const SpecError& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 TEST(Target, ArchitectureNames) {
@@ -86,14 +79,14 @@ TEST(Target, ParsesRulesAndSpecWideTargets) {
 TEST(Target, ErrorsNameTheField) {
   Json j = base_spec();
   j["target"] = "sm_90";
-  EXPECT_EQ(error_of(j), "spec targeted: target: 'sm_90' is not an architecture-specific target (sm_<major><minor>a: "
+  EXPECT_EQ(testing::spec_error(j), "spec targeted: target: 'sm_90' is not an architecture-specific target (sm_<major><minor>a: "
                          "sm_90a, sm_100a, sm_120a, ...)");
   j["target"] = {{"sm_90a", "N > 4"}};
-  EXPECT_EQ(error_of(j), "spec targeted: target.sm_90a: may use parameter names only, not the shape's N");
+  EXPECT_EQ(testing::spec_error(j), "spec targeted: target.sm_90a: may use parameter names only, not the shape's N");
   j["target"] = {{"sm_90a", "PATH == Q"}};
-  EXPECT_NE(error_of(j).find("target.sm_90a: unknown name 'Q'"), std::string::npos) << error_of(j);
+  EXPECT_NE(testing::spec_error(j).find("target.sm_90a: unknown name 'Q'"), std::string::npos) << testing::spec_error(j);
   j["target"] = Json::array();
-  EXPECT_EQ(error_of(j), "spec targeted: target: must be a target such as \"sm_90a\" or an object {\"sm_90a\": "
+  EXPECT_EQ(testing::spec_error(j), "spec targeted: target: must be a target such as \"sm_90a\" or an object {\"sm_90a\": "
                          "CONDITION, ...}");
 }
 

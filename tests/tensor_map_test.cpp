@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "spec_json_support.hpp"
+
 #include "cutune/error.hpp"
 #include "cutune/space.hpp"
 #include "measure/tensor_map_encode.hpp"
@@ -12,7 +14,7 @@
 namespace cutune {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using Json = testing::SpecJson;
 
 Json mapped_spec() {
   return Json::parse(R"json({
@@ -29,19 +31,8 @@ Json mapped_spec() {
   })json");
 }
 
-KernelSpec spec_of(const Json& j) { return KernelSpec::from_json(j.dump(), "", "m.cu"); }
-
-std::string error_of(const Json& j) {
-  try {
-    spec_of(j);
-  } catch (const SpecError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(TensorMap, ReadsTheArgument) {
-  const KernelSpec spec = spec_of(mapped_spec());
+  const KernelSpec spec = testing::spec_from_json(mapped_spec());
   const Argument& a = spec.arguments[1];
   ASSERT_TRUE(a.tensor_map);
   EXPECT_FALSE(a.is_buffer);
@@ -55,7 +46,7 @@ TEST(TensorMap, ReadsTheArgument) {
 
 // The layout for one configuration: what cuTensorMapEncodeTiled gets, computed without a driver.
 TEST(TensorMap, LayoutForAConfiguration) {
-  const KernelSpec spec = spec_of(mapped_spec());
+  const KernelSpec spec = testing::spec_from_json(mapped_spec());
   const TensorMapLayout l =
       tensor_map_layout(spec, spec.arguments[1], spec.parse_config("BX=64,BY=16,SW=128"), spec.parse_shape("300x1024"));
   EXPECT_EQ(l.type, ElementType::BFloat16);
@@ -91,7 +82,7 @@ TEST(TensorMap, ExplicitStridesAndOptions) {
   j["arguments"][1]["l2_promotion"] = 256;
   j["arguments"][1]["oob_fill"] = "nan";
   j["arguments"][2]["size"] = "2 * (N + 8) * M";
-  const KernelSpec spec = spec_of(j);
+  const KernelSpec spec = testing::spec_from_json(j);
   const TensorMapLayout l =
       tensor_map_layout(spec, spec.arguments[1], spec.parse_config("BX=8,BY=16,SW=0"), spec.parse_shape("10x56"));
   EXPECT_EQ(l.rank, 3u);
@@ -106,7 +97,7 @@ TEST(TensorMap, ExplicitStridesAndOptions) {
 // The driver's limits become constraints: boxes over 256 or under 16 bytes wide, a swizzle narrower than the box,
 // rows that are not multiples of 16 bytes are removed from the space, not failed at run time.
 TEST(TensorMap, ImpliedConstraintsPruneTheSpace) {
-  const KernelSpec spec = spec_of(mapped_spec());
+  const KernelSpec spec = testing::spec_from_json(mapped_spec());
   const Space space = Space::enumerate(spec, spec.parse_shape("64x1024"), DeviceLimits{});
   // BX = 4 (8 bytes) and BY = 512 go; SW = 128 keeps BX <= 64 (128 bytes): BX 8, 32, 64 x BY 16 x SW 0, 128.
   EXPECT_EQ(space.size(), 6u);
@@ -116,7 +107,7 @@ TEST(TensorMap, ImpliedConstraintsPruneTheSpace) {
   // A tensor larger than its buffer is refused too.
   Json j = mapped_spec();
   j["arguments"][2]["size"] = "N";
-  const KernelSpec small = spec_of(j);
+  const KernelSpec small = testing::spec_from_json(j);
   EXPECT_EQ(Space::enumerate(small, small.parse_shape("64x1024"), DeviceLimits{}).size(), 0u);
   EXPECT_EQ(Space::enumerate(small, small.parse_shape("1x1024"), DeviceLimits{}).size(), 6u);
   // Before compute capability 9.0 there are no tensor maps.
@@ -129,7 +120,7 @@ TEST(TensorMap, ErrorsNameTheField) {
   auto with = [](const char* key, const Json& value) {
     Json j = mapped_spec();
     j["arguments"][1][key] = value;
-    return error_of(j);
+    return testing::spec_error(j);
   };
   EXPECT_EQ(with("buffer", "nothing"), "spec mapped: arguments.map.buffer: 'nothing' is not a buffer argument of mapped");
   EXPECT_EQ(with("buffer", "map"), "spec mapped: arguments.map.buffer: 'map' is not a buffer argument of mapped");
@@ -153,7 +144,7 @@ TEST(TensorMap, ErrorsNameTheField) {
   Json j = mapped_spec();
   j["arguments"][2]["type"] = "const int*";
   j["arguments"][1]["oob_fill"] = "nan";
-  EXPECT_EQ(error_of(j), "spec mapped: arguments.map.oob_fill: \"nan\" needs a floating-point buffer");
+  EXPECT_EQ(testing::spec_error(j), "spec mapped: arguments.map.oob_fill: \"nan\" needs a floating-point buffer");
 }
 
 }  // namespace
