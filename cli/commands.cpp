@@ -16,6 +16,7 @@
 #include "cutune/runtime.hpp"
 #include "cutune/space.hpp"
 #include "cutune/t1.hpp"
+#include "cutune/target.hpp"
 #include "cutune/templates.hpp"
 
 namespace cutune::cli {
@@ -132,6 +133,7 @@ void add_space_command(CLI::App& app, Subcommands& out) {
   add_where_option(*cmd, args->where);
   add_shard_option(*cmd, args->shard);
   cmd->add_flag("--list", args->list, "print every valid configuration");
+  cmd->add_option("--arch", args->arch, "architecture, for targets (sm_90a) and clusters")->capture_default_str();
   out.push_back({cmd, [args] { return run_space(*args); }});
 }
 
@@ -269,6 +271,13 @@ int run_list() {
   return 0;
 }
 
+// Launch limits of compute capability 9.0, with the architecture's own targets and clusters.
+DeviceLimits arch_limits(const std::string& arch) {
+  const auto cc = arch_compute_capability(arch);
+  if (!cc) throw InputError("--arch '" + arch + "': expected an architecture such as sm_80, sm_90 or sm_90a");
+  return limits_of_compute_capability(*cc);
+}
+
 int run_space(const SpaceArgs& args) {
   std::optional<Shape> problem_shape;
   KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, false);
@@ -276,13 +285,14 @@ int run_space(const SpaceArgs& args) {
   std::optional<Shape> shape = problem_shape;  // a T1 problem is counted at its size, grid limits included
   if (!args.shape.empty()) shape = problem_shape ? problem_shapes(spec, *problem_shape, args.shape).front()
                                                  : spec.parse_shape(args.shape);
-  const Space space = Space::enumerate(spec, shape, DeviceLimits{}).shard(parse_shard(args.shard));
+  const Space space = Space::enumerate(spec, shape, arch_limits(args.arch)).shard(parse_shard(args.shard));
   if (args.list) {
     for (const auto& c : space.configs()) std::cout << spec.format(c) << "\n";
   }
   std::cout << space.size() << " valid configurations of " << spec.name << " (" << space.cartesian_size()
             << " combinations, " << space.removed_by_constraints() << " removed by constraints, "
-            << space.removed_by_device() << " by compute capability 9.0 launch limits"
+            << space.removed_by_device() << " by compute capability 9.0 launch limits, " << space.removed_by_target()
+            << " by target " << args.arch
             << (args.shard.empty() ? "" : ", " + std::to_string(space.removed_by_shard()) + " in the other parts")
             << ")\n";
   return 0;
@@ -290,7 +300,7 @@ int run_space(const SpaceArgs& args) {
 
 int run_compile(const CompileArgs& args) {
   const KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, nullptr, true);
-  const Space space = Space::enumerate(spec, std::nullopt, DeviceLimits{});
+  const Space space = Space::enumerate(spec, std::nullopt, arch_limits(args.arch));
   CompilePool pool(args.jobs);
   std::vector<std::future<CompileOutput>> futures;
   for (const auto& c : space.configs())

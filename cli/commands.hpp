@@ -56,6 +56,7 @@ struct SpaceArgs {
   std::vector<std::string> where;  ///< extra constraints (--where)
   std::string shard;               ///< --shard i/n: count (list) only that part
   bool list = false;
+  std::string arch = "sm_90";      ///< the architecture whose targets and clusters count as available
 };
 
 struct CompileArgs {

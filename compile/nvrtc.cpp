@@ -9,6 +9,7 @@
 
 #include "cutune/compiler.hpp"
 #include "cutune/error.hpp"
+#include "cutune/target.hpp"
 #include "nvrtc.hpp"
 
 namespace cutune {
@@ -131,7 +132,7 @@ CompileOutput compile(const KernelSpec& spec, const std::string& kernel, const s
 }
 
 CompileOutput compile_config(const KernelSpec& spec, const Config& config, const std::string& arch) {
-  return compile(spec, spec.kernel, spec.defines(config), arch);
+  return compile(spec, spec.kernel, spec.defines(config), compile_arch(spec, config, arch));
 }
 
 std::vector<std::string> reference_defines(const KernelSpec& spec) {

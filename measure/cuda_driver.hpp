@@ -18,7 +18,8 @@ namespace cutune::detail {
   X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync)            \
   X(cuMemsetD8Async) X(cuMemsetD32Async) X(cuMemGetInfo) X(cuStreamCreate) X(cuStreamDestroy)                  \
   X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)             \
-  X(cuEventElapsedTime) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
+  X(cuEventElapsedTime) X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuLaunchKernelEx)                    \
+  X(cuOccupancyMaxActiveClusters) X(cuTensorMapEncodeTiled)
 
 struct DriverApi {
 #define CUTUNE_DECLARE(name) decltype(&::name) name = nullptr;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "cluster_launch.hpp"
 #include "cutune/error.hpp"
 #include "workbench.hpp"
 
@@ -127,6 +128,14 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
   detail::record_launch_resources(r, f, launch);
   r.spill_bytes = compiled.spill_bytes;
   r.peak = w.peak;
+  // A cluster that cannot be scheduled, or a tensor map the driver refuses, fails this configuration's launch.
+  std::optional<std::string> unlaunchable = detail::prepare_cluster_launch(f, launch);
+  if (!unlaunchable) unlaunchable = w.encode_tensor_maps(config);
+  if (unlaunchable) {
+    r.status = Status::LaunchError;
+    r.message = *unlaunchable;
+    return r;
+  }
   std::vector<void*> params = w.parameters(config);
 
   // The first run is timed like the others (after an L2 flush) and verified on reset outputs: its time counts only

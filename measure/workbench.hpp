@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,7 @@ struct DeviceArgument {
   DeviceBuffer initial;       // outputs that start with data: the data, restored before each verification
   CUdeviceptr pointer = 0;    // cuLaunchKernel reads the argument through a pointer to this
   std::array<unsigned char, 8> scalar{};
+  CUtensorMap map{};          // tensor maps: encoded per configuration, as the box follows the tile
 };
 
 /// What a loaded kernel asks of the GPU at its launch geometry: threads, blocks, shared memory (the spec's dynamic
@@ -102,8 +104,10 @@ struct Workbench::Impl {
   void fill(detail::DeviceArgument& arg, Fill fill, std::uint64_t salt);
   /// Puts every output back in its initial state (poison or initial data).
   void reset_outputs();
-  /// The kernel parameter array for a configuration (scalars evaluated with it).
+  /// The kernel parameter array for a configuration (scalars evaluated with it; tensor maps as encoded last).
   std::vector<void*> parameters(const Config& config);
+  /// Encodes every tensor-map argument for a configuration over its buffer; why it failed, or nullopt.
+  std::optional<std::string> encode_tensor_maps(const Config& config);
   CUresult launch(CUfunction f, const Launch& launch, std::vector<void*>& params);
   void flush_l2();
   /// Support kernels, L2 flush buffer, reference output and the metric's peak; once.

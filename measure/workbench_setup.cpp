@@ -7,8 +7,10 @@
 #include "cutune/error.hpp"
 #include "cutune/resources.hpp"
 #include "specs/embedded_support.hpp"
+#include "cluster_launch.hpp"
 #include "compile/nvrtc.hpp"
 #include "float16.hpp"
+#include "tensor_map_encode.hpp"
 #include "workbench.hpp"
 
 namespace cutune {
@@ -176,6 +178,8 @@ std::vector<void*> Workbench::Impl::parameters(const Config& config) {
     if (arg.spec->is_buffer) {
       arg.pointer = arg.buffer.get();
       params.push_back(&arg.pointer);
+    } else if (arg.spec->tensor_map) {
+      params.push_back(&arg.map);
     } else {
       arg.scalar = scalar_bytes(arg.spec->type, arg.spec->value.eval(scope));
       params.push_back(arg.scalar.data());
@@ -184,11 +188,22 @@ std::vector<void*> Workbench::Impl::parameters(const Config& config) {
   return params;
 }
 
+std::optional<std::string> Workbench::Impl::encode_tensor_maps(const Config& config) {
+  for (auto& arg : args) {
+    if (!arg.spec->tensor_map) continue;
+    try {
+      const TensorMapLayout layout = tensor_map_layout(spec, *arg.spec, config, shape);
+      const CUresult e = detail::encode_tensor_map(layout, args[layout.buffer_index].buffer.get(), &arg.map);
+      if (e != CUDA_SUCCESS) return detail::describe(e, "cuTensorMapEncodeTiled") + " for " + arg.spec->name;
+    } catch (const InputError& e) {
+      return e.what();
+    }
+  }
+  return std::nullopt;
+}
+
 CUresult Workbench::Impl::launch(CUfunction f, const Launch& l, std::vector<void*>& params) {
-  return detail::driver().cuLaunchKernel(
-      f, static_cast<unsigned>(l.grid[0]), static_cast<unsigned>(l.grid[1]), static_cast<unsigned>(l.grid[2]),
-      static_cast<unsigned>(l.block[0]), static_cast<unsigned>(l.block[1]), static_cast<unsigned>(l.block[2]),
-      static_cast<unsigned>(l.shared_memory), stream, params.data(), nullptr);
+  return detail::launch_kernel(f, l, stream, params.data());
 }
 
 void Workbench::Impl::flush_l2() {
@@ -262,6 +277,8 @@ void Workbench::Impl::prepare(CubinCache* cache) {
   if (l.shared_memory > 0) {  // opt in: static shared memory may push the total past 48 KiB
     CU_CHECK(cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.shared_memory));
   }
+  if (auto why = detail::prepare_cluster_launch(f, l)) throw CudaError("the reference of " + spec.name + ": " + *why);
+  if (auto why = encode_tensor_maps(ref_config)) throw CudaError("the reference of " + spec.name + ": " + *why);
   reset_outputs();
   std::vector<void*> params = parameters(ref_config);
   detail::check(launch(f, l, params), "cuLaunchKernel(reference)");

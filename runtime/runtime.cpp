@@ -4,17 +4,21 @@
 #include <dlfcn.h>
 
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <vector>
 
+#include "measure/cluster_launch.hpp"
 #include "measure/cuda_driver.hpp"
 #include "cutune/device.hpp"
 #include "cutune/error.hpp"
 #include "cutune/space.hpp"
 #include "cutune/templates.hpp"
+#include "cutune/tensor_map.hpp"
 #include "specs/log.hpp"
+#include "measure/tensor_map_encode.hpp"
 #include "measure/workbench.hpp"
 
 namespace cutune {
@@ -34,12 +38,21 @@ int current_device() {
   return found ? static_cast<int>(device) : 0;
 }
 
-// The spec's default configuration, or where the shape rules it out (an alignment it needs, say), the valid
-// configuration that differs from it in the fewest parameters (the first such in enumeration order).
-Config default_at(const KernelSpec& spec, const Shape& shape) {
+// Whether the GPU's architecture can run a configuration valid at the shape: its target, and its cluster.
+bool architecture_runs(const KernelSpec& spec, const Config& config, const Shape& shape, const DeviceLimits& limits) {
+  return !architecture_lacks(spec, spec.scope(config, &shape), spec.resolve(spec.launch, config, shape),
+                             limits.compute_capability);
+}
+
+// The spec's default configuration, or where the shape or the GPU's architecture rules it out (an alignment it
+// needs, an sm_90a target), the valid configuration that differs from it in the fewest parameters (the first such
+// in enumeration order).
+Config default_at(const KernelSpec& spec, const Shape& shape, const DeviceLimits& limits) {
   const Config preferred = spec.default_config();
-  if (!invalid_config(spec, spec.format(preferred), shape.str())) return preferred;
-  const Space space = Space::enumerate(spec, shape, DeviceLimits{});
+  if (!invalid_config(spec, spec.format(preferred), shape.str()) && architecture_runs(spec, preferred, shape, limits)) {
+    return preferred;
+  }
+  const Space space = Space::enumerate(spec, shape, limits);
   const Config* best = nullptr;
   std::size_t best_distance = spec.parameters.size() + 1;
   for (const Config& c : space.configs()) {
@@ -51,8 +64,11 @@ Config default_at(const KernelSpec& spec, const Shape& shape) {
 }
 
 std::string type_name(const Argument& a) {
+  if (a.tensor_map) return "CUtensorMap (passed as the device pointer of its tensor)";
   return std::string(to_string(a.type)) + (a.is_buffer ? "*" : "");
 }
+
+constexpr std::size_t kTensorAlignment = 16;  // cuTensorMapEncodeTiled: the tensor's address, in bytes
 
 }  // namespace
 
@@ -71,7 +87,8 @@ BestConfig choose_config(Database* db, const KernelSpec& spec, const DeviceIdent
   }
   BestConfig fallback;
   fallback.match = Match::Default;
-  fallback.result.config = spec.format(default_at(spec, shape));
+  fallback.result.config =
+      spec.format(default_at(spec, shape, limits_of_compute_capability(device.cc_major * 10 + device.cc_minor)));
   fallback.kernel = {spec.name, spec.hash};
   fallback.device = device;
   fallback.shape = shape.str();
@@ -88,6 +105,8 @@ struct RuntimeKernel::Impl {
   detail::Module module;
   CUfunction function = nullptr;
   std::vector<std::size_t> arg_bytes;
+  std::vector<std::optional<TensorMapLayout>> tensor_maps;  // per argument: the layout of a tensor map at this shape
+  std::size_t tensor_map_count = 0;
   bool from_cache = false;
   double ready_ms = 0.0;
 };
@@ -112,21 +131,32 @@ void RuntimeKernel::launch(void* stream, std::span<const KernelArg> args) const 
   std::array<void*, 16> small{};
   std::vector<void*> large(args.size() > small.size() ? args.size() : 0);
   void** params = large.empty() ? small.data() : large.data();
+  // Tensor maps are encoded here, over the pointer passed in their place: a host-side call of about a microsecond,
+  // and nothing shared between threads launching at once.
+  std::vector<CUtensorMap> maps(k.tensor_map_count);
+  std::size_t next_map = 0;
   for (std::size_t i = 0; i < args.size(); ++i) {
+    const Argument& a = k.spec.arguments[i];
     if (args[i].bytes != k.arg_bytes[i]) {
-      const Argument& a = k.spec.arguments[i];
       throw InputError("argument " + std::to_string(i + 1) + " (" + a.name + ") of " + k.spec.name + " is a " +
                        type_name(a) + " of " + std::to_string(k.arg_bytes[i]) + " bytes, got " +
                        std::to_string(args[i].bytes) + " bytes");
     }
     params[i] = const_cast<void*>(args[i].address);
+    if (!k.tensor_maps[i]) continue;
+    CUdeviceptr tensor = 0;
+    std::memcpy(&tensor, args[i].address, sizeof tensor);
+    if (tensor % kTensorAlignment != 0) {
+      throw InputError("argument " + std::to_string(i + 1) + " (" + a.name + ") of " + k.spec.name +
+                       ": the tensor's address must be a multiple of 16 bytes for TMA");
+    }
+    CUtensorMap& map = maps[next_map++];
+    detail::check(detail::encode_tensor_map(*k.tensor_maps[i], tensor, &map), "cuTensorMapEncodeTiled");
+    params[i] = &map;
   }
   k.device->make_current();
-  const Launch& g = k.geometry;
-  CU_CHECK(cuLaunchKernel, k.function, static_cast<unsigned>(g.grid[0]), static_cast<unsigned>(g.grid[1]),
-           static_cast<unsigned>(g.grid[2]), static_cast<unsigned>(g.block[0]), static_cast<unsigned>(g.block[1]),
-           static_cast<unsigned>(g.block[2]), static_cast<unsigned>(g.shared_memory), static_cast<CUstream>(stream),
-           params, nullptr);
+  detail::check(detail::launch_kernel(k.function, k.geometry, static_cast<CUstream>(stream), params),
+                k.geometry.cluster_size() > 1 ? "cuLaunchKernelEx" : "cuLaunchKernel");
 }
 
 struct Runtime::Impl {
@@ -159,7 +189,12 @@ const RuntimeKernel& Runtime::Impl::get(const KernelSpec& spec, const Shape& sha
   k->choice = choose_config(db ? &*db : nullptr, spec, device.identity(), shape);
   k->config = spec.parse_config(k->choice.result.config);
   k->geometry = spec.resolve(spec.launch, k->config, shape);
-  for (const auto& a : spec.arguments) k->arg_bytes.push_back(a.is_buffer ? sizeof(CUdeviceptr) : element_size(a.type));
+  for (const auto& a : spec.arguments) {
+    // A tensor map's place takes the device pointer of its tensor, over which the launch encodes the map.
+    k->arg_bytes.push_back(a.is_buffer || a.tensor_map ? sizeof(CUdeviceptr) : element_size(a.type));
+    k->tensor_maps.push_back(a.tensor_map ? std::optional(tensor_map_layout(spec, a, k->config, shape)) : std::nullopt);
+    k->tensor_map_count += a.tensor_map ? 1 : 0;
+  }
 
   const CompileOutput compiled = compile_config_cached(cache ? &*cache : nullptr, spec, k->config, device.identity().arch());
   k->from_cache = compiled.from_cache;
@@ -173,6 +208,9 @@ const RuntimeKernel& Runtime::Impl::get(const KernelSpec& spec, const Shape& sha
   if (k->geometry.shared_memory > 0) {  // opt in: static shared memory may push the total past 48 KiB
     CU_CHECK(cuFuncSetAttribute, k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
              static_cast<int>(k->geometry.shared_memory));
+  }
+  if (auto why = detail::prepare_cluster_launch(k->function, k->geometry)) {
+    throw CudaError(spec.name + " " + k->choice.result.config + ": " + *why);
   }
   k->ready_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   detail::logger()->info("runtime: {} {} on {}: {} ({}), {} in {:.2f} ms", spec.name, k->shape.str(),

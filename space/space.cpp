@@ -70,6 +70,7 @@ class Enumerator {
   std::vector<Config> configs;
   std::uint64_t removed_by_constraints = 0;
   std::uint64_t removed_by_device = 0;
+  std::uint64_t removed_by_target = 0;
 
  private:
   void visit(std::size_t depth) {
@@ -105,6 +106,12 @@ class Enumerator {
       if (with_grid_) launch.grid[i] = integer(spec_.launch.grid[i], std::string("grid.") + kAxis[i]);
     }
     launch.shared_memory = integer(spec_.launch.shared_memory, "shared_memory");
+    for (std::size_t i = 0; i < 3; ++i) launch.cluster[i] = integer(spec_.launch.cluster[i], std::string("cluster.") + kAxis[i]);
+    // What the architecture lacks is counted apart from what exceeds its limits.
+    if (architecture_lacks(spec_, values_, launch, limits_.compute_capability)) {
+      ++removed_by_target;
+      return;
+    }
     if (check_launch(launch, limits_, with_grid_)) {
       ++removed_by_device;
       return;
@@ -132,6 +139,7 @@ Space Space::enumerate(const KernelSpec& spec, const std::optional<Shape>& shape
   space.cartesian_size_ = e.cartesian_size();
   space.removed_by_constraints_ = e.removed_by_constraints;
   space.removed_by_device_ = e.removed_by_device;
+  space.removed_by_target_ = e.removed_by_target;
   return space;
 }
 
@@ -203,6 +211,7 @@ std::optional<std::string> check_launch(const Launch& launch, const DeviceLimits
     return std::to_string(launch.shared_memory) + " bytes of dynamic shared memory > " +
            std::to_string(limits.max_shared_per_block_optin);
   }
+  if (auto why = check_cluster(launch, limits, check_grid)) return why;
   if (check_grid) {
     for (std::size_t i = 0; i < 3; ++i) {
       if (launch.grid[i] <= 0)

@@ -253,10 +253,12 @@ Launch KernelSpec::resolve(const Geometry& geometry, const Config& config, const
   };
   static constexpr const char* kBlock[] = {"block[0]", "block[1]", "block[2]"};
   static constexpr const char* kGrid[] = {"grid[0]", "grid[1]", "grid[2]"};
+  static constexpr const char* kCluster[] = {"cluster[0]", "cluster[1]", "cluster[2]"};
   Launch launch;
   for (std::size_t i = 0; i < 3; ++i) {
     launch.block[i] = integer(geometry.block[i], kBlock[i]);
     launch.grid[i] = integer(geometry.grid[i], kGrid[i]);
+    launch.cluster[i] = integer(geometry.cluster[i], kCluster[i]);
   }
   launch.shared_memory = integer(geometry.shared_memory, "shared_memory");
   return launch;

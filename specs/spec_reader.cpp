@@ -13,7 +13,7 @@ namespace cutune::detail {
 namespace {
 
 // Reads one spec; every error names the spec and the field.
-class SpecReader {
+class SpecReader final : public FieldReader {
  public:
   explicit SpecReader(KernelSpec& spec) : spec_(spec) {}
 
@@ -24,7 +24,8 @@ class SpecReader {
     }
     check_keys(root, "(top level)",
                {"name", "description", "source", "kernel", "shape", "parameters", "constraints", "block", "grid",
-                "shared_memory", "arguments", "reference", "tolerance", "metric", "compile_options"});
+                "shared_memory", "cluster", "arguments", "reference", "tolerance", "metric", "compile_options",
+                "target"});
     spec_.name = string_field(root, "name", "name");
     if (spec_.name.empty()) fail("name", "must not be empty");
     if (root.contains("description")) spec_.description = string_field(root, "description", "description");
@@ -43,7 +44,9 @@ class SpecReader {
       }
     }
     spec_.launch = geometry(root, "");
+    if (root.contains("cluster")) read_cluster(root["cluster"]);
     read_arguments(required(root, "arguments", "arguments"));
+    if (root.contains("target")) read_targets(root["target"], *this, spec_);
 
     const Json& reference = required(root, "reference", "reference");
     if (!reference.is_object()) {
@@ -71,7 +74,7 @@ class SpecReader {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const override {
     throw SpecError(prefix_ + ": " + field + ": " + what);
   }
 
@@ -80,7 +83,8 @@ class SpecReader {
     return object[key];
   }
 
-  void check_keys(const Json& object, const std::string& field, std::initializer_list<std::string_view> allowed) const {
+  void check_keys(const Json& object, const std::string& field,
+                  std::initializer_list<std::string_view> allowed) const override {
     for (const auto& [key, value] : object.items()) {
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
         fail(field, "unknown field '" + key +
@@ -109,7 +113,7 @@ class SpecReader {
     return std::nullopt;
   }
 
-  Expr expression(const Json& j, const std::string& field) const {
+  Expr expression(const Json& j, const std::string& field) const override {
     try {
       Expr e;
       if (j.is_string()) {
@@ -180,6 +184,18 @@ class SpecReader {
     return dims;
   }
 
+  // Blocks per cluster depend on the configuration only: whether a GPU can launch it is known without a shape.
+  void read_cluster(const Json& j) {
+    spec_.launch.cluster = dimensions(j, "cluster");
+    for (std::size_t i = 0; i < 3; ++i) {
+      for (const auto& name : spec_.shape_names) {
+        if (spec_.launch.cluster[i].uses(name)) {
+          fail("cluster[" + std::to_string(i) + "]", "may use parameter names only, not the shape's " + name);
+        }
+      }
+    }
+  }
+
   Geometry geometry(const Json& object, const std::string& prefix) const {
     Geometry g;
     g.block = dimensions(required(object, "block", prefix + "block"), prefix + "block");
@@ -213,7 +229,7 @@ class SpecReader {
     fail(field, "unknown type '" + text +
                     "' (buffers: [const] float*, double*, int*, int32*, int64*, unsigned*, uint32*, __nv_bfloat16*, "
                     "__half*; scalars: int, int32, int64, long long, unsigned, uint32, float, double, __nv_bfloat16, "
-                    "__half)");
+                    "__half; CUtensorMap)");
   }
 
   void read_arguments(const Json& list) {
@@ -230,8 +246,10 @@ class SpecReader {
       }
       field = "arguments." + a.name;
       bool is_const = false;
-      read_argument_type(a, required(j, "type", field + ".type"), field + ".type", is_const);
-      if (a.is_buffer) {
+      const Json& type = required(j, "type", field + ".type");
+      if (type.is_string() && trim(type.get<std::string>()) == "CUtensorMap") {
+        read_tensor_map(j, field, *this, spec_, a);
+      } else if (read_argument_type(a, type, field + ".type", is_const); a.is_buffer) {
         check_keys(j, field, {"name", "type", "size", "fill", "output"});
         a.size = expression(required(j, "size", field + ".size"), field + ".size");
         if (j.contains("fill")) {
@@ -259,6 +277,7 @@ class SpecReader {
       spec_.arguments.push_back(std::move(a));
     }
     if (!has_output) fail("arguments", "no buffer has \"output\": true, so nothing could be verified");
+    finish_tensor_maps(*this, spec_);
   }
 
   // The spec's own kernel at a configuration is the reference: for kernels (T1 problems among them) that come

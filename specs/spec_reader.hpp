@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,7 +28,29 @@ std::string join(const Range& items, std::string_view separator, Format format) 
   return out;
 }
 
+/// What the readers of a spec's sections share: errors that name the spec and the field, and expressions bound to
+/// the spec's parameter and shape names.
+class FieldReader {
+ public:
+  virtual ~FieldReader() = default;
+  [[noreturn]] virtual void fail(const std::string& field, const std::string& what) const = 0;
+  /// A string or number as an expression bound to the spec's scope; fails naming `field` on a syntax error.
+  virtual Expr expression(const Json& j, const std::string& field) const = 0;
+  /// Fails naming the first key of `object` that is not in `allowed`.
+  virtual void check_keys(const Json& object, const std::string& field,
+                          std::initializer_list<std::string_view> allowed) const = 0;
+};
+
 /// Fills `spec` from a parsed spec document; throws SpecError naming the spec and the field.
 void read_spec(const Json& root, KernelSpec& spec);
+
+/// Reads "target" (target.cpp): a name such as "sm_90a" for every configuration, or {"sm_90a": CONDITION, ...}.
+void read_targets(const Json& j, const FieldReader& reader, KernelSpec& spec);
+/// Reads a CUtensorMap argument's fields into `a` (tensor_map.cpp); its buffer is looked up later.
+void read_tensor_map(const Json& j, const std::string& field, const FieldReader& reader, const KernelSpec& spec,
+                     Argument& a);
+/// After every argument is read: resolves each tensor map's buffer and adds the constraints the driver's limits
+/// imply to spec.constraints; fails where one can never hold.
+void finish_tensor_maps(const FieldReader& reader, KernelSpec& spec);
 
 }  // namespace cutune::detail

@@ -456,7 +456,7 @@ TEST_F(SpecCli, SpaceAndCompileAUserKernel) {
   Output r = tune("space --spec " + example("saxpy.json"));
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "15 valid configurations of saxpy (16 combinations, 1 removed by constraints, 0 by compute "
-                   "capability 9.0 launch limits)\n");
+                   "capability 9.0 launch limits, 0 by target sm_90)\n");
   r = tune("space --kernel " + example("saxpy.json") + " --list");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("BLOCK=512,ITEMS=8\n"), std::string::npos);

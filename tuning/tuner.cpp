@@ -126,9 +126,11 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
 
   std::map<std::string, Result> stored;
   for (auto& r : database_.results(identity_, kernel, shape_key)) stored.emplace(r.config, std::move(r));
-  detail::logger()->info("tuning {} {} on {}: {} valid configurations ({} removed by constraints, {} by device limits), {} stored",
-                         spec.name, shape_key, identity_.name, space.size(), space.removed_by_constraints(),
-                         space.removed_by_device(), stored.size());
+  detail::logger()->info(
+      "tuning {} {} on {}: {} valid configurations ({} removed by constraints, {} by device limits, {} by target {}), "
+      "{} stored",
+      spec.name, shape_key, identity_.name, space.size(), space.removed_by_constraints(), space.removed_by_device(),
+      space.removed_by_target(), arch, stored.size());
 
   if (options_.use_cache && !cache_) {
     cache_ = std::make_unique<CubinCache>(options_.cache_dir.empty() ? CubinCache::default_directory()

@@ -32,7 +32,8 @@ int nvrtc_version();
 /// Compiles `kernel` from the spec's source with `options` added to cutune's own, for `arch` (e.g. "sm_90").
 CompileOutput compile(const KernelSpec& spec, const std::string& kernel, const std::vector<std::string>& options,
                       const std::string& arch);
-/// The spec's kernel with a configuration's #defines.
+/// The spec's kernel with a configuration's #defines, for `arch` or the architecture-specific target the
+/// configuration needs (compile_arch() in target.hpp: sm_90a where the spec's "target" asks for it).
 CompileOutput compile_config(const KernelSpec& spec, const Config& config, const std::string& arch);
 /// The options of a reference kernel's compile: the default configuration's #defines and CUTUNE_REFERENCE, so that
 /// a source can keep its reference out of the candidates' compiles (#if !defined(CUTUNE) || defined(CUTUNE_REFERENCE)).

@@ -54,7 +54,9 @@ class RuntimeKernel {
 
   /// Enqueues the kernel on `stream` (a CUstream or cudaStream_t; null is the legacy default stream). One argument
   /// per spec argument, in the spec's order; their count and sizes are checked (InputError), a failed launch
-  /// throws CudaError. Thread-safe.
+  /// throws CudaError. In the place of a CUtensorMap argument goes the device pointer of the tensor it describes
+  /// (16-byte aligned): the map is encoded over it at each launch, with the chosen configuration's box. A spec with a
+  /// cluster launches with it (cuLaunchKernelEx). Thread-safe.
   void launch(void* stream, std::span<const KernelArg> args) const;
   void launch(void* stream, std::initializer_list<KernelArg> args) const {
     launch(stream, std::span<const KernelArg>(args.begin(), args.size()));

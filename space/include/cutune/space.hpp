@@ -4,6 +4,8 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "cutune/shard.hpp"
@@ -18,7 +20,15 @@ struct DeviceLimits {
   std::array<std::int64_t, 3> max_grid{2147483647, 65535, 65535};
   std::int64_t max_shared_per_block = 48 * 1024;            ///< without opt-in, bytes
   std::int64_t max_shared_per_block_optin = 227 * 1024;     ///< with opt-in, bytes
+  /// major * 10 + minor: which architecture-specific target (sm_90a) runs, and whether clusters launch (90 and up).
+  int compute_capability = 90;
+  /// Blocks per cluster; above 8 (the portable size) the launch allows a non-portable size for the kernel.
+  std::int64_t max_cluster_size = 16;
 };
+
+/// The limits of a GPU of compute capability `cc` (major * 10 + minor) where they are not known from a device: those
+/// of 9.0 with its compute capability, and no clusters below 9.0. For `tune space` and `tune compile --arch`.
+DeviceLimits limits_of_compute_capability(int cc);
 
 /// The valid configurations of a spec, in enumeration order (the cartesian product in parameter order,
 /// last parameter fastest), with counts of what was removed and why.
@@ -47,6 +57,9 @@ class Space {
   std::uint64_t removed_by_device() const { return removed_by_device_; }
   /// Valid configurations left to the other parts of a shard() (0 for a whole space).
   std::uint64_t removed_by_shard() const { return removed_by_shard_; }
+  /// Configurations that need what this GPU's architecture lacks (architecture_lacks()): an architecture-specific
+  /// target of another compute capability, or clusters or tensor maps below compute capability 9.0.
+  std::uint64_t removed_by_target() const { return removed_by_target_; }
 
  private:
   std::vector<Config> configs_;
@@ -54,9 +67,18 @@ class Space {
   std::uint64_t removed_by_constraints_ = 0;
   std::uint64_t removed_by_device_ = 0;
   std::uint64_t removed_by_shard_ = 0;
+  std::uint64_t removed_by_target_ = 0;
 };
 
 /// Why a launch exceeds the limits, or nullopt when it fits.
 std::optional<std::string> check_launch(const Launch& launch, const DeviceLimits& limits, bool check_grid);
+/// What a configuration needs that a GPU of compute capability `cc` lacks: an architecture-specific target of another
+/// compute capability, a cluster of several blocks or a tensor-map argument below 9.0; nullopt when it has it all.
+/// `scope` as KernelSpec::scope(), `launch` its resolved geometry (the cluster is what counts).
+std::optional<std::string> architecture_lacks(const KernelSpec& spec, std::span<const Value> scope,
+                                              const Launch& launch, int cc);
+/// Why a launch's cluster cannot be launched (no clusters before compute capability 9.0, too many blocks, a grid
+/// that is not a multiple of it when `check_grid`), or nullopt when it can (always for a cluster of one block).
+std::optional<std::string> check_cluster(const Launch& launch, const DeviceLimits& limits, bool check_grid);
 
 }  // namespace cutune

@@ -17,11 +17,25 @@
 //     "block": ["TILE // VEC", "ROWS"],          // 1 to 3 entries, missing ones are 1
 //     "grid": ["ceil_div(N, TILE)", "ceil_div(M, TILE)"],
 //     "shared_memory": "TILE * (TILE + PAD) * 4",// dynamic shared memory in bytes, default 0
+//     "cluster": ["CX", "CY", 1],                // blocks per thread-block cluster, over parameter names; default
+//                                                // [1, 1, 1]. Several blocks: launched with cuLaunchKernelEx, only on
+//                                                // compute capability 9.0 and later, grid a multiple of the cluster,
+//                                                // at most 16 blocks (above 8 as a non-portable size)
 //     "arguments": [                             // in the kernel's parameter order
 //       {"name": "out", "type": "float*", "size": "M * N", "output": true},   // fill defaults to "poison"
 //       {"name": "in", "type": "const float*", "size": "M * N", "fill": "random"},
+//       {"name": "in_map", "type": "CUtensorMap", "buffer": "in",            // a TMA tensor map over a buffer
+//        "dims": ["N", "M"],                     // global extents, innermost first (rank 1 to 5), shape names only
+//        "strides": ["N"],                       // optional: elements between indices of dims[1..]; default packed
+//        "box": ["TILE", "TILE"],                // box extents (1 to 256), over parameter and shape names
+//        "swizzle": "SW",                        // optional: 0 (default, none), 32, 64 or 128 bytes; an expression
+//        "l2_promotion": 128,                    // optional: 0, 64, 128 (default) or 256 bytes
+//        "oob_fill": "zero"},                    // optional: "zero" (default) or "nan" (float buffers)
 //       {"name": "M", "type": "int", "value": "M"}
 //     ],
+//     "target": {"sm_90a": "PATH == 1"},         // optional: configurations that compile for an architecture-specific
+//                                                // target and run only on that compute capability (sm_90a: 9.0);
+//                                                // conditions over parameter names; "target": "sm_90a" for all
 //     "reference": {"kernel": "transpose_reference", "block": [32, 8], "grid": ["ceil_div(N, 32)", "ceil_div(M, 8)"]},
 //                                                // or {"configuration": {"TILE": 16, ...}}: the kernel itself at that
 //                                                // configuration (unnamed parameters take their defaults)
@@ -34,6 +48,15 @@
 //   }
 //
 // Parameters reach the source as #defines; the source must also compile on its own with default values.
+//
+// A CUtensorMap argument is encoded with cuTensorMapEncodeTiled for each configuration over its buffer's device pointer
+// (element type from the buffer; interleave none; element strides 1) and passed by value: in the kernel a
+// `const __grid_constant__ CUtensorMap` parameter (under NVRTC, where cuda.h does not compile, declare
+// `struct alignas(64) CUtensorMap { unsigned long long opaque[16]; };`). The driver's limits become constraints of the
+// spec (tensor_map.cpp): boxes of 1 to 256, an inner box extent a multiple of 16 bytes and within the swizzle span,
+// row strides multiples of 16 bytes below 2^40, the tensor within its buffer; what holds for no configuration is a
+// SpecError, what depends on the shape prunes at each shape. Tensor maps, like clusters, need compute capability 9.0:
+// the space counts configurations a GPU's architecture lacks as "removed by target".
 #pragma once
 
 #include <array>
@@ -77,15 +100,30 @@ std::string_view to_string(ElementType t);
 /// Initial content of a buffer. Outputs default to Poison (NaN, all bits set), so unwritten elements fail verification.
 enum class Fill { Random, Zero, One, Poison };
 
-/// One kernel argument: a device buffer (pointer type) or a scalar passed by value.
+/// A TMA tensor map over one of the spec's buffers (an argument of type CUtensorMap): encoded on the host with
+/// cuTensorMapEncodeTiled for each configuration, since its box follows the tile (tensor_map.hpp computes it).
+struct TensorMapArg {
+  std::string buffer;            ///< the buffer argument it describes (its element type and device pointer)
+  std::size_t buffer_index = 0;  ///< that argument's position in KernelSpec::arguments
+  std::vector<Expr> dims;        ///< global extents, innermost first, over shape names; rank 1 to 5
+  std::vector<Expr> strides;     ///< elements from one index of dims[i + 1] to the next (rank - 1 of them), over
+                                 ///< shape names; packed (products of dims) when the spec gives none
+  std::vector<Expr> box;         ///< box extents, innermost first, over parameter and shape names
+  Expr swizzle;                  ///< shared-memory swizzle span in bytes: 0 (none), 32, 64 or 128
+  int l2_promotion = 128;        ///< bytes: 0 (none), 64, 128 or 256
+  bool oob_nan = false;          ///< elements outside the tensor read as NaN (float types), else as zero
+};
+
+/// One kernel argument: a device buffer (pointer type), a scalar passed by value, or a tensor map.
 struct Argument {
   std::string name;
   bool is_buffer = false;
-  ElementType type = ElementType::Float32;
+  ElementType type = ElementType::Float32;  ///< tensor maps: their buffer's
   Expr size;            ///< buffers: number of elements
   Expr value;           ///< scalars: the value
   Fill fill = Fill::Random;
   bool output = false;  ///< outputs are poisoned before each run and compared with the reference's
+  std::optional<TensorMapArg> tensor_map;  ///< set for CUtensorMap arguments (then is_buffer is false)
 };
 
 /// Launch geometry as expressions; see resolve() for numbers.
@@ -93,6 +131,8 @@ struct Geometry {
   std::array<Expr, 3> block;
   std::array<Expr, 3> grid;
   Expr shared_memory;  ///< dynamic shared memory, bytes
+  /// Thread-block cluster, over parameter names: blocks per cluster along x, y, z (1, 1, 1: no cluster).
+  std::array<Expr, 3> cluster{Expr::constant(1), Expr::constant(1), Expr::constant(1)};
 };
 
 /// Launch geometry in numbers.
@@ -100,7 +140,16 @@ struct Launch {
   std::array<std::int64_t, 3> block{1, 1, 1};
   std::array<std::int64_t, 3> grid{1, 1, 1};
   std::int64_t shared_memory = 0;
+  std::array<std::int64_t, 3> cluster{1, 1, 1};
   std::int64_t threads() const { return block[0] * block[1] * block[2]; }
+  std::int64_t cluster_size() const { return cluster[0] * cluster[1] * cluster[2]; }
+};
+
+/// Configurations that compile for an architecture-specific target ("sm_90a": wgmma, setmaxnreg, ...) and so run
+/// only on GPUs of exactly that compute capability (target.hpp).
+struct TargetRule {
+  std::string arch;  ///< "sm_<major><minor>a", e.g. sm_90a, sm_100a, sm_120a
+  Expr when;         ///< over parameter names; the constant 1 for a spec-wide target
 };
 
 /// Verification bounds in numbers, for one shape.
@@ -142,6 +191,9 @@ struct KernelSpec {
   /// reference compiles with defines(*reference_config). The configuration satisfies every shape-free constraint.
   std::optional<Config> reference_config;
   std::vector<Argument> arguments;
+  /// Architecture-specific targets, in the spec's order; a configuration that matches none compiles for the
+  /// device's own architecture.
+  std::vector<TargetRule> targets;
   ToleranceRule tolerance;
   Metric metric;
   std::vector<std::string> compile_options;
