@@ -9,6 +9,7 @@
 #include "specs/embedded_support.hpp"
 #include "compile/nvrtc.hpp"
 #include "float16.hpp"
+#include "pipeline_workbench.hpp"
 #include "workbench.hpp"
 
 namespace cutune {
@@ -110,9 +111,8 @@ SupportKernels::SupportKernels(const std::string& arch, CubinCache* cache) {
 
 }  // namespace detail
 
-namespace {
+namespace detail {
 
-// Little-endian bytes of a scalar argument of the given type.
 std::array<unsigned char, 8> scalar_bytes(ElementType type, const Value& v) {
   std::array<unsigned char, 8> out{};
   auto put = [&out](auto x) { std::memcpy(out.data(), &x, sizeof x); };
@@ -128,7 +128,9 @@ std::array<unsigned char, 8> scalar_bytes(ElementType type, const Value& v) {
   return out;
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::scalar_bytes;
 
 Workbench::Impl::~Impl() {
   if (stream != nullptr) detail::driver().cuStreamDestroy(stream);
@@ -272,6 +274,13 @@ void Workbench::Impl::prepare(CubinCache* cache) {
     }
   }
   CU_CHECK(cuStreamSynchronize, stream);
+
+  if (spec.pipeline) {  // the host side: pinned arrays holding the inputs; the transfer-only bound is the peak
+    pipeline = std::make_unique<detail::PipelineWorkbench>(*this);
+    peak = pipeline->bound_gbs();
+    prepared = true;
+    return;
+  }
 
   // The peak each result's metric is a fraction of (Result::peak): for bytes, this device's copy bandwidth at the
   // kernel's bytes (what the tuner's summary compares with); for FLOPs, the FP32 FMA rate of its SMs at the

@@ -24,7 +24,7 @@ class SpecReader {
     }
     check_keys(root, "(top level)",
                {"name", "description", "source", "kernel", "shape", "parameters", "constraints", "block", "grid",
-                "shared_memory", "arguments", "reference", "tolerance", "metric", "compile_options"});
+                "shared_memory", "arguments", "reference", "tolerance", "metric", "compile_options", "pipeline"});
     spec_.name = string_field(root, "name", "name");
     if (spec_.name.empty()) fail("name", "must not be empty");
     if (root.contains("description")) spec_.description = string_field(root, "description", "description");
@@ -68,6 +68,7 @@ class SpecReader {
         spec_.compile_options.push_back(option.get<std::string>());
       }
     }
+    if (root.contains("pipeline")) read_pipeline(root["pipeline"], spec_);
   }
 
  private:

@@ -29,5 +29,7 @@ std::string join(const Range& items, std::string_view separator, Format format) 
 
 /// Fills `spec` from a parsed spec document; throws SpecError naming the spec and the field.
 void read_spec(const Json& root, KernelSpec& spec);
+/// Reads a spec's "pipeline" section (pipeline_reader.cpp) into spec.pipeline, after everything else was read.
+void read_pipeline(const Json& section, KernelSpec& spec);
 
 }  // namespace cutune::detail

@@ -28,7 +28,8 @@
 //     "tolerance": {"atol": 0, "rtol": 0},       // |out - ref| <= atol + rtol * |ref|, default exact; expressions
 //                                                // over the shape's names, e.g. {"atol": "1e-6 * K"}
 //     "metric": {"bytes": "8 * M * N"},          // or {"flops": "..."}: gives GB/s or GFLOP/s
-//     "compile_options": ["--use_fast_math"]     // added to NVRTC's options
+//     "compile_options": ["--use_fast_math"],    // added to NVRTC's options
+//     "pipeline": {...}                          // optional: a host pipeline of chunks x streams (pipeline.hpp)
 //   }
 //
 // Parameters reach the source as #defines; the source must also compile on its own with default values.
@@ -37,6 +38,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +47,8 @@
 #include "cutune/expr.hpp"
 
 namespace cutune {
+
+struct PipelineSpec;
 
 /// A problem size: one extent per dimension name of the spec, printed as 8192x4096.
 struct Shape {
@@ -140,6 +144,8 @@ struct KernelSpec {
   ToleranceRule tolerance;
   Metric metric;
   std::vector<std::string> compile_options;
+  /// Set when the spec describes a host pipeline around its kernel (cutune/pipeline.hpp); shared, never changed.
+  std::shared_ptr<const PipelineSpec> pipeline;
   std::string hash;          ///< 16 hex digits over the source and the spec text: the kernel's version
   std::string json;          ///< the spec text: with source and source_name, from_json() rebuilds this spec
 
