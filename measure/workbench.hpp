@@ -103,7 +103,7 @@ struct Workbench::Impl {
   bool usable = true;
   bool prepared = false;  // support kernels loaded and reference computed
   double peak = 0.0;      // the metric's peak on this device (Result::peak), found by prepare()
-  std::unique_ptr<detail::PipelineWorkbench> pipeline;  // specs with a host pipeline: its host side (prepare())
+  std::shared_ptr<detail::PipelineWorkbench> pipeline;  // specs with a host pipeline: its host side (prepare())
 
   Impl(const Device& d, const KernelSpec& s, const Shape& sh, const MeasureOptions& o)
       : device(d), spec(s), shape(sh), options(o) {}

@@ -276,7 +276,7 @@ void Workbench::Impl::prepare(CubinCache* cache) {
   CU_CHECK(cuStreamSynchronize, stream);
 
   if (spec.pipeline) {  // the host side: pinned arrays holding the inputs; the transfer-only bound is the peak
-    pipeline = std::make_unique<detail::PipelineWorkbench>(*this);
+    pipeline = std::make_shared<detail::PipelineWorkbench>(*this);
     peak = pipeline->bound_gbs();
     prepared = true;
     return;

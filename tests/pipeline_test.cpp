@@ -22,21 +22,21 @@ namespace {
 // A small pipeline spec of the test's own; `pipeline` replaces the section, `extra` adds top-level fields.
 std::string spec_text(const std::string& pipeline, const std::string& streams = "[1, 2, 4]",
                       const std::string& y_size = "N") {
-  return R"({"name": "pipe", "source": "p.cu", "kernel": "k", "shape": ["N"],
-    "parameters": {"CHUNK": [100, 1000, 4096], "STREAMS": )" + streams + R"(, "BLOCK": [64, 128]},
+  return R"js({"name": "pipe", "source": "p.cu", "kernel": "k", "shape": ["N"],
+    "parameters": {"CHUNK": [100, 1000, 4096], "STREAMS": )js" + streams + R"js(, "BLOCK": [64, 128]},
     "block": ["BLOCK"], "grid": ["ceil_div(N, BLOCK)"],
-    "arguments": [{"name": "y", "type": "float*", "size": ")" + y_size + R"(", "output": true},
+    "arguments": [{"name": "y", "type": "float*", "size": ")js" + y_size + R"js(", "output": true},
                   {"name": "x", "type": "const float*", "size": "N"},
                   {"name": "table", "type": "const float*", "size": "16"},
                   {"name": "n", "type": "int64", "value": "N"},
                   {"name": "start", "type": "int64", "value": 0}],
     "reference": {"configuration": {"CHUNK": 4096}},
     "metric": {"bytes": "8 * N"},
-    "pipeline": )" + pipeline + "}";
+    "pipeline": )js" + pipeline + "}";
 }
 
-const std::string kSection = R"({"length": "N", "chunk": "CHUNK", "streams": "STREAMS", "host": ["y", "x"],
-    "grid": ["ceil_div(CHUNK_LEN, BLOCK)"], "scalars": {"n": "CHUNK_LEN", "start": "CHUNK_START"}})";
+const std::string kSection = R"js({"length": "N", "chunk": "CHUNK", "streams": "STREAMS", "host": ["y", "x"],
+    "grid": ["ceil_div(CHUNK_LEN, BLOCK)"], "scalars": {"n": "CHUNK_LEN", "start": "CHUNK_START"}})js";
 
 KernelSpec parse(const std::string& text) { return KernelSpec::from_json(text, "", "p.cu"); }
 
@@ -67,25 +67,25 @@ TEST(PipelineSpec, ErrorsNameTheField) {
     }
     return std::string("no error");
   };
-  const std::string base = R"("length": "N", "chunk": "CHUNK", "streams": "STREAMS", "grid": ["1"])";
+  const std::string base = R"js("length": "N", "chunk": "CHUNK", "streams": "STREAMS", "grid": ["1"])js";
   EXPECT_EQ(error("[]"), "spec pipe: pipeline: must be an object with length, chunk, streams, host and grid");
-  EXPECT_EQ(error(R"({"chunk": "CHUNK", "streams": "STREAMS", "host": ["y"], "grid": ["1"]})"),
+  EXPECT_EQ(error(R"js({"chunk": "CHUNK", "streams": "STREAMS", "host": ["y"], "grid": ["1"]})js"),
             "spec pipe: pipeline.length: missing");
-  EXPECT_EQ(error("{" + base + R"(, "host": ["y"], "depth": 2})"),
+  EXPECT_EQ(error("{" + base + R"js(, "host": ["y"], "depth": 2})js"),
             "spec pipe: pipeline: unknown field 'depth' (allowed: length, chunk, streams, host, grid, scalars)");
-  EXPECT_EQ(error("{" + base + R"(, "host": []})"), "spec pipe: pipeline.host: must be a non-empty list of buffer argument names");
-  EXPECT_EQ(error("{" + base + R"(, "host": ["y", "z"]})"), "spec pipe: pipeline.host[1]: 'z' is not an argument");
-  EXPECT_EQ(error("{" + base + R"(, "host": ["y", "n"]})"), "spec pipe: pipeline.host[1]: 'n' is a scalar, not a buffer");
-  EXPECT_EQ(error("{" + base + R"(, "host": ["y", "y"]})"), "spec pipe: pipeline.host[1]: 'y' appears twice");
-  EXPECT_EQ(error("{" + base + R"(, "host": ["x"]})"), "spec pipe: pipeline.host: the output 'y' must be a host buffer");
-  EXPECT_EQ(error(R"({"length": "N * CHUNK", "chunk": "CHUNK", "streams": "STREAMS", "host": ["y"], "grid": ["1"]})"),
+  EXPECT_EQ(error("{" + base + R"js(, "host": []})js"), "spec pipe: pipeline.host: must be a non-empty list of buffer argument names");
+  EXPECT_EQ(error("{" + base + R"js(, "host": ["y", "z"]})js"), "spec pipe: pipeline.host[1]: 'z' is not an argument");
+  EXPECT_EQ(error("{" + base + R"js(, "host": ["y", "n"]})js"), "spec pipe: pipeline.host[1]: 'n' is a scalar, not a buffer");
+  EXPECT_EQ(error("{" + base + R"js(, "host": ["y", "y"]})js"), "spec pipe: pipeline.host[1]: 'y' appears twice");
+  EXPECT_EQ(error("{" + base + R"js(, "host": ["x"]})js"), "spec pipe: pipeline.host: the output 'y' must be a host buffer");
+  EXPECT_EQ(error(R"js({"length": "N * CHUNK", "chunk": "CHUNK", "streams": "STREAMS", "host": ["y"], "grid": ["1"]})js"),
             "spec pipe: pipeline.length: may use shape names only, not CHUNK");
-  EXPECT_EQ(error(R"({"length": "N", "chunk": "CHUNK", "streams": "STREAMS", "host": ["y"], "grid": ["M"]})"),
+  EXPECT_EQ(error(R"js({"length": "N", "chunk": "CHUNK", "streams": "STREAMS", "host": ["y"], "grid": ["M"]})js"),
             "spec pipe: pipeline.grid[0]: unknown name 'M' in 'M'");
-  EXPECT_EQ(error("{" + base + R"(, "host": ["y"], "scalars": {"x": "1"}})"),
+  EXPECT_EQ(error("{" + base + R"js(, "host": ["y"], "scalars": {"x": "1"}})js"),
             "spec pipe: pipeline.scalars.x: 'x' is a buffer, not a scalar");
   // CHUNK_LEN exists per chunk only: the chunk size itself cannot depend on it.
-  EXPECT_EQ(error(R"({"length": "N", "chunk": "CHUNK_LEN", "streams": "1", "host": ["y"], "grid": ["1"]})"),
+  EXPECT_EQ(error(R"js({"length": "N", "chunk": "CHUNK_LEN", "streams": "1", "host": ["y"], "grid": ["1"]})js"),
             "spec pipe: pipeline.chunk: unknown name 'CHUNK_LEN' in 'CHUNK_LEN'");
 }
 
@@ -181,7 +181,8 @@ TEST(PipelineTemplates, Compile) {
     const CompileOutput ref = compile_reference(spec, "sm_90");
     ASSERT_TRUE(ref.ok) << name << ": " << ref.log;
     std::set<std::vector<std::string>> binaries;
-    for (const Config& c : Space::enumerate(spec, Shape{{1LL << 28}}, DeviceLimits{}).configs()) {
+    const Space space = Space::enumerate(spec, Shape{{1LL << 28}}, DeviceLimits{});
+    for (const Config& c : space.configs()) {
       if (!binaries.insert(spec.defines(c)).second) continue;
       if (std::string(name) == "poly_pipeline" && binaries.size() > 2) continue;  // the heavy one: a sample
       const CompileOutput out = compile_config(spec, c, "sm_90");
