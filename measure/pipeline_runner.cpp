@@ -14,22 +14,12 @@ std::size_t aligned(std::size_t bytes) { return (bytes + kSlotAlignment - 1) / k
 }  // namespace
 
 PinnedBuffer::PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
-  CU_CHECK(cuMemHostAlloc, &ptr_, bytes == 0 ? 1 : bytes, 0);
+  void* p = nullptr;
+  CU_CHECK(cuMemHostAlloc, &p, bytes == 0 ? 1 : bytes, 0);
+  memory_.reset(p);
 }
 
-PinnedBuffer::~PinnedBuffer() {
-  if (ptr_ != nullptr) driver().cuMemFreeHost(ptr_);
-}
-
-PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
-  if (this != &other) {
-    if (ptr_ != nullptr) driver().cuMemFreeHost(ptr_);
-    ptr_ = other.ptr_;
-    bytes_ = other.bytes_;
-    other.ptr_ = nullptr;
-  }
-  return *this;
-}
+void PinnedBuffer::FreeHost::operator()(void* p) const noexcept { driver().cuMemFreeHost(p); }
 
 PipelineStreams::PipelineStreams(int own) {
   try {

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -11,22 +12,6 @@
 #include "cutune/spec.hpp"
 
 namespace cutune::detail {
-
-/// Pinned host memory (cuMemHostAlloc), freed on destruction.
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t bytes);
-  ~PinnedBuffer();
-  PinnedBuffer(PinnedBuffer&& other) noexcept : ptr_(other.ptr_), bytes_(other.bytes_) { other.ptr_ = nullptr; }
-  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept;
-  unsigned char* get() const { return static_cast<unsigned char*>(ptr_); }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
-};
 
 /// Streams and the events that tie them into one run, created once and kept (CUDA objects are not free to make).
 class PipelineStreams {
@@ -58,6 +43,22 @@ struct PipelineArgs {
   std::vector<CUdeviceptr> device;                    ///< per argument: a device buffer (0 for host buffers, scalars)
   std::vector<std::array<unsigned char, 8>> scalars;  ///< per argument: a scalar's bytes (replaced per chunk where
                                                       ///< the pipeline says)
+};
+
+/// Pinned host memory (cuMemHostAlloc), freed on destruction; movable.
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t bytes);
+  unsigned char* get() const { return static_cast<unsigned char*>(memory_.get()); }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  struct FreeHost {
+    void operator()(void* p) const noexcept;
+  };
+  std::unique_ptr<void, FreeHost> memory_;
+  std::size_t bytes_ = 0;
 };
 
 /// Where the first failing driver call of an enqueue was, if any.

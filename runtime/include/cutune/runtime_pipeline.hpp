@@ -9,7 +9,6 @@
 
 #include <array>
 #include <memory>
-#include <mutex>
 #include <span>
 
 #include "cutune/pipeline.hpp"
