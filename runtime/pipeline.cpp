@@ -1,5 +1,6 @@
 // The runtime API of host pipelines: checks the application's host arrays are pinned, then enqueues the chunks.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -17,15 +18,25 @@ namespace {
 // Why the host range [p, p + bytes) is not usable for asynchronous copies, or nullopt. Only page-locked memory
 // (cudaMallocHost, cudaHostAlloc, cuMemHostAlloc, or registered with cudaHostRegister) copies asynchronously;
 // pageable memory would make every copy synchronous, and device or managed memory is not a host array at all.
-// Both ends are checked, so that an allocation shorter than the array is caught too.
+// Both ends are checked, and that they lie in one allocation, so that an allocation shorter than the array is caught
+// even where another pinned one follows it.
 std::optional<std::string> not_pinned(const unsigned char* p, std::size_t bytes) {
-  for (const unsigned char* at : {p, p + (bytes > 0 ? bytes - 1 : 0)}) {
+  const detail::DriverApi& api = detail::driver();
+  std::array<unsigned long long, 2> ids{};
+  std::array<CUresult, 2> id_found{};
+  const std::array<const unsigned char*, 2> ends = {p, p + (bytes > 0 ? bytes - 1 : 0)};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto at = reinterpret_cast<CUdeviceptr>(ends[i]);
     unsigned int type = 0;
-    const CUresult e = detail::driver().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                                              reinterpret_cast<CUdeviceptr>(at));
-    if (e != CUDA_SUCCESS) return "is not pinned (page-locked) host memory";
+    if (api.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, at) != CUDA_SUCCESS) {
+      return i == 0 ? "is not pinned (page-locked) host memory" : "is pinned for fewer than these bytes";
+    }
     if (type == CU_MEMORYTYPE_DEVICE) return "is device memory, not a host array";
     if (type != CU_MEMORYTYPE_HOST) return "is not pinned (page-locked) host memory";
+    id_found[i] = api.cuPointerGetAttribute(&ids[i], CU_POINTER_ATTRIBUTE_BUFFER_ID, at);
+  }
+  if (id_found[0] == CUDA_SUCCESS && id_found[1] == CUDA_SUCCESS && ids[0] != ids[1]) {
+    return "is pinned for fewer than these bytes (its end lies in another allocation)";
   }
   return std::nullopt;
 }

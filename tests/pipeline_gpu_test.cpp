@@ -149,8 +149,23 @@ TEST(PipelineGpu, TuneThenRunOnPinnedHostArrays) {
         << e.what();
     EXPECT_NE(std::string(e.what()).find("is not pinned (page-locked) host memory"), std::string::npos) << e.what();
   }
-  detail::PinnedBuffer short_pinned(bytes / 2);  // pinned, but only half the array
-  EXPECT_THROW(pipeline(one, static_cast<void*>(y), static_cast<const void*>(short_pinned.get()), a, b, n), InputError);
+  // Registered memory (cudaHostRegister) is pinned too; registered for half its bytes, it is refused.
+  std::vector<float> registered(x, x + kOdd);
+  CU_CHECK(cuMemHostRegister, registered.data(), bytes, 0);
+  std::fill(y, y + kOdd, std::nanf(""));
+  pipeline(one, static_cast<void*>(y), static_cast<const void*>(registered.data()), a, b, n);
+  CU_CHECK(cuStreamSynchronize, owned[0]);
+  EXPECT_NEAR(y[kOdd - 1], a * x[kOdd - 1] + b, 1e-6);
+  CU_CHECK(cuMemHostUnregister, registered.data());
+  CU_CHECK(cuMemHostRegister, registered.data(), bytes / 2, 0);
+  try {
+    pipeline(one, static_cast<void*>(y), static_cast<const void*>(registered.data()), a, b, n);
+    ADD_FAILURE() << "a half-registered array was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("argument 2 (x)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("is pinned for fewer than these bytes"), std::string::npos) << e.what();
+  }
+  CU_CHECK(cuMemHostUnregister, registered.data());
   CUdeviceptr on_device = 0;
   CU_CHECK(cuMemAlloc, &on_device, bytes);
   try {
