@@ -112,7 +112,9 @@ Result PipelineWorkbench::evaluate(const Config& config, CUfunction f, Result r,
 
   // Verification: host outputs start as the device outputs do (poison, or their initial data), the pipeline runs
   // once (timed like the others), and what landed in host memory goes back to the device to meet the reference.
+  // The ring is poisoned too: an item the kernel skips must not pass on what an earlier configuration left there.
   w_.reset_outputs();
+  CU_CHECK(cuMemsetD8Async, ring_.get(), 0xff, ring_.bytes(), w_.stream);
   const auto& host = spec.pipeline->host;
   for (std::size_t h = 0; h < host.size(); ++h) {
     const DeviceArgument& arg = w_.args[host[h]];

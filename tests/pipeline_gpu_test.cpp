@@ -44,7 +44,7 @@ TEST(PipelineGpu, HostOutputEqualsTheReferenceAtAnOddLength) {
         ASSERT_FALSE(invalid_config(spec, spec.format(c), shape.str())) << spec.format(c);
         const Result r = bench.evaluate(c, compile_config(spec, c, device.identity().arch()));
         EXPECT_EQ(r.status, Status::Ok) << name << " " << r.config << ": " << r.message;
-        EXPECT_LE(r.max_error, 1e-5) << name << " " << r.config;
+        EXPECT_LE(r.max_error, 3e-5) << name << " " << r.config;
         EXPECT_GT(r.median_ms, 0.0) << name << " " << r.config;
         EXPECT_GT(r.peak, 0.0) << name << " " << r.config;
         // The launch recorded is the first chunk's, in blocks of BLOCK * ITEMS items.
