@@ -43,9 +43,15 @@ PipelinePlan plan_pipeline(const KernelSpec& spec, const Config& config, const S
     throw InputError("the pipeline streams '" + p.streams.text() + "'" + where + " is " + std::to_string(streams) +
                      ", not 1 to " + std::to_string(PipelineSpec::kMaxStreams));
   }
+  if ((plan.length - 1) / chunk + 1 > PipelineSpec::kMaxChunks) {
+    throw InputError("the pipeline" + where + " has more than " + std::to_string(PipelineSpec::kMaxChunks) +
+                     " chunks of " + std::to_string(chunk) + ": choose a larger chunk");
+  }
   plan.chunk = std::min(chunk, plan.length);
   plan.streams = static_cast<int>(streams);
-  for (std::int64_t start = 0, i = 0; start < plan.length; start += plan.chunk, ++i) {
+  const std::int64_t count = (plan.length - 1) / plan.chunk + 1;  // i * chunk stays below length: no overflow
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t start = i * plan.chunk;
     plan.chunks.push_back({start, std::min(plan.chunk, plan.length - start), static_cast<int>(i % streams)});
   }
   for (const std::size_t index : p.host) {

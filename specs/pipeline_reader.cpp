@@ -35,10 +35,11 @@ class PipelineReader {
     for (const Parameter& p : spec_.parameters) {
       if (pipeline->chunk.uses(p.name) || pipeline->streams.uses(p.name)) pipeline->host_parameters.push_back(p.name);
     }
-    // Zero or too many streams, and empty chunks, are refused like any invalid configuration: by constraints, so
+    // Zero or too many streams, empty chunks and more chunks than a plan may hold are refused like any invalid configuration: by constraints, so
     // that `tune space` counts them and the runtime never chooses them.
     add_constraint("1 <= (" + pipeline->streams.text() + ") <= " + std::to_string(PipelineSpec::kMaxStreams));
-    add_constraint("(" + pipeline->chunk.text() + ") >= 1");
+    add_constraint("(" + pipeline->chunk.text() + ") >= 1 and ceil_div(" + pipeline->length.text() + ", " +
+                   pipeline->chunk.text() + ") <= " + std::to_string(PipelineSpec::kMaxChunks));
     spec_.pipeline = std::move(pipeline);
   }
 

@@ -156,6 +156,18 @@ TEST(PipelinePlan, StreamsOutOfRangeAreRefusedByConstraints) {
                InputError);
 }
 
+// A plan holds every chunk's launch: more than 2^20 chunks are refused by a constraint, and by the planner.
+TEST(PipelinePlan, TooManyChunksAreRefused) {
+  const KernelSpec spec = parse(spec_text(kSection));
+  const std::int64_t n = 100LL * (1 << 20) + 1;  // 2^20 + 1 chunks of 100
+  EXPECT_EQ(plan_pipeline(spec, config(spec, "CHUNK=100,STREAMS=4,BLOCK=64"), Shape{{n - 1}}).chunks.size(), 1u << 20);
+  EXPECT_THROW(plan_pipeline(spec, config(spec, "CHUNK=100,STREAMS=4,BLOCK=64"), Shape{{n}}), InputError);
+  const auto why = invalid_config(spec, "CHUNK=100,STREAMS=4,BLOCK=64", std::to_string(n));
+  ASSERT_TRUE(why);
+  EXPECT_EQ(*why, "it violates the constraint '(CHUNK) >= 1 and ceil_div(N, CHUNK) <= 1048576' of pipe");
+  EXPECT_FALSE(invalid_config(spec, "CHUNK=1000,STREAMS=4,BLOCK=64", std::to_string(n)));
+}
+
 // CHUNK: 2^18 .. 2^26; at N = 1,000,003 the chunks below 2N are 2^18, 2^19 and 2^20, with at most
 // ceil(N / CHUNK) = 4, 2 and 1 streams of STREAMS' values: 4 + 2 + 1 = 7, times 3 BLOCK x 4 ITEMS.
 TEST(PipelineTemplates, Spaces) {

@@ -8,7 +8,8 @@
 //
 //   "pipeline": {
 //     "length": "N",                        // items of the host arrays (shape names only)
-//     "chunk": "CHUNK",                     // items per chunk; the last chunk is shorter when it does not divide
+//     "chunk": "CHUNK",                     // items per chunk, at most 2^20 chunks (a constraint the reader adds);
+//                                           // the last chunk is shorter when it does not divide
 //     "streams": "STREAMS",                 // 1 to 16 (a constraint the reader adds)
 //     "host": ["y", "x"],                   // buffer arguments in pinned host memory; the others stay on the device
 //     "grid": ["ceil_div(CHUNK_LEN, BLOCK * ITEMS)"],  // the launch grid of one chunk
@@ -36,6 +37,7 @@ namespace cutune {
 
 struct PipelineSpec {
   static constexpr std::int64_t kMaxStreams = 16;  ///< more streams than this are refused by a constraint
+  static constexpr std::int64_t kMaxChunks = 1 << 20;  ///< so are more chunks (a plan holds each one's launch)
   Expr length;                   ///< items of the host arrays, over shape names
   Expr chunk;                    ///< items per chunk, over parameters and shape names
   Expr streams;                  ///< streams, over parameters and shape names
@@ -70,8 +72,8 @@ struct PipelinePlan {
 };
 
 /// The plan of `spec`'s pipeline (which must exist) at a configuration and shape. Throws InputError when the
-/// length, chunk or streams are out of range (length or chunk below 1, streams outside 1..16) or a host buffer's
-/// size is not a whole number of elements per item.
+/// length, chunk or streams are out of range (length or chunk below 1, streams outside 1..16, more than 2^20
+/// chunks) or a host buffer's size is not a whole number of elements per item.
 PipelinePlan plan_pipeline(const KernelSpec& spec, const Config& config, const Shape& shape);
 
 /// One chunk's launch: the block and shared memory of the spec's launch, the pipeline's grid.
