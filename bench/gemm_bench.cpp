@@ -7,10 +7,10 @@
 // the same method: warm-up, L2 flush before each run, CUDA events, median of 50.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cmath>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -74,28 +74,21 @@ double cublas_gflops(cutune::Workbench& bench, std::int64_t m, std::int64_t n, s
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::string db_path = "gemm_bench.db";
+  std::size_t budget = 0;
+  std::string strategy;
+  std::vector<std::string> where;
+  std::vector<std::string> shapes = {"1024x1024x1024", "2048x2048x2048", "4096x4096x4096", "8192x8192x8192",
+                                     "1000x1000x1000", "64x4096x4096",   "4096x4096x64",   "8192x8192x256",
+                                     "127x257x511"};
+  CLI::App app{"gemm_bench: the tuned SGEMM against cublasSgemm, same run, same timing"};
+  app.add_option("shapes", shapes, "MxNxK shapes to tune and compare")->capture_default_str();
+  app.add_option("--db", db_path, "database the tuning results go to (resumed when it holds some)")->capture_default_str();
+  app.add_option("--budget", budget, "most configurations per shape (0: the whole space)")->capture_default_str();
+  app.add_option("--strategy", strategy, "search strategy (default: the tuner's)");
+  app.add_option("--where", where, "extra constraint on the space, e.g. \"SPLITK == 1\" (repeatable)");
+  CLI11_PARSE(app, argc, argv);
   try {
-    std::string db_path = "gemm_bench.db";
-    std::size_t budget = 0;
-    std::string strategy;
-    std::vector<std::string> shapes, where;
-    for (int i = 1; i < argc; ++i) {
-      if (std::strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
-        db_path = argv[++i];
-      } else if (std::strcmp(argv[i], "--budget") == 0 && i + 1 < argc) {
-        budget = std::stoul(argv[++i]);
-      } else if (std::strcmp(argv[i], "--strategy") == 0 && i + 1 < argc) {
-        strategy = argv[++i];
-      } else if (std::strcmp(argv[i], "--where") == 0 && i + 1 < argc) {
-        where.emplace_back(argv[++i]);
-      } else {
-        shapes.emplace_back(argv[i]);
-      }
-    }
-    if (shapes.empty()) {
-      shapes = {"1024x1024x1024", "2048x2048x2048", "4096x4096x4096", "8192x8192x8192", "1000x1000x1000",
-                "64x4096x4096",   "4096x4096x64",   "8192x8192x256",  "127x257x511"};
-    }
 
     cutune::Device device;
     cutune::bench::share_context(device);

@@ -7,6 +7,7 @@
 // and CUB run on the same device array, one launch sequence each to a device-resident result (CUB: its two kernels,
 // temporary storage allocated once beforehand), timed by the same method: 10 warm-up runs, then 100 runs each after
 // an L2 flush (outside the timing), CUDA events, median. Both results are checked against a host double sum/max.
+#include <CLI/CLI.hpp>
 #include <cub/device/device_reduce.cuh>
 #include <cuda_runtime.h>
 
@@ -14,7 +15,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -142,23 +142,17 @@ Row run(const cutune::Device& device, cutune::Database& db, cutune::Runtime& run
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::string db_path = "reduce_bench.db";
+  std::size_t budget = 0;
+  bool f64 = false;
+  std::vector<std::int64_t> lengths = {1LL << 16, 1LL << 20, 1LL << 24, 1LL << 28};
+  CLI::App app{"reduce_bench: the tuned reductions against CUB's DeviceReduce, same run"};
+  app.add_option("lengths", lengths, "array lengths (elements)")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--db", db_path, "database the tuning results go to (resumed when it holds some)")->capture_default_str();
+  app.add_option("--budget", budget, "most configurations per kernel and length (0: the whole space)")->capture_default_str();
+  app.add_flag("--f64", f64, "also the double-precision sum and max");
+  CLI11_PARSE(app, argc, argv);
   try {
-    std::string db_path = "reduce_bench.db";
-    std::size_t budget = 0;
-    bool f64 = false;
-    std::vector<std::int64_t> lengths;
-    for (int i = 1; i < argc; ++i) {
-      if (std::strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
-        db_path = argv[++i];
-      } else if (std::strcmp(argv[i], "--budget") == 0 && i + 1 < argc) {
-        budget = std::stoul(argv[++i]);
-      } else if (std::strcmp(argv[i], "--f64") == 0) {
-        f64 = true;
-      } else {
-        lengths.push_back(std::stoll(argv[i]));
-      }
-    }
-    if (lengths.empty()) lengths = {1LL << 16, 1LL << 20, 1LL << 24, 1LL << 28};
 
     cutune::Device device;
     cutune::bench::share_context(device);

@@ -6,9 +6,9 @@
 // CUDA events, median of 50.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -62,17 +62,13 @@ double sgeam_gbs(cutune::Workbench& bench, std::int64_t m, std::int64_t n) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::string db_path = "transpose_bench.db";
+  std::vector<std::string> shapes = {"4096x4096", "8192x8192", "16384x16384", "4000x3000"};
+  CLI::App app{"transpose_bench: the tuned transpose against cublasSgeam and copy bandwidth, same run"};
+  app.add_option("shapes", shapes, "MxN shapes to tune and compare")->capture_default_str();
+  app.add_option("--db", db_path, "database the tuning results go to (resumed when it holds some)")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
   try {
-    std::string db_path = "transpose_bench.db";
-    std::vector<std::string> shapes;
-    for (int i = 1; i < argc; ++i) {
-      if (std::strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
-        db_path = argv[++i];
-      } else {
-        shapes.emplace_back(argv[i]);
-      }
-    }
-    if (shapes.empty()) shapes = {"4096x4096", "8192x8192", "16384x16384", "4000x3000"};
 
     cutune::Device device;
     cutune::bench::share_context(device);

@@ -283,8 +283,9 @@ void Workbench::Impl::prepare(CubinCache* cache) {
   }
 
   // The peak each result's metric is a fraction of (Result::peak): for bytes, this device's copy bandwidth at the
-  // kernel's bytes (what the tuner's summary compares with); for FLOPs, the FP32 FMA rate of its SMs at the
-  // driver's clock. A copy that does not fit beside the kernel's buffers leaves it unknown rather than the run failed.
+  // kernel's bytes (what the tuner's summary compares with); for FLOPs, the rate the spec names (FP32 unless it says
+  // FP64 or tensor cores) of its SMs at the driver's clock. A copy that does not fit beside the kernel's buffers
+  // leaves it unknown rather than the run failed.
   if (spec.metric.kind == Metric::Kind::Bytes) {
     const auto bytes = static_cast<std::int64_t>(spec.metric_amount(shape) / 2);
     try {
@@ -294,7 +295,7 @@ void Workbench::Impl::prepare(CubinCache* cache) {
     }
   } else {
     const DeviceIdentity& id = device.identity();
-    peak = fp32_peak_gflops(id.cc_major, id.cc_minor, id.sm_count, device.clock_khz());
+    peak = flop_peak_gflops(spec.metric.peak, id.cc_major, id.cc_minor, id.sm_count, device.clock_khz());
   }
   prepared = true;
 }

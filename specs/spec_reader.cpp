@@ -314,12 +314,26 @@ class SpecReader {
   }
 
   void read_metric(const Json& j) {
-    if (!j.is_object() || j.size() != 1 || !(j.contains("bytes") || j.contains("flops"))) {
-      fail("metric", "must be {\"bytes\": EXPR} or {\"flops\": EXPR}");
+    const bool flops = j.is_object() && j.contains("flops") && !j.contains("bytes");
+    const std::size_t keys = j.is_object() ? j.size() - (flops && j.contains("peak") ? 1 : 0) : 0;
+    if (keys != 1 || !(j.contains("bytes") || j.contains("flops"))) {
+      fail("metric", "must be {\"bytes\": EXPR} or {\"flops\": EXPR} (with an optional \"peak\")");
     }
-    spec_.metric.kind = j.contains("bytes") ? Metric::Kind::Bytes : Metric::Kind::Flops;
-    const char* key = j.contains("bytes") ? "bytes" : "flops";
+    spec_.metric.kind = flops ? Metric::Kind::Flops : Metric::Kind::Bytes;
+    const char* key = flops ? "flops" : "bytes";
     spec_.metric.amount = expression(j[key], std::string("metric.") + key);
+    if (flops && j.contains("peak")) {
+      static const std::pair<const char*, Metric::Peak> kPeaks[] = {{"fp32", Metric::Peak::Fp32},
+                                                                    {"fp64", Metric::Peak::Fp64},
+                                                                    {"tf32_tensor", Metric::Peak::Tf32Tensor},
+                                                                    {"f16_tensor", Metric::Peak::F16Tensor}};
+      const Json& peak = j["peak"];
+      const auto found = std::find_if(std::begin(kPeaks), std::end(kPeaks), [&](const auto& p) {
+        return peak.is_string() && peak.get<std::string>() == p.first;
+      });
+      if (found == std::end(kPeaks)) fail("metric.peak", "must be \"fp32\", \"fp64\", \"tf32_tensor\" or \"f16_tensor\"");
+      spec_.metric.peak = found->second;
+    }
   }
 
   KernelSpec& spec_;

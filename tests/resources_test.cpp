@@ -48,6 +48,21 @@ TEST(Resources, Fp32PeakFromLanesSmsAndClock) {
   EXPECT_EQ(fp32_peak_gflops(1, 0, 132, 1'000'000), 0.0);
 }
 
+TEST(Resources, Fp64AndTensorCorePeaks) {
+  // NVIDIA's dense figures: H100 SXM 989.4 TFLOP/s FP16/BF16 and 494.7 TF32 at 1.83 GHz, 33.5 FP64 at 1.98 GHz;
+  // A100 312 FP16/BF16, 156 TF32 and 9.7 FP64 at 1.41 GHz.
+  EXPECT_NEAR(flop_peak_gflops(Metric::Peak::F16Tensor, 9, 0, 132, 1'830'000), 989'400, 100);
+  EXPECT_NEAR(flop_peak_gflops(Metric::Peak::Tf32Tensor, 9, 0, 132, 1'830'000), 494'700, 100);
+  EXPECT_NEAR(flop_peak_gflops(Metric::Peak::Fp64, 9, 0, 132, 1'980'000), 33'450, 10);
+  EXPECT_NEAR(flop_peak_gflops(Metric::Peak::F16Tensor, 8, 0, 108, 1'410'000), 311'900, 100);
+  EXPECT_NEAR(flop_peak_gflops(Metric::Peak::Tf32Tensor, 8, 0, 108, 1'410'000), 155'900, 100);
+  EXPECT_NEAR(flop_peak_gflops(Metric::Peak::Fp64, 8, 0, 108, 1'410'000), 9'746, 1);
+  EXPECT_EQ(flop_peak_gflops(Metric::Peak::Fp32, 9, 0, 132, 1'980'000), fp32_peak_gflops(9, 0, 132, 1'980'000));
+  // No data sheet figure in the table: unknown, not a guess.
+  EXPECT_EQ(flop_peak_gflops(Metric::Peak::F16Tensor, 8, 6, 84, 1'700'000), 0.0);
+  EXPECT_EQ(flop_peak_gflops(Metric::Peak::Fp64, 12, 0, 84, 1'700'000), 0.0);
+}
+
 TEST(Resources, FractionOfPeakNeedsBoth) {
   EXPECT_DOUBLE_EQ(fraction_of_peak(1500.0, 3000.0), 0.5);
   EXPECT_TRUE(std::isnan(fraction_of_peak(1500.0, 0.0)));

@@ -171,6 +171,9 @@ TEST(SpecParse, OptionalFieldsDefault) {
   EXPECT_DOUBLE_EQ(s.tolerance_at(Shape{{4, 4}}).atol, 0.0);
   EXPECT_TRUE(s.compile_options.empty());
   EXPECT_EQ(s.metric.unit(), "GFLOP/s");
+  EXPECT_EQ(s.metric.peak, cutune::Metric::Peak::Fp32);
+  j["metric"]["peak"] = "f16_tensor";
+  EXPECT_EQ(parse(j.dump()).metric.peak, cutune::Metric::Peak::F16Tensor);
   const auto launch = s.resolve(s.launch, s.default_config(), Shape{{100, 200}});
   EXPECT_EQ(launch.block, (std::array<std::int64_t, 3>{256, 1, 1}));
   EXPECT_EQ(launch.shared_memory, 0);
@@ -228,7 +231,11 @@ TEST(SpecErrors, MalformedFields) {
   EXPECT_EQ(error_after([](Json& j) {
               j["metric"] = Json{{"seconds", 1}};
             }),
-            "spec transpose: metric: must be {\"bytes\": EXPR} or {\"flops\": EXPR}");
+            "spec transpose: metric: must be {\"bytes\": EXPR} or {\"flops\": EXPR} (with an optional \"peak\")");
+  EXPECT_EQ(error_after([](Json& j) { j["metric"]["peak"] = "tf32_tensor"; }),  // a byte metric has no FLOP rate
+            "spec transpose: metric: must be {\"bytes\": EXPR} or {\"flops\": EXPR} (with an optional \"peak\")");
+  EXPECT_EQ(error_after([](Json& j) { j["metric"] = Json{{"flops", 2}, {"peak", "int8"}}; }),
+            "spec transpose: metric.peak: must be \"fp32\", \"fp64\", \"tf32_tensor\" or \"f16_tensor\"");
   EXPECT_EQ(error_after([](Json& j) { j["tolerance"]["rtol"] = -1; }),
             "spec transpose: tolerance.rtol: must be a number >= 0");
   EXPECT_EQ(error_after([](Json& j) { j["tolerance"]["atol"] = "1e-6 * TILE"; }),

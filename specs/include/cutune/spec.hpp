@@ -27,7 +27,9 @@
 //                                                // configuration (unnamed parameters take their defaults)
 //     "tolerance": {"atol": 0, "rtol": 0},       // |out - ref| <= atol + rtol * |ref|, default exact; expressions
 //                                                // over the shape's names, e.g. {"atol": "1e-6 * K"}
-//     "metric": {"bytes": "8 * M * N"},          // or {"flops": "..."}: gives GB/s or GFLOP/s
+//     "metric": {"bytes": "8 * M * N"},          // or {"flops": "..."}: gives GB/s or GFLOP/s; a FLOP metric may
+//                                                // add "peak": "fp32" (default), "fp64", "tf32_tensor" or
+//                                                // "f16_tensor" (FP16 and BF16): the rate the report compares with
 //     "compile_options": ["--use_fast_math"],    // added to NVRTC's options
 //     "pipeline": {...}                          // optional: a host pipeline of chunks x streams (pipeline.hpp)
 //   }
@@ -119,6 +121,9 @@ struct ToleranceRule {
 
 struct Metric {
   enum class Kind { Bytes, Flops } kind = Kind::Bytes;
+  /// Which of the device's FLOP rates a FLOP metric is a fraction of: FP32 or FP64 FMA units, or the tensor cores'
+  /// dense rate for TF32 or for 16-bit (FP16, BF16) inputs.
+  enum class Peak { Fp32, Fp64, Tf32Tensor, F16Tensor } peak = Peak::Fp32;
   Expr amount;
   std::string_view unit() const { return kind == Kind::Bytes ? "GB/s" : "GFLOP/s"; }
 };
