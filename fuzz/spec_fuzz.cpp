@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "cutune/error.hpp"
+#include "cutune/pipeline.hpp"
 #include "cutune/spec.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -40,6 +41,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     spec.tolerance_at(shape);
     spec.metric_amount(shape);
     for (const auto& define : spec.defines(config)) (void)define;
+    if (spec.pipeline) {  // a host pipeline's plan and its last (possibly shorter) chunk
+      const cutune::PipelinePlan plan = cutune::plan_pipeline(spec, config, shape);
+      cutune::chunk_launch(spec, config, shape, plan.chunks.back());
+      cutune::chunk_scalars(spec, config, shape, plan.chunks.back());
+    }
   } catch (const cutune::Error&) {
   }
   return 0;

@@ -12,6 +12,8 @@ namespace cutune::detail {
 #define CUTUNE_DRIVER_FUNCTIONS(X)                                                                             \
   X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet)     \
   X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDeviceGetUuid)                            \
+  X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemHostGetFlags) X(cuPointerGetAttribute) X(cuMemcpyHtoDAsync)        \
+  X(cuMemcpyDtoHAsync) X(cuStreamWaitEvent) X(cuMemHostRegister) X(cuMemHostUnregister)                       \
   X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxSetFlags) X(cuCtxSetCurrent)   \
   X(cuCtxSynchronize) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncGetAttribute)       \
   X(cuFuncSetAttribute)                                                                                        \

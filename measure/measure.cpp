@@ -6,6 +6,7 @@
 
 #include "cluster_launch.hpp"
 #include "cutune/error.hpp"
+#include "pipeline_workbench.hpp"
 #include "workbench.hpp"
 
 namespace cutune {
@@ -64,6 +65,60 @@ Result Workbench::evaluate(const Config& config, const CompileOutput& compiled, 
 
 Result Workbench::retime(const Config& config, const CompileOutput& compiled, int repeats) {
   return impl_->evaluate(config, compiled, 0.0, std::max(1, repeats));
+}
+
+int detail::adaptive_more_runs(const MeasureOptions& options, double first_ms, double best_ms) {
+  const bool clearly_slower =
+      best_ms > 0 && options.early_stop_ratio > 0 && first_ms > options.early_stop_ratio * best_ms;
+  const int most = std::max(1, options.repeats);
+  if (clearly_slower || most <= 1) return 0;
+  // As many runs as the time budget allows at this speed, but never fewer than min_repeats.
+  int more = most - 1;
+  if (options.max_measure_ms > 0 && first_ms > 0) {
+    const int affordable = static_cast<int>(options.max_measure_ms / first_ms);
+    more = std::clamp(affordable - 1, std::max(0, options.min_repeats - 1), most - 1);
+  }
+  return more;
+}
+
+void detail::record_timing(Result& r, double metric_amount) {
+  const Timing t = summarize(r.samples_ms);
+  r.median_ms = t.median;
+  r.min_ms = t.min;
+  r.max_ms = t.max;
+  r.spread = t.spread;
+  r.metric = metric_amount / (t.median * 1e-3) / 1e9;
+  r.status = Status::Ok;
+}
+
+bool Workbench::Impl::verify_outputs(Result& r) {
+  for (auto& arg : args) {
+    if (!arg.spec->is_buffer || !arg.spec->output) continue;
+    CU_CHECK(cuMemsetD8Async, stats.get(), 0, 2 * sizeof(std::uint64_t), stream);
+    CU_CHECK(cuMemsetD8Async, stats.get() + sizeof(std::uint64_t), 0xff, sizeof(std::uint64_t), stream);
+    CU_CHECK(cuMemsetD8Async, stats.get() + 2 * sizeof(std::uint64_t), 0, sizeof(std::uint64_t), stream);
+    CUdeviceptr out = arg.buffer.get(), ref = arg.reference.get(), counts = stats.get();
+    std::uint64_t n = arg.count;
+    const Tolerance tolerance = spec.tolerance_at(shape);
+    double atol = tolerance.atol, rtol = tolerance.rtol;
+    void* cmp[] = {&out, &ref, &n, &atol, &rtol, &counts};
+    detail::check(launch_support(support->compare[static_cast<std::size_t>(arg.spec->type)], n, cmp), "compare");
+    std::uint64_t host[3] = {};
+    CU_CHECK(cuStreamSynchronize, stream);
+    CU_CHECK(cuMemcpyDtoH, host, stats.get(), sizeof host);
+    double max_error = 0.0;
+    std::memcpy(&max_error, &host[2], sizeof max_error);
+    r.max_error = std::max(r.max_error, max_error);
+    if (host[0] != 0) {
+      std::ostringstream msg;
+      msg << host[0] << " of " << n << " elements of " << arg.spec->name << " differ from the reference (first at index "
+          << host[1] << ", largest error " << max_error << ")";
+      r.status = Status::WrongResult;
+      r.message = msg.str();
+      return false;
+    }
+  }
+  return true;
 }
 
 std::vector<double> Workbench::Impl::timed_runs(const std::function<void(void*)>& enqueue, int warm, int runs) {
@@ -128,6 +183,7 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
   detail::record_launch_resources(r, f, launch);
   r.spill_bytes = compiled.spill_bytes;
   r.peak = w.peak;
+  if (w.pipeline) return w.pipeline->evaluate(config, f, std::move(r), best_ms, exact_repeats);
   // A cluster that cannot be scheduled, or a tensor map the driver refuses, fails this configuration's launch.
   std::optional<std::string> unlaunchable = detail::prepare_cluster_launch(f, launch);
   if (!unlaunchable) unlaunchable = w.encode_tensor_maps(config);
@@ -150,32 +206,7 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
     return fail(Status::RuntimeError, e, "kernel execution");
   }
   const double first_ms = first_run.elapsed_ms(1).front();
-  for (auto& arg : w.args) {
-    if (!arg.spec->is_buffer || !arg.spec->output) continue;
-    CU_CHECK(cuMemsetD8Async, w.stats.get(), 0, 2 * sizeof(std::uint64_t), w.stream);
-    CU_CHECK(cuMemsetD8Async, w.stats.get() + sizeof(std::uint64_t), 0xff, sizeof(std::uint64_t), w.stream);
-    CU_CHECK(cuMemsetD8Async, w.stats.get() + 2 * sizeof(std::uint64_t), 0, sizeof(std::uint64_t), w.stream);
-    CUdeviceptr out = arg.buffer.get(), ref = arg.reference.get(), stats = w.stats.get();
-    std::uint64_t n = arg.count;
-    const Tolerance tolerance = spec.tolerance_at(w.shape);
-    double atol = tolerance.atol, rtol = tolerance.rtol;
-    void* cmp[] = {&out, &ref, &n, &atol, &rtol, &stats};
-    detail::check(w.launch_support(w.support->compare[static_cast<std::size_t>(arg.spec->type)], n, cmp), "compare");
-    std::uint64_t host[3] = {};
-    CU_CHECK(cuStreamSynchronize, w.stream);
-    CU_CHECK(cuMemcpyDtoH, host, w.stats.get(), sizeof host);
-    double max_error = 0.0;
-    std::memcpy(&max_error, &host[2], sizeof max_error);
-    r.max_error = std::max(r.max_error, max_error);
-    if (host[0] != 0) {
-      std::ostringstream msg;
-      msg << host[0] << " of " << n << " elements of " << arg.spec->name << " differ from the reference (first at index "
-          << host[1] << ", largest error " << max_error << ")";
-      r.status = Status::WrongResult;
-      r.message = msg.str();
-      return r;
-    }
-  }
+  if (!w.verify_outputs(r)) return r;
 
   // Timing: each timed launch follows an L2 flush that is outside its events.
   CUresult launch_error = CUDA_SUCCESS;
@@ -188,20 +219,9 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
       r.samples_ms = timed_runs(enqueue, std::max(1, options.warmup), exact_repeats);
     } else {
       r.samples_ms = {first_ms};
-      const double first = first_ms;
-      const bool clearly_slower = best_ms > 0 && options.early_stop_ratio > 0 && first > options.early_stop_ratio * best_ms;
-      const int most = std::max(1, options.repeats);
-      if (!clearly_slower && most > 1) {
-        // As many runs as the time budget allows at this speed, but never fewer than min_repeats.
-        int more = most - 1;
-        if (options.max_measure_ms > 0 && first > 0) {
-          const int affordable = static_cast<int>(options.max_measure_ms / first);
-          more = std::clamp(affordable - 1, std::max(0, options.min_repeats - 1), most - 1);
-        }
-        if (more > 0) {
-          const auto rest = timed_runs(enqueue, options.warmup, more);
-          r.samples_ms.insert(r.samples_ms.end(), rest.begin(), rest.end());
-        }
+      if (const int more = detail::adaptive_more_runs(options, first_ms, best_ms); more > 0) {
+        const auto rest = timed_runs(enqueue, options.warmup, more);
+        r.samples_ms.insert(r.samples_ms.end(), rest.begin(), rest.end());
       }
     }
   } catch (const CudaError& e) {
@@ -213,13 +233,7 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
     return r;
   }
   if (launch_error != CUDA_SUCCESS) return fail(Status::LaunchError, launch_error, "cuLaunchKernel");
-  const Timing t = summarize(r.samples_ms);
-  r.median_ms = t.median;
-  r.min_ms = t.min;
-  r.max_ms = t.max;
-  r.spread = t.spread;
-  r.metric = spec.metric_amount(w.shape) / (t.median * 1e-3) / 1e9;
-  r.status = Status::Ok;
+  detail::record_timing(r, spec.metric_amount(w.shape));
   return r;
 }
 
@@ -232,6 +246,7 @@ std::vector<double> Workbench::time(const std::function<void(void* stream)>& enq
 double Workbench::copy_bandwidth(std::int64_t bytes) {
   impl_->device.make_current();
   impl_->prepare(nullptr);
+  if (impl_->pipeline) return impl_->peak;
   return impl_->copy_bandwidth(bytes);
 }
 

@@ -75,6 +75,18 @@ struct DeviceArgument {
 /// driver does not give stays 0 (unknown).
 void record_launch_resources(Result& r, CUfunction f, const Launch& launch);
 
+/// Timed runs after a configuration's verified first one (whose time is `first_ms`): none when it is clearly slower
+/// than `best_ms` (0: no best yet), else as many as MeasureOptions' repeats and time budget allow.
+int adaptive_more_runs(const MeasureOptions& options, double first_ms, double best_ms);
+
+/// Fills a verified result's timing figures from its samples, and its metric from the amount (bytes or FLOPs).
+void record_timing(Result& r, double metric_amount);
+
+/// Little-endian bytes of a scalar argument of the given type.
+std::array<unsigned char, 8> scalar_bytes(ElementType type, const Value& v);
+
+class PipelineWorkbench;
+
 }  // namespace cutune::detail
 
 namespace cutune {
@@ -93,6 +105,7 @@ struct Workbench::Impl {
   bool usable = true;
   bool prepared = false;  // support kernels loaded and reference computed
   double peak = 0.0;      // the metric's peak on this device (Result::peak), found by prepare()
+  std::shared_ptr<detail::PipelineWorkbench> pipeline;  // specs with a host pipeline: its host side (prepare())
 
   Impl(const Device& d, const KernelSpec& s, const Shape& sh, const MeasureOptions& o)
       : device(d), spec(s), shape(sh), options(o) {}
@@ -104,6 +117,8 @@ struct Workbench::Impl {
   void fill(detail::DeviceArgument& arg, Fill fill, std::uint64_t salt);
   /// Puts every output back in its initial state (poison or initial data).
   void reset_outputs();
+  /// Compares every output buffer with the reference output; false (and a WrongResult `r`) when one differs.
+  bool verify_outputs(Result& r);
   /// The kernel parameter array for a configuration (scalars evaluated with it; tensor maps as encoded last).
   std::vector<void*> parameters(const Config& config);
   /// Encodes every tensor-map argument for a configuration over its buffer; why it failed, or nullopt.

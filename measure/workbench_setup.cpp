@@ -10,6 +10,7 @@
 #include "cluster_launch.hpp"
 #include "compile/nvrtc.hpp"
 #include "float16.hpp"
+#include "pipeline_workbench.hpp"
 #include "tensor_map_encode.hpp"
 #include "workbench.hpp"
 
@@ -112,9 +113,8 @@ SupportKernels::SupportKernels(const std::string& arch, CubinCache* cache) {
 
 }  // namespace detail
 
-namespace {
+namespace detail {
 
-// Little-endian bytes of a scalar argument of the given type.
 std::array<unsigned char, 8> scalar_bytes(ElementType type, const Value& v) {
   std::array<unsigned char, 8> out{};
   auto put = [&out](auto x) { std::memcpy(out.data(), &x, sizeof x); };
@@ -130,7 +130,9 @@ std::array<unsigned char, 8> scalar_bytes(ElementType type, const Value& v) {
   return out;
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::scalar_bytes;
 
 Workbench::Impl::~Impl() {
   if (stream != nullptr) detail::driver().cuStreamDestroy(stream);
@@ -289,6 +291,13 @@ void Workbench::Impl::prepare(CubinCache* cache) {
     }
   }
   CU_CHECK(cuStreamSynchronize, stream);
+
+  if (spec.pipeline) {  // the host side: pinned arrays holding the inputs; the transfer-only bound is the peak
+    pipeline = std::make_shared<detail::PipelineWorkbench>(*this);
+    peak = pipeline->bound_gbs();
+    prepared = true;
+    return;
+  }
 
   // The peak each result's metric is a fraction of (Result::peak): for bytes, this device's copy bandwidth at the
   // kernel's bytes (what the tuner's summary compares with); for FLOPs, the rate the spec names (FP32 unless it says

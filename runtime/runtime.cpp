@@ -118,6 +118,8 @@ const Shape& RuntimeKernel::shape() const { return impl_->shape; }
 const BestConfig& RuntimeKernel::choice() const { return impl_->choice; }
 const Config& RuntimeKernel::config() const { return impl_->config; }
 const Launch& RuntimeKernel::geometry() const { return impl_->geometry; }
+void* RuntimeKernel::function() const { return impl_->function; }
+void RuntimeKernel::make_current() const { impl_->device->make_current(); }
 bool RuntimeKernel::from_cache() const { return impl_->from_cache; }
 double RuntimeKernel::ready_ms() const { return impl_->ready_ms; }
 

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cutune/error.hpp"
+#include "cutune/pipeline.hpp"
 #include "spec_reader.hpp"
 
 namespace cutune {
@@ -235,6 +236,9 @@ Shape KernelSpec::parse_shape(std::string_view text) const {
 std::vector<std::string> KernelSpec::defines(const Config& config) const {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < parameters.size() && i < config.values.size(); ++i) {
+    if (pipeline && std::count(pipeline->host_parameters.begin(), pipeline->host_parameters.end(), parameters[i].name)) {
+      continue;  // a pipeline's chunk and stream counts never reach the kernel source
+    }
     out.push_back("-D" + parameters[i].name + "=" + config.values[i].str());
   }
   return out;

@@ -43,6 +43,8 @@ class FieldReader {
 
 /// Fills `spec` from a parsed spec document; throws SpecError naming the spec and the field.
 void read_spec(const Json& root, KernelSpec& spec);
+/// Reads a spec's "pipeline" section (pipeline_reader.cpp) into spec.pipeline, after everything else was read.
+void read_pipeline(const Json& section, KernelSpec& spec);
 
 /// Reads "target" (target.cpp): a name such as "sm_90a" for every configuration, or {"sm_90a": CONDITION, ...}.
 void read_targets(const Json& j, const FieldReader& reader, KernelSpec& spec);

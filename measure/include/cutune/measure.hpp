@@ -57,7 +57,9 @@ class Workbench {
   Result retime(const Config& config, const CompileOutput& compiled, int repeats);
   /// False after a fault that poisoned the CUDA context: nothing more can run in this process.
   bool usable() const;
-  /// Device-to-device copy of `bytes`, timed like a kernel: GB/s counting bytes read plus bytes written.
+  /// Device-to-device copy of `bytes`, timed like a kernel: GB/s counting bytes read plus bytes written. For a spec
+  /// with a host pipeline, the transfer-only bound instead: the metric's amount over the longer of the whole-array
+  /// host-to-device and device-to-host copies, measured when the workbench was prepared.
   double copy_bandwidth(std::int64_t bytes);
   /// Times other work like a configuration (warm-up, L2 flush before each run, CUDA events, MeasureOptions'
   /// repeats): `enqueue` puts one run on the given stream (a CUstream, which is also a cudaStream_t).

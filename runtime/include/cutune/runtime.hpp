@@ -20,6 +20,8 @@
 
 namespace cutune {
 
+class RuntimePipeline;
+
 /// The configuration for (kernel version, device, shape) by the database's fallback chain, or the spec's default
 /// configuration (Match::Default; `result` then holds only the configuration) when nothing applies, when there
 /// is no database (null), or when the stored configuration breaks one of the spec's constraints at this shape.
@@ -47,6 +49,10 @@ class RuntimeKernel {
   const BestConfig& choice() const;
   const Config& config() const;
   const Launch& geometry() const;
+  /// The loaded kernel (a CUfunction), for launches the runtime does not make itself (a host pipeline's chunks),
+  /// made after make_current(), which makes the kernel's context (its device's primary one) current on this thread.
+  void* function() const;
+  void make_current() const;
   /// Whether the binary came from the on-disk cubin cache rather than a compile.
   bool from_cache() const;
   /// Milliseconds from the request to a ready kernel: lookup, cubin (cache or compile), module load.
@@ -100,6 +106,11 @@ class Runtime {
   /// when the configuration does not compile or load.
   const RuntimeKernel& kernel(std::string_view name_or_spec, std::string_view shape);
   const RuntimeKernel& kernel(const KernelSpec& spec, const Shape& shape);
+
+  /// The tuned host pipeline of a spec with a pipeline section, for a shape (cutune/runtime_pipeline.hpp): its
+  /// kernel comes from kernel(), its chunk size and streams from the same configuration. Throws InputError when
+  /// the spec has no pipeline section.
+  RuntimePipeline pipeline(std::string_view name_or_spec, std::string_view shape);
 
   const DeviceIdentity& device() const;
   /// The database in use, or null.

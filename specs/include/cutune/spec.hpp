@@ -44,7 +44,8 @@
 //     "metric": {"bytes": "8 * M * N"},          // or {"flops": "..."}: gives GB/s or GFLOP/s; a FLOP metric may
 //                                                // add "peak": "fp32" (default), "fp64", "tf32_tensor" or
 //                                                // "f16_tensor" (FP16 and BF16): the rate the report compares with
-//     "compile_options": ["--use_fast_math"]     // added to NVRTC's options
+//     "compile_options": ["--use_fast_math"],    // added to NVRTC's options
+//     "pipeline": {...}                          // optional: a host pipeline of chunks x streams (pipeline.hpp)
 //   }
 //
 // Parameters reach the source as #defines; the source must also compile on its own with default values.
@@ -62,6 +63,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,6 +72,8 @@
 #include "cutune/expr.hpp"
 
 namespace cutune {
+
+struct PipelineSpec;
 
 /// A problem size: one extent per dimension name of the spec, printed as 8192x4096.
 struct Shape {
@@ -197,6 +201,8 @@ struct KernelSpec {
   ToleranceRule tolerance;
   Metric metric;
   std::vector<std::string> compile_options;
+  /// Set when the spec describes a host pipeline around its kernel (cutune/pipeline.hpp); shared, never changed.
+  std::shared_ptr<const PipelineSpec> pipeline;
   std::string hash;          ///< 16 hex digits over the source and the spec text: the kernel's version
   std::string json;          ///< the spec text: with source and source_name, from_json() rebuilds this spec
 
