@@ -1,6 +1,7 @@
 // Host-only tests of host pipelines: the spec section and its errors, chunk plans, constraints on streams, the
 // built-in pipeline templates' spaces, and NVRTC compiles of a sample that covers every kernel parameter value.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -206,7 +207,7 @@ TEST(PipelineTemplates, Compile) {
 }
 
 TEST(PipelineCli, SpaceCountsTheBuiltInPipeline) {
-  const auto dir = std::filesystem::temp_directory_path() / "cutune_pipeline_cli";
+  const auto dir = std::filesystem::temp_directory_path() / ("cutune_pipeline_cli_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto out = test::run_tune(dir, "space --kernel saxpy_pipeline --shape 1000003");
   EXPECT_EQ(out.code, 0) << out.err;
