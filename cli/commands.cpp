@@ -173,6 +173,7 @@ int run_tune(const TuneArgs& args) {
   TuneOptions options;
   options.measure = args.measure;
   options.strategy = args.strategy;
+  options.seed = args.seed;
   options.budget = args.budget;
   options.time_budget_s = args.time_budget_s;
   options.compile_threads = args.jobs;

@@ -1,6 +1,7 @@
 // The `tune` command's subcommands, each a function of its parsed options; they throw cutune::Error on failure.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -28,6 +29,7 @@ struct TuneArgs {
   int device = 0;        ///< --device N: the same as --devices N
   std::string devices;   ///< --devices all | N,M,...; empty: --device
   std::string strategy = std::string(kDefaultStrategy);
+  std::uint64_t seed = 1;
   std::size_t budget = 0;        ///< most configurations per shape; 0: no limit
   double time_budget_s = 0.0;    ///< wall time per shape, seconds; 0: no limit
   unsigned jobs = 0;

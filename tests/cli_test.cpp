@@ -146,6 +146,14 @@ TEST_F(Cli, TuningNeedsKernelAndShapes) {
   EXPECT_NE(r.err.find("--shapes"), std::string::npos) << r.err;
 }
 
+TEST_F(Cli, SeedIsANonNegativeInteger) {
+  const CommandOutput r = tune("--kernel transpose --shapes 64x64 --seed twelve");
+  EXPECT_NE(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("--seed"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "cutune.db")) << "a refused command creates no database";
+  EXPECT_NE(tune("--help").out.find("--seed"), std::string::npos);
+}
+
 TEST_F(Cli, BestWithoutResults) {
   cutune::Database((dir_ / "empty.db").string());
   const CommandOutput r = tune("best --kernel transpose --shape 64x64 --db empty.db");
