@@ -19,17 +19,16 @@
 #include <vector>
 
 #include <cutune/error.hpp>
+
 #include <cutune/runtime.hpp>
+
+#include "example_support.hpp"
 
 namespace {
 
-void check(cudaError_t result, const char* call) {
-  if (result != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(result));
-}
-
 // A device buffer of `bytes`, freed with its owner.
 struct DeviceMemory {
-  explicit DeviceMemory(std::size_t bytes) { check(cudaMalloc(&ptr, bytes), "cudaMalloc"); }
+  explicit DeviceMemory(std::size_t bytes) { example::check(cudaMalloc(&ptr, bytes), "cudaMalloc"); }
   ~DeviceMemory() { cudaFree(ptr); }
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
@@ -48,25 +47,11 @@ std::size_t elements(const cutune::RuntimeKernel& kernel, const std::string& nam
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string db = "cutune.db";
-  std::string shape = "1024x2048x512";
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--db" && i + 1 < argc) {
-      db = argv[++i];
-    } else if (arg.rfind("--", 0) != 0) {
-      shape = arg;
-    } else {
-      std::cerr << "usage: gemm_bf16_example [--db cutune.db] [MxNxK]\n";
-      return 2;
-    }
-  }
+  example::Arguments args{.db = "cutune.db", .shape = "1024x2048x512"};
+  if (auto code = example::parse(argc, argv, "gemm_bf16_example: multiplies BF16 matrices with the tuned gemm_bf16 through the runtime API, and checks samples", "shape MxNxK", args)) return *code;
+  const std::string& shape = args.shape;
   try {
-    check(cudaSetDevice(0), "cudaSetDevice");
-    check(cudaFree(nullptr), "cudaFree");  // makes the runtime's context current, so cutune finds the device
-    cutune::RuntimeOptions options;
-    if (std::filesystem::exists(db)) options.database = db;  // without one, the spec's default configuration
-    cutune::Runtime runtime(options);
+    cutune::Runtime runtime = example::open_runtime(args.db);  // without a database: the spec's default configuration
     const cutune::RuntimeKernel& gemm = runtime.kernel("gemm_bf16", shape);
     const int m = static_cast<int>(gemm.shape().dims[0]);
     const int n = static_cast<int>(gemm.shape().dims[1]);
@@ -83,15 +68,15 @@ int main(int argc, char** argv) {
     DeviceMemory d_counters(elements(gemm, "counters") * sizeof(unsigned));
     DeviceMemory d_workspace(elements(gemm, "workspace") * sizeof(float));
     cudaStream_t stream = nullptr;
-    check(cudaStreamCreate(&stream), "cudaStreamCreate");
-    check(cudaMemsetAsync(d_counters.ptr, 0, elements(gemm, "counters") * sizeof(unsigned), stream), "cudaMemsetAsync");
-    check(cudaMemcpyAsync(d_a.ptr, a.data(), a.size() * 2, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
-    check(cudaMemcpyAsync(d_b.ptr, b.data(), b.size() * 2, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+    example::check(cudaStreamCreate(&stream), "cudaStreamCreate");
+    example::check(cudaMemsetAsync(d_counters.ptr, 0, elements(gemm, "counters") * sizeof(unsigned), stream), "cudaMemsetAsync");
+    example::check(cudaMemcpyAsync(d_a.ptr, a.data(), a.size() * 2, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+    example::check(cudaMemcpyAsync(d_b.ptr, b.data(), b.size() * 2, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
     const float alpha = 1.0f, beta = 0.0f;
     // The spec's arguments: M, N, K, alpha, A, B, beta, C, counters, workspace.
     gemm(stream, m, n, k, alpha, d_a.ptr, d_b.ptr, beta, d_c.ptr, d_counters.ptr, d_workspace.ptr);
-    check(cudaMemcpyAsync(c.data(), d_c.ptr, c.size() * 2, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
-    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    example::check(cudaMemcpyAsync(c.data(), d_c.ptr, c.size() * 2, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
+    example::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 
     // BF16 output: within one unit in the last place (2^-7 relative) of the exact product, plus FP32 accumulation.
     std::size_t wrong = 0, checked = 0;

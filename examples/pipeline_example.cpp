@@ -14,50 +14,31 @@
 #include <vector>
 
 #include <cutune/error.hpp>
+
 #include <cutune/runtime_pipeline.hpp>
 
-namespace {
-
-void check(cudaError_t result, const char* call) {
-  if (result != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(result));
-}
-
-}  // namespace
+#include "example_support.hpp"
 
 int main(int argc, char** argv) {
-  std::string db = "cutune.db";
-  std::string shape = "67108864";
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--db" && i + 1 < argc) {
-      db = argv[++i];
-    } else if (arg.rfind("--", 0) != 0) {
-      shape = arg;
-    } else {
-      std::cerr << "usage: pipeline_example [--db cutune.db] [N]\n";
-      return 2;
-    }
-  }
+  example::Arguments args{.db = "cutune.db", .shape = "67108864"};
+  if (auto code = example::parse(argc, argv, "pipeline_example: runs the tuned saxpy_pipeline over pinned host arrays through the runtime API, and checks it", "array length N", args)) return *code;
+  const std::string& shape = args.shape;
   try {
-    check(cudaSetDevice(0), "cudaSetDevice");
-    check(cudaFree(nullptr), "cudaFree");  // makes the runtime's context current, so cutune finds the device
-    cutune::RuntimeOptions options;
-    if (std::filesystem::exists(db)) options.database = db;  // without one, the spec's default configuration
-    cutune::Runtime runtime(options);
+    cutune::Runtime runtime = example::open_runtime(args.db);  // without a database: the spec's default configuration
     const cutune::RuntimePipeline saxpy = runtime.pipeline("saxpy_pipeline", shape);
     const std::int64_t n = saxpy.kernel().shape().dims[0];
 
     float* x = nullptr;
     float* y = nullptr;  // pinned: asynchronous copies need page-locked memory (a std::vector is refused)
-    check(cudaMallocHost(&x, static_cast<std::size_t>(n) * sizeof(float)), "cudaMallocHost");
-    check(cudaMallocHost(&y, static_cast<std::size_t>(n) * sizeof(float)), "cudaMallocHost");
+    example::check(cudaMallocHost(&x, static_cast<std::size_t>(n) * sizeof(float)), "cudaMallocHost");
+    example::check(cudaMallocHost(&y, static_cast<std::size_t>(n) * sizeof(float)), "cudaMallocHost");
     for (std::int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 1000) / 1000.0f;
     std::vector<cudaStream_t> streams(4);
-    for (auto& s : streams) check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    for (auto& s : streams) example::check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
     const std::vector<void*> stream_set(streams.begin(), streams.end());
     const float a = 0.75f, b = 0.5f;
     saxpy(stream_set, static_cast<void*>(y), static_cast<const void*>(x), a, b, n);  // y, x, a, b, n (per chunk)
-    check(cudaStreamSynchronize(streams[0]), "cudaStreamSynchronize");  // every stream is joined into the first
+    example::check(cudaStreamSynchronize(streams[0]), "cudaStreamSynchronize");  // every stream is joined into the first
 
     std::int64_t wrong = 0;
     for (std::int64_t i = 0; i < n; ++i) wrong += std::fabs(y[i] - (a * x[i] + b)) > 1e-6f;

@@ -14,36 +14,17 @@
 #include <vector>
 
 #include <cutune/error.hpp>
+
 #include <cutune/runtime.hpp>
 
-namespace {
-
-void check(cudaError_t result, const char* call) {
-  if (result != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(result));
-}
-
-}  // namespace
+#include "example_support.hpp"
 
 int main(int argc, char** argv) {
-  std::string db = "cutune.db";
-  std::string shape = "4096x3000";
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--db" && i + 1 < argc) {
-      db = argv[++i];
-    } else if (arg.rfind("--", 0) != 0) {
-      shape = arg;
-    } else {
-      std::cerr << "usage: transpose_example [--db cutune.db] [MxN]\n";
-      return 2;
-    }
-  }
+  example::Arguments args{.db = "cutune.db", .shape = "4096x3000"};
+  if (auto code = example::parse(argc, argv, "transpose_example: transposes a matrix with the tuned transpose through the runtime API, and checks it", "matrix shape MxN", args)) return *code;
+  const std::string& shape = args.shape;
   try {
-    check(cudaSetDevice(0), "cudaSetDevice");
-    check(cudaFree(nullptr), "cudaFree");  // makes the runtime's context current, so cutune finds the device
-    cutune::RuntimeOptions options;
-    if (std::filesystem::exists(db)) options.database = db;  // without one, the spec's default configuration
-    cutune::Runtime runtime(options);
+    cutune::Runtime runtime = example::open_runtime(args.db);  // without a database: the spec's default configuration
     const cutune::RuntimeKernel& transpose = runtime.kernel("transpose", shape);
     const int m = static_cast<int>(transpose.shape().dims[0]);
     const int n = static_cast<int>(transpose.shape().dims[1]);
@@ -53,15 +34,15 @@ int main(int argc, char** argv) {
     float* d_in = nullptr;
     float* d_out = nullptr;
     const std::size_t bytes = in.size() * sizeof(float);
-    check(cudaMalloc(&d_in, bytes), "cudaMalloc");
-    check(cudaMalloc(&d_out, bytes), "cudaMalloc");
+    example::check(cudaMalloc(&d_in, bytes), "cudaMalloc");
+    example::check(cudaMalloc(&d_out, bytes), "cudaMalloc");
     cudaStream_t stream = nullptr;
-    check(cudaStreamCreate(&stream), "cudaStreamCreate");
-    check(cudaMemcpyAsync(d_in, in.data(), bytes, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+    example::check(cudaStreamCreate(&stream), "cudaStreamCreate");
+    example::check(cudaMemcpyAsync(d_in, in.data(), bytes, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
     transpose(stream, d_out, d_in, m, n);  // the spec's arguments: out, in, M, N
     std::vector<float> out(in.size());
-    check(cudaMemcpyAsync(out.data(), d_out, bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
-    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    example::check(cudaMemcpyAsync(out.data(), d_out, bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
+    example::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 
     std::size_t wrong = 0;
     for (int i = 0; i < m; ++i)
