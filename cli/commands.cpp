@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "cutune/compiler.hpp"
@@ -302,23 +303,43 @@ int run_space(const SpaceArgs& args) {
 int run_compile(const CompileArgs& args) {
   const KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, nullptr, true);
   const Space space = Space::enumerate(spec, std::nullopt, arch_limits(args.arch));
+  // Configurations that differ only in what never reaches the compiler (a pipeline's chunk and stream counts) are
+  // one binary: compile each binary once and give its outcome to every configuration that shares it.
+  std::map<std::string, std::size_t> binary_of;
+  std::vector<std::size_t> binary(space.size());
+  std::vector<std::size_t> first;  // a configuration of each binary
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    std::string key = compile_arch(spec, space.configs()[i], args.arch);
+    for (const auto& d : spec.defines(space.configs()[i])) key += " " + d;
+    const auto [it, added] = binary_of.emplace(key, first.size());
+    if (added) first.push_back(i);
+    binary[i] = it->second;
+  }
   CompilePool pool(args.jobs);
   std::vector<std::future<CompileOutput>> futures;
-  for (const auto& c : space.configs())
+  for (const std::size_t i : first) {
+    const Config& c = space.configs()[i];
     futures.push_back(pool.submit([&spec, &c, &args] { return compile_config(spec, c, args.arch); }));
-  std::size_t failed = 0;
+  }
+  std::vector<CompileOutput> outputs;
   double total_ms = 0.0;
-  for (std::size_t i = 0; i < futures.size(); ++i) {
-    const CompileOutput out = futures[i].get();
-    total_ms += out.ms;
-    if (!out.ok) {
-      ++failed;
-      std::cout << "FAILED " << spec.format(space.configs()[i]) << "\n" << out.log << "\n";
-    }
+  for (auto& f : futures) {
+    outputs.push_back(f.get());
+    total_ms += outputs.back().ms;
+  }
+  std::size_t failed = 0;
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    const CompileOutput& out = outputs[binary[i]];
+    if (out.ok) continue;
+    ++failed;
+    std::cout << "FAILED " << spec.format(space.configs()[i]) << "\n";
+    if (first[binary[i]] == i) std::cout << out.log << "\n";  // the log once per binary
   }
   std::cout << space.size() - failed << " of " << space.size() << " configurations of " << spec.name
-            << " compiled for " << args.arch << " (" << pool.threads() << " threads, "
-            << static_cast<int>(total_ms / std::max<std::size_t>(1, space.size())) << " ms each on average)\n";
+            << " compiled for " << args.arch << " (";
+  if (first.size() < space.size()) std::cout << first.size() << " distinct binaries, ";
+  std::cout << pool.threads() << " threads, " << static_cast<int>(total_ms / std::max<std::size_t>(1, first.size()))
+            << " ms each on average)\n";
   return failed == 0 ? 0 : 1;
 }
 

@@ -212,6 +212,10 @@ TEST(PipelineCli, SpaceCountsTheBuiltInPipeline) {
   const auto out = test::run_tune(dir, "space --kernel saxpy_pipeline --shape 1000003");
   EXPECT_EQ(out.code, 0) << out.err;
   EXPECT_NE(out.out.find("84 valid configurations of saxpy_pipeline"), std::string::npos) << out.out;
+  // tune compile builds each binary once: the chunk and stream counts never reach the compiler.
+  const auto compiled = test::run_tune(dir, "compile --kernel saxpy_pipeline");
+  EXPECT_EQ(compiled.code, 0) << compiled.err << compiled.out;
+  EXPECT_NE(compiled.out.find("12 distinct binaries"), std::string::npos) << compiled.out;
   std::filesystem::remove_all(dir);
 }
 
