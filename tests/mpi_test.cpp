@@ -1,0 +1,123 @@
+// Host test of tuning across MPI ranks: `mpirun -np 3` of the cluster code on stand-in GPUs (fake workers), NVRTC
+// compiling for real on every rank; rank 0's database must hold every configuration once, and a rerun resumes.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "cutune/database.hpp"
+#include "stand_in_kernel.hpp"
+
+namespace cutune {
+namespace {
+
+namespace fs = std::filesystem;
+
+#ifdef CUTUNE_MPIEXEC
+constexpr std::size_t kSpace = 20;
+
+class MpiTest : public ::testing::Test {
+ protected:
+  MpiTest() : dir_(fs::temp_directory_path() / ("cutune_mpi_" + std::to_string(::getpid()))) {
+    fs::create_directories(dir_);
+    ::setenv("CUTUNE_WORKER", CUTUNE_FAKE_WORKER_EXE, 1);
+    ::setenv("CUTUNE_FAKE_LOG", (dir_ / "worker.log").c_str(), 1);
+    ::setenv("CUTUNE_FAKE_TIMES", "1", 1);
+    ::setenv("CUTUNE_FAKE_SLEEP_MS", "20", 1);  // a pace at which every rank gets some of the work
+  }
+  ~MpiTest() override {
+    for (const char* v : {"CUTUNE_WORKER", "CUTUNE_FAKE_LOG", "CUTUNE_FAKE_TIMES", "CUTUNE_FAKE_SLEEP_MS"}) ::unsetenv(v);
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  // Runs the three ranks; returns their exit status and what they printed.
+  int launch(std::string& output) const {
+    // CI runs as root, which OpenMPI refuses unless told; --oversubscribe: more ranks than the CI machine's 2 cores.
+    const std::string command = std::string(CUTUNE_MPIEXEC) +
+                                " --allow-run-as-root --oversubscribe --bind-to none -np 3"
+                                " -x CUTUNE_WORKER -x CUTUNE_FAKE_LOG -x CUTUNE_FAKE_TIMES -x CUTUNE_FAKE_SLEEP_MS " +
+                                CUTUNE_MPI_DRIVER_EXE + " " + (dir_ / "r.db").string() + " " +
+                                (dir_ / "cache").string() + " 2>&1";
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) return -1;
+    std::array<char, 4096> buffer{};
+    output.clear();
+    while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
+    return ::pclose(pipe);
+  }
+
+  // Configuration -> the stand-in GPUs (ordinals = node-local ranks) that evaluated it; re-timing not counted.
+  std::map<std::string, std::vector<int>> evaluated() const {
+    std::map<std::string, std::vector<int>> out;
+    std::ifstream in(dir_ / "worker.log");
+    int device = 0;
+    std::string kind, config;
+    while (in >> device >> kind >> config)
+      if (kind == "evaluate") out[config].push_back(device);
+    return out;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(MpiTest, ThreeRanksMeasureEveryConfigurationOnceIntoRankZerosDatabase) {
+  std::string output;
+  ASSERT_EQ(launch(output), 0) << output;
+  EXPECT_NE(output.find("evaluated 20 resumed 0"), std::string::npos) << output;
+
+  // Per rank: what rank 0 counted agrees with what that rank's worker was sent, and the shares add up.
+  const auto log = evaluated();
+  EXPECT_EQ(log.size(), kSpace);
+  std::map<int, std::size_t> per_gpu;
+  for (const auto& [config, gpus] : log) {
+    EXPECT_EQ(gpus.size(), 1u) << config << " evaluated more than once";
+    for (int g : gpus) ++per_gpu[g];
+  }
+  std::size_t shares = 0;
+  const std::regex line(R"(measured (GPU (\d)|rank (\d) GPU (\d)): (\d+))");
+  for (std::sregex_iterator it(output.begin(), output.end(), line), end; it != end; ++it) {
+    const int gpu = (*it)[2].matched ? std::stoi((*it)[2]) : std::stoi((*it)[4]);
+    const std::size_t measured = std::stoul((*it)[5]);
+    EXPECT_EQ(per_gpu[gpu], measured) << (*it)[1];
+    shares += measured;
+  }
+  EXPECT_EQ(shares, kSpace) << output;
+  EXPECT_NE(output.find("rank 2 GPU 2"), std::string::npos) << output;
+
+  DeviceIdentity device;
+  device.name = "Stand-in GPU";
+  device.cc_major = 9;
+  device.sm_count = 132;
+  const KernelSpec spec = test::stand_in_kernel("mpi_k", R"({"A": [1, 2, 3, 4, 5], "B": [1, 2, 3, 4]})", "A * B");
+  {
+    Database db(dir_ / "r.db");
+    const auto results = db.results(device, {spec.name, spec.hash}, "1000");
+    std::set<std::string> configs;
+    for (const auto& r : results) configs.insert(r.config);
+    EXPECT_EQ(results.size(), kSpace);
+    EXPECT_EQ(configs.size(), kSpace);
+  }
+
+  // The same command again measures nothing: everything is stored.
+  const std::size_t lines_before = log.size();
+  ASSERT_EQ(launch(output), 0) << output;
+  EXPECT_NE(output.find("evaluated 0 resumed 20"), std::string::npos) << output;
+  EXPECT_EQ(evaluated().size(), lines_before);
+  for (const auto& [config, gpus] : evaluated()) EXPECT_EQ(gpus.size(), 1u) << config << " measured again on resume";
+}
+#else
+TEST(MpiTest, ThreeRanksMeasureEveryConfigurationOnceIntoRankZerosDatabase) {
+  GTEST_SKIP() << "built without MPI (no mpirun found by CMake): install libopenmpi-dev openmpi-bin";
+}
+#endif
+
+}  // namespace
+}  // namespace cutune
