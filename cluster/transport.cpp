@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cutune/error.hpp"
+#include "cutune/stop.hpp"
 
 namespace cutune::cluster {
 namespace {
@@ -64,7 +65,11 @@ Transport::Transport() {
   host_.assign(name, static_cast<std::size_t>(length));
 }
 
-Transport::~Transport() { MPI_Finalize(); }
+// MPI_Finalize waits for every rank; after a stop request (the launcher ends the job because a rank died) some never
+// come, so the process leaves without it and the launcher, which is ending the job anyway, cleans up.
+Transport::~Transport() {
+  if (!stop_requested()) MPI_Finalize();
+}
 
 void Transport::send(int to, Tag tag, const Message& body) {
   const std::string text = body.dump();

@@ -1,13 +1,22 @@
 // One rank of the host MPI test (mpi_test.cpp): the cluster code of `tune`, on stand-in GPUs instead of real ones.
 // Usage: mpi_rank_driver DB CACHE_DIR. Each rank "has" one stand-in GPU of one model (its node-local rank is the
 // ordinal the fake worker is told); rank 0 tunes the stand-in kernel at N=1000 and prints what each GPU measured.
+// Each rank writes its process id to DB.rank<R>.pid, so that the test can kill one; SIGTERM stops as `tune` does.
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
 #include <exception>
+#include <fstream>
+#include <string>
 
 #include "cluster/cluster.hpp"
 #include "cutune/database.hpp"
 #include "cutune/error.hpp"
+#include "cutune/stop.hpp"
 #include "stand_in_kernel.hpp"
+
+extern "C" void on_terminate(int) { cutune::request_stop(); }
 
 int main(int argc, char** argv) {
   using namespace cutune;
@@ -15,8 +24,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: mpi_rank_driver DB CACHE_DIR\n");
     return 2;
   }
+  std::signal(SIGTERM, on_terminate);
   try {
     cluster::Transport transport;
+    std::ofstream(std::string(argv[1]) + ".rank" + std::to_string(transport.rank()) + ".pid") << ::getpid() << "\n";
     cluster::LocalGpu gpu;
     gpu.identity.name = "Stand-in GPU";
     gpu.identity.cc_major = 9;
@@ -39,6 +50,9 @@ int main(int argc, char** argv) {
     std::printf("evaluated %zu resumed %zu\n", report.evaluated, report.resumed);
     for (const auto& d : report.devices) std::printf("measured %s: %zu\n", d.name.c_str(), d.measured);
     return 0;
+  } catch (const Interrupted&) {
+    std::fprintf(stderr, "interrupted: what was measured is stored\n");
+    return 130;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

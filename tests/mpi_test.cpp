@@ -4,6 +4,10 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
+#include <csignal>
+#include <future>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -65,6 +69,20 @@ class MpiTest : public ::testing::Test {
     return out;
   }
 
+  std::size_t stored() const {
+    DeviceIdentity device;
+    device.name = "Stand-in GPU";
+    device.cc_major = 9;
+    device.sm_count = 132;
+    const KernelSpec spec = test::stand_in_kernel("mpi_k", R"({"A": [1, 2, 3, 4, 5], "B": [1, 2, 3, 4]})", "A * B");
+    Database db(dir_ / "r.db");
+    const auto results = db.results(device, {spec.name, spec.hash}, "1000");
+    std::set<std::string> configs;
+    for (const auto& r : results) configs.insert(r.config);
+    EXPECT_EQ(configs.size(), results.size()) << "a configuration stored twice";
+    return results.size();
+  }
+
   fs::path dir_;
 };
 
@@ -92,19 +110,7 @@ TEST_F(MpiTest, ThreeRanksMeasureEveryConfigurationOnceIntoRankZerosDatabase) {
   EXPECT_EQ(shares, kSpace) << output;
   EXPECT_NE(output.find("rank 2 GPU 2"), std::string::npos) << output;
 
-  DeviceIdentity device;
-  device.name = "Stand-in GPU";
-  device.cc_major = 9;
-  device.sm_count = 132;
-  const KernelSpec spec = test::stand_in_kernel("mpi_k", R"({"A": [1, 2, 3, 4, 5], "B": [1, 2, 3, 4]})", "A * B");
-  {
-    Database db(dir_ / "r.db");
-    const auto results = db.results(device, {spec.name, spec.hash}, "1000");
-    std::set<std::string> configs;
-    for (const auto& r : results) configs.insert(r.config);
-    EXPECT_EQ(results.size(), kSpace);
-    EXPECT_EQ(configs.size(), kSpace);
-  }
+  EXPECT_EQ(stored(), kSpace);
 
   // The same command again measures nothing: everything is stored.
   const std::size_t lines_before = log.size();
@@ -112,6 +118,33 @@ TEST_F(MpiTest, ThreeRanksMeasureEveryConfigurationOnceIntoRankZerosDatabase) {
   EXPECT_NE(output.find("evaluated 0 resumed 20"), std::string::npos) << output;
   EXPECT_EQ(evaluated().size(), lines_before);
   for (const auto& [config, gpus] : evaluated()) EXPECT_EQ(gpus.size(), 1u) << config << " measured again on resume";
+}
+// A rank that dies ends the job (the launcher's doing); rank 0 stops on the launcher's SIGTERM with what it measured
+// stored, and the same command again measures only what is missing.
+TEST_F(MpiTest, ARankThatDiesLeavesEverythingMeasuredStoredAndARerunCompletes) {
+  ::setenv("CUTUNE_FAKE_SLEEP_MS", "100", 1);
+  std::string output;
+  auto job = std::async(std::launch::async, [&] { return launch(output); });
+  // Rank 2 dies once a few configurations were measured.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (evaluated().size() < 6 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  int pid = 0;
+  std::ifstream(dir_.string() + "/r.db.rank2.pid") >> pid;
+  ASSERT_GT(pid, 0);
+  ::kill(pid, SIGKILL);
+  EXPECT_NE(job.get(), 0) << output;
+  EXPECT_NE(output.find("interrupted: what was measured is stored"), std::string::npos) << output;
+  const std::size_t kept = stored();
+  EXPECT_GE(kept, 3u);  // six were sent, at most three (one per rank) still in flight
+  EXPECT_LT(kept, kSpace);
+
+  ::setenv("CUTUNE_FAKE_SLEEP_MS", "0", 1);
+  ASSERT_EQ(launch(output), 0) << output;
+  EXPECT_NE(output.find("evaluated " + std::to_string(kSpace - kept) + " resumed " + std::to_string(kept)),
+            std::string::npos) << output;
+  EXPECT_EQ(stored(), kSpace);
 }
 #else
 TEST(MpiTest, ThreeRanksMeasureEveryConfigurationOnceIntoRankZerosDatabase) {
