@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <exception>
 #include <vector>
 
 #include "cutune/error.hpp"
@@ -65,10 +66,11 @@ Transport::Transport() {
   host_.assign(name, static_cast<std::size_t>(length));
 }
 
-// MPI_Finalize waits for every rank; after a stop request (the launcher ends the job because a rank died) some never
-// come, so the process leaves without it and the launcher, which is ending the job anyway, cleans up.
+// MPI_Finalize waits for every rank. After a stop request (the launcher ends the job because a rank died) or an
+// error on this rank (others may wait for a message from it forever) the process leaves without it: the launcher then
+// sees a rank end without finalising and ends the whole job, instead of every rank waiting for the others.
 Transport::~Transport() {
-  if (!stop_requested()) MPI_Finalize();
+  if (!stop_requested() && std::uncaught_exceptions() == 0) MPI_Finalize();
 }
 
 void Transport::send(int to, Tag tag, const Message& body) {

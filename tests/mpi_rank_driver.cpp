@@ -1,5 +1,5 @@
 // One rank of the host MPI test (mpi_test.cpp): the cluster code of `tune`, on stand-in GPUs instead of real ones.
-// Usage: mpi_rank_driver DB CACHE_DIR. Each rank "has" one stand-in GPU of one model (its node-local rank is the
+// Usage: mpi_rank_driver DB CACHE_DIR [mixed] (mixed: rank 2's stand-in GPU is another model). Each rank "has" one stand-in GPU of one model (its node-local rank is the
 // ordinal the fake worker is told); rank 0 tunes the stand-in kernel at N=1000 and prints what each GPU measured.
 // Each rank writes its process id to DB.rank<R>.pid, so that the test can kill one; SIGTERM stops as `tune` does.
 #include <unistd.h>
@@ -20,8 +20,8 @@ extern "C" void on_terminate(int) { cutune::request_stop(); }
 
 int main(int argc, char** argv) {
   using namespace cutune;
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: mpi_rank_driver DB CACHE_DIR\n");
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: mpi_rank_driver DB CACHE_DIR [mixed]\n");
     return 2;
   }
   std::signal(SIGTERM, on_terminate);
@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
     gpu.identity.name = "Stand-in GPU";
     gpu.identity.cc_major = 9;
     gpu.identity.sm_count = 132;
+    if (argc == 4 && transport.rank() == 2) gpu.identity.sm_count = 114;
     gpu.ordinal = transport.local_rank();
     TuneOptions options;
     options.strategy = "exhaustive";

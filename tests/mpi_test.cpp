@@ -43,13 +43,13 @@ class MpiTest : public ::testing::Test {
   }
 
   // Runs the three ranks; returns their exit status and what they printed.
-  int launch(std::string& output) const {
+  int launch(std::string& output, const std::string& extra = "") const {
     // CI runs as root, which OpenMPI refuses unless told; --oversubscribe: more ranks than the CI machine's 2 cores.
     const std::string command = std::string(CUTUNE_MPIEXEC) +
                                 " --allow-run-as-root --oversubscribe --bind-to none -np 3"
                                 " -x CUTUNE_WORKER -x CUTUNE_FAKE_LOG -x CUTUNE_FAKE_TIMES -x CUTUNE_FAKE_SLEEP_MS " +
                                 CUTUNE_MPI_DRIVER_EXE + " " + (dir_ / "r.db").string() + " " +
-                                (dir_ / "cache").string() + " 2>&1";
+                                (dir_ / "cache").string() + " " + extra + " 2>&1";
     FILE* pipe = ::popen(command.c_str(), "r");
     if (pipe == nullptr) return -1;
     std::array<char, 4096> buffer{};
@@ -145,6 +145,16 @@ TEST_F(MpiTest, ARankThatDiesLeavesEverythingMeasuredStoredAndARerunCompletes) {
   EXPECT_NE(output.find("evaluated " + std::to_string(kSpace - kept) + " resumed " + std::to_string(kept)),
             std::string::npos) << output;
   EXPECT_EQ(stored(), kSpace);
+}
+// One run keeps one GPU model's results: a job whose ranks have different models is refused, naming them, before
+// anything is measured or a database created.
+TEST_F(MpiTest, RanksOfDifferentModelsAreRefusedNamingThem) {
+  std::string output;
+  EXPECT_NE(launch(output, "mixed"), 0) << output;
+  EXPECT_NE(output.find("different models (rank 0 has Stand-in GPU (sm_90, 132 SMs), rank 2 has Stand-in GPU (sm_90, "
+                        "114 SMs))"), std::string::npos) << output;
+  EXPECT_FALSE(fs::exists(dir_ / "r.db"));
+  EXPECT_TRUE(evaluated().empty());
 }
 #else
 TEST(MpiTest, ThreeRanksMeasureEveryConfigurationOnceIntoRankZerosDatabase) {
