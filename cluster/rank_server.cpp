@@ -68,7 +68,7 @@ int serve_rank(Transport& transport, const LocalGpu& gpu, const TuneOptions& opt
       continue;
     }
     if (message.tag != Tag::Job) continue;
-    Message reply;
+    Message reply{{"seq", message.body.value("seq", std::uint64_t{0})}};
     try {
       if (!broken.empty()) throw Error(broken);
       const std::size_t id = message.body.at("task").get<std::size_t>();

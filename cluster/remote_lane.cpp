@@ -18,6 +18,9 @@ const char* kind_name(detail::Job::Kind kind) {
   return "evaluate";
 }
 
+// Job numbers, distinct over every remote lane of the process (lanes are made afresh after a failed shape).
+std::atomic<std::uint64_t> next_seq{0};
+
 }  // namespace
 
 RemoteRegistry::RemoteRegistry(Transport& transport) : transport_(transport), thread_([this] { listen(); }) {}
@@ -76,8 +79,9 @@ void RemoteLane::submit(detail::Job job) {
                       {"source_name", spec.source_name}, {"shape", job.task->shape.dims}});
       prepared_ = job.task->id;
     }
+    sent_ = ++next_seq;
     transport.send(rank_, Tag::Job,
-                   {{"task", job.task->id}, {"kind", kind_name(job.kind)}, {"index", job.index},
+                   {{"seq", sent_}, {"task", job.task->id}, {"kind", kind_name(job.kind)}, {"index", job.index},
                     {"config", job.task->spec->format(job.config)}, {"best_ms", job.best_ms},
                     {"repeats", job.repeats}, {"bytes", job.bytes}});
     job_ = std::move(job);
@@ -93,7 +97,8 @@ void RemoteLane::submit(detail::Job job) {
 
 void RemoteLane::answered(const Message& body) {
   std::lock_guard lock(mutex_);
-  if (!job_) return;  // an answer to nothing: the lane already gave its job up
+  // An answer to another job: one sent by an earlier lane for this rank (a tuner that restarted its lanes).
+  if (!job_ || body.value("seq", std::uint64_t{0}) != sent_) return;
   detail::LaneOutcome out;
   out.lane = id_;
   out.job = std::move(*job_);

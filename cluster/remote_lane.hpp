@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -61,6 +62,7 @@ class RemoteLane final : public detail::Lane {
   std::mutex mutex_;
   std::optional<detail::Job> job_;
   std::size_t prepared_ = 0;  // the ShapeTask id the rank has the spec of
+  std::uint64_t sent_ = 0;    // the number of the job sent last: the rank echoes it, so a stale answer is told apart
 };
 
 }  // namespace cutune::cluster
