@@ -36,6 +36,9 @@ class MpiTest : public ::testing::Test {
     ::setenv("CUTUNE_FAKE_TIMES", "1", 1);
     ::setenv("CUTUNE_FAKE_SLEEP_MS", "20", 1);  // a pace at which every rank gets some of the work
   }
+  void SetUp() override {
+    if (!fs::exists(CUTUNE_MPIEXEC)) GTEST_SKIP() << CUTUNE_MPIEXEC << " (found at configure time) is gone";
+  }
   ~MpiTest() override {
     for (const char* v : {"CUTUNE_WORKER", "CUTUNE_FAKE_LOG", "CUTUNE_FAKE_TIMES", "CUTUNE_FAKE_SLEEP_MS"}) ::unsetenv(v);
     std::error_code ignored;
