@@ -9,6 +9,9 @@
 #include <map>
 #include <sstream>
 
+#ifdef CUTUNE_HAVE_MPI
+#include "cluster/transport.hpp"
+#endif
 #include "cutune/compiler.hpp"
 #include "cutune/database.hpp"
 #include "cutune/device.hpp"
@@ -159,18 +162,7 @@ std::vector<Shape> parse_shapes(const KernelSpec& spec, const std::string& text)
   return shapes;
 }
 
-int run_tune(const TuneArgs& args) {
-  std::optional<Shape> problem_shape;
-  KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, true);
-  for (const auto& w : args.where) spec.restrict_to(w);
-  const std::vector<Shape> shapes =
-      problem_shape ? problem_shapes(spec, *problem_shape, args.shapes) : parse_shapes(spec, args.shapes);
-  FreshDatabaseGuard guard(args.db);
-  Database db(args.db);
-  std::vector<std::unique_ptr<Device>> devices;
-  const DeviceChoice choice = choose_devices(args, devices);
-  guard.keep();
-
+TuneOptions tune_options(const TuneArgs& args, const KernelSpec& spec, const Shape* const& current) {
   TuneOptions options;
   options.measure = args.measure;
   options.strategy = args.strategy;
@@ -184,22 +176,46 @@ int run_tune(const TuneArgs& args) {
   options.timeout_floor_s = args.timeout_floor_s;
   options.shard = args.shard;
   options.command = args.command_line;
-  const Shape* current = nullptr;
   options.on_progress = [&spec, &current](const Progress& p) { print_progress(spec, *current, p); };
-  // One tuner for every shape: its worker processes stay up from one shape to the next.
-  Tuner tuner = choice.ordinals.size() == 1 ? Tuner(*devices.front(), db, options)
-                                            : Tuner(choice.identity, choice.limits, choice.ordinals, db, options);
+  return options;
+}
+
+int tune_shapes(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes, const DeviceIdentity& identity,
+                const Shape*& current, const std::string& db) {
   std::vector<ShapeReport> reports;
   for (const Shape& shape : shapes) {
     current = &shape;
     reports.push_back(tuner.tune(spec, shape));
-    print_shape_report(spec, choice.identity, reports.back());
+    print_shape_report(spec, identity, reports.back());
   }
   print_summary(spec, reports);
-  std::cout << "results stored in " << args.db << "\n";
+  std::cout << "results stored in " << db << "\n";
   for (const auto& r : reports)
     if (!r.best) return 1;  // a shape where nothing was correct is a failure of the run
   return 0;
+}
+
+int run_tune(const TuneArgs& args) {
+  std::optional<Shape> problem_shape;
+  KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, true);
+  for (const auto& w : args.where) spec.restrict_to(w);
+  const std::vector<Shape> shapes =
+      problem_shape ? problem_shapes(spec, *problem_shape, args.shapes) : parse_shapes(spec, args.shapes);
+#ifdef CUTUNE_HAVE_MPI
+  if (cluster::launched_by_mpi()) return run_cluster_tune(args, spec, shapes);
+#endif
+  FreshDatabaseGuard guard(args.db);
+  Database db(args.db);
+  std::vector<std::unique_ptr<Device>> devices;
+  const DeviceChoice choice = choose_devices(args, devices);
+  guard.keep();
+
+  const Shape* current = nullptr;
+  const TuneOptions options = tune_options(args, spec, current);
+  // One tuner for every shape: its worker processes stay up from one shape to the next.
+  Tuner tuner = choice.ordinals.size() == 1 ? Tuner(*devices.front(), db, options)
+                                            : Tuner(choice.identity, choice.limits, choice.ordinals, db, options);
+  return tune_shapes(tuner, spec, shapes, choice.identity, current, args.db);
 }
 
 int run_best(const BestArgs& args) {

@@ -95,6 +95,13 @@ void add_report_command(CLI::App& app, Subcommands& out);
 Database open_existing(const std::string& path);
 
 int run_tune(const TuneArgs& args);
+/// The settings of a tuning run from its arguments; progress lines name the shape `current` points to.
+TuneOptions tune_options(const TuneArgs& args, const KernelSpec& spec, const Shape* const& current);
+/// Tunes every shape with `tuner`, printing each shape's report and a summary; 1 when a shape has nothing correct.
+int tune_shapes(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes, const DeviceIdentity& identity,
+                const Shape*& current, const std::string& db);
+/// `tune` as one rank of an MPI job (mpirun / srun): rank 0 tunes and stores, the others measure for it.
+int run_cluster_tune(const TuneArgs& args, const KernelSpec& spec, const std::vector<Shape>& shapes);
 int run_best(const BestArgs& args);
 int run_list();
 int run_space(const SpaceArgs& args);

@@ -20,7 +20,7 @@ std::string per_device_rates(const Progress& p) {
   if (p.devices.size() < 2) return {};
   std::string out = " ";
   for (const auto& d : p.devices) {
-    out += fmt::format(" GPU {} {:.1f}/s", d.ordinal, p.elapsed_s > 0 ? static_cast<double>(d.measured) / p.elapsed_s : 0.0);
+    out += fmt::format(" {} {:.1f}/s", d.name, p.elapsed_s > 0 ? static_cast<double>(d.measured) / p.elapsed_s : 0.0);
     if (!d.left.empty()) out += " (left)";
   }
   return out;
@@ -64,14 +64,14 @@ void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, co
   if (r.devices.size() > 1 && r.evaluated > 0) {
     std::string shares;
     for (const auto& d : r.devices) {
-      shares += fmt::format("{}GPU {}: {} measured ({:.1f}/s)", shares.empty() ? "" : ", ", d.ordinal, d.measured,
+      shares += fmt::format("{}{}: {} measured ({:.1f}/s)", shares.empty() ? "" : ", ", d.name, d.measured,
                             r.seconds > 0 ? static_cast<double>(d.measured) / r.seconds : 0.0);
       if (!d.left.empty()) shares += fmt::format(" then left the run ({})", d.left);
     }
     // The first GPU still in the run re-timed the finalists.
     const auto retimer = std::find_if(r.devices.begin(), r.devices.end(), [](const DeviceShare& d) { return d.left.empty(); });
     fmt::print("  per GPU     {}{}\n", shares,
-               retimer != r.devices.end() && r.retimed > 0 ? fmt::format("; finalists re-timed on GPU {}", retimer->ordinal) : "");
+               retimer != r.devices.end() && r.retimed > 0 ? fmt::format("; finalists re-timed on {}", retimer->name) : "");
   }
   if (!r.best) {
     fmt::print("  no configuration ran correctly\n");
@@ -94,13 +94,15 @@ void print_summary(const KernelSpec& spec, const std::vector<ShapeReport>& repor
   const bool bytes = spec.metric.kind == Metric::Kind::Bytes;
   // On several GPUs, a column per GPU counts the configurations it measured.
   const auto& gpus = reports.empty() ? std::vector<DeviceShare>{} : reports.front().devices;
+  std::size_t width = 7;  // "rank 1 GPU 0" columns are wider than "GPU 0" ones
+  for (const auto& d : gpus) width = std::max(width, d.name.size());
   std::string gpu_header;
   if (gpus.size() > 1)
-    for (const auto& d : gpus) gpu_header += fmt::format(" {:>7}", fmt::format("GPU {}", d.ordinal));
-  auto gpu_counts = [&gpus](const ShapeReport& r) {
+    for (const auto& d : gpus) gpu_header += fmt::format(" {:>{}}", d.name, width);
+  auto gpu_counts = [&gpus, width](const ShapeReport& r) {
     std::string out;
     if (gpus.size() > 1)
-      for (const auto& d : r.devices) out += fmt::format(" {:>7}", d.measured);
+      for (const auto& d : r.devices) out += fmt::format(" {:>{}}", d.measured, width);
     return out;
   };
   fmt::print("\n{:<14} {:<48} {:>10} {:>10}{}{}\n", "shape", "best configuration", "time ms", spec.metric.unit(),

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ libsqlitecpp-dev libsqlite3-dev libspdlog-dev libfmt-dev libcli11-dev
+packages=(cmake ninja-build g++ libsqlitecpp-dev libsqlite3-dev libopenmpi-dev openmpi-bin libspdlog-dev libfmt-dev libcli11-dev
           nlohmann-json3-dev libgtest-dev zlib1g-dev libeigen3-dev
           libjs-vega           # Vega's modules, embedded into the report page at build time
           python3-jsonschema)  # python3-jsonschema: tests validate T4 exports against the schema

@@ -110,7 +110,7 @@ DeviceChoice one_model(const std::vector<int>& ordinals, const std::vector<Devic
 }
 
 DeviceLimits most_restrictive(const DeviceLimits& a, const DeviceLimits& b) {
-  DeviceLimits out;
+  DeviceLimits out = a;  // one model: the same compute capability and cluster size
   out.max_threads_per_block = std::min(a.max_threads_per_block, b.max_threads_per_block);
   for (std::size_t i = 0; i < 3; ++i) {
     out.max_block[i] = std::min(a.max_block[i], b.max_block[i]);

@@ -110,6 +110,7 @@ detail::Dispatcher& Tuner::lanes(CubinCache* cache) {
       });
     }
   }
+  for (const auto& remote : options_.remote_lanes) factories.push_back(remote.make);
   lanes_ = std::make_unique<detail::Dispatcher>(factories);
   return *lanes_;
 }
@@ -144,7 +145,8 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   const std::size_t limit = options_.budget > 0 ? std::min(options_.budget, space.size()) : space.size();
   progress.total = limit;
   report.limit = limit;
-  for (int ordinal : ordinals_) report.devices.push_back({ordinal, 0, 0.0, std::string()});
+  for (int ordinal : ordinals_) report.devices.push_back({ordinal, "GPU " + std::to_string(ordinal), 0, 0.0, {}});
+  for (const auto& remote : options_.remote_lanes) report.devices.push_back({-1, remote.name, 0, 0.0, {}});
   auto strategy = make_strategy(options_.strategy, space, options_.seed);
   auto outcome = [](const Result& r) { return r.status == Status::Ok ? std::optional<double>(r.median_ms) : std::nullopt; };
   auto account = [&](const Result& r, bool resumed) {

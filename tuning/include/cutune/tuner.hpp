@@ -22,12 +22,21 @@ namespace cutune {
 class CubinCache;
 namespace detail {
 class Dispatcher;
+class Lane;
+class Outbox;
 struct ShapeTask;
 }
+
+/// A place that measures beyond this machine's GPUs (a GPU of another MPI rank, cluster/): it compiles for itself.
+struct RemoteLaneSource {
+  std::string name;  ///< for messages and the per-GPU table: "rank 1 GPU 0"
+  std::function<std::unique_ptr<detail::Lane>(std::size_t id, detail::Outbox& outbox)> make;
+};
 
 /// How many configurations one GPU measured.
 struct DeviceShare {
   int ordinal = 0;             ///< CUDA device ordinal
+  std::string name;            ///< "GPU 0", or "rank 1 GPU 0" for a GPU of another MPI rank
   std::size_t measured = 0;    ///< configurations it evaluated (re-timed finalists not counted)
   double measure_seconds = 0.0;  ///< wall time it spent verifying and timing them
   std::string left;            ///< why it left the run (its worker kept failing); empty while it measures
@@ -62,6 +71,7 @@ struct TuneOptions {
   Shard shard;                   ///< the part of each shape's space to tune (default 1/1: all of it); budget applies per part
   std::string command;           ///< the command line, kept as the run's provenance
   std::function<void(const Progress&)> on_progress;
+  std::vector<RemoteLaneSource> remote_lanes;  ///< measured on as well, after the local GPUs (isolated runs only)
 };
 
 /// The outcome of tuning one shape.

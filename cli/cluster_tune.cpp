@@ -1,0 +1,38 @@
+// `tune` under mpirun / srun: one rank per GPU; rank 0 tunes and stores, every other rank measures for it.
+#ifdef CUTUNE_HAVE_MPI
+#include <iostream>
+
+#include "cluster/cluster.hpp"
+#include "commands.hpp"
+#include "cutune/error.hpp"
+
+namespace cutune::cli {
+
+int run_cluster_tune(const TuneArgs& args, const KernelSpec& spec, const std::vector<Shape>& shapes) {
+  if (!args.isolate) throw InputError("--no-isolate measures in this process: an MPI job measures in worker processes");
+  if (!args.devices.empty()) {
+    throw InputError("--devices does not apply under mpirun / srun: each rank measures on one GPU, its node-local "
+                     "rank; start one rank per GPU");
+  }
+  cluster::Transport transport;
+  const int count = Device::count();
+  if (count == 0) throw NoDeviceError("rank " + std::to_string(transport.rank()) + " on " + transport.host() + ": " +
+                                      Device::unavailable_reason());
+  // Ranks beyond a node's GPU count share GPUs round-robin: slower, but every rank still works.
+  const Device device(transport.local_rank() % count);
+  const cluster::LocalGpu gpu{device.identity(), device.limits(), device.ordinal()};
+  const Shape* current = nullptr;
+  TuneOptions options = tune_options(args, spec, current);
+  if (transport.rank() != 0) return cluster::serve_rank(transport, gpu, options);
+
+  cluster::ClusterLanes lanes(transport, gpu);  // before the tuner: its lanes use the ranks' receiving thread
+  options.remote_lanes = lanes.lanes();
+  Database db(args.db);
+  std::cout << "MPI job of " << transport.size() << " ranks: rank 0 on " << transport.host() << " stores into "
+            << args.db << "\n";
+  Tuner tuner(gpu.identity, lanes.limits(), gpu.ordinal, db, options);
+  return tune_shapes(tuner, spec, shapes, gpu.identity, current, args.db);
+}
+
+}  // namespace cutune::cli
+#endif

@@ -1,0 +1,61 @@
+// One rank of the host MPI test (mpi_test.cpp): the cluster code of `tune`, on stand-in GPUs instead of real ones.
+// Usage: mpi_rank_driver DB CACHE_DIR [mixed] (mixed: rank 2's stand-in GPU is another model). Each rank "has" one stand-in GPU of one model (its node-local rank is the
+// ordinal the fake worker is told); rank 0 tunes the stand-in kernel at N=1000 and prints what each GPU measured.
+// Each rank writes its process id to DB.rank<R>.pid, so that the test can kill one; SIGTERM stops as `tune` does.
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <string>
+
+#include "cluster/cluster.hpp"
+#include "cutune/database.hpp"
+#include "cutune/error.hpp"
+#include "cutune/stop.hpp"
+#include "stand_in_kernel.hpp"
+
+extern "C" void on_terminate(int) { cutune::request_stop(); }
+
+int main(int argc, char** argv) {
+  using namespace cutune;
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: mpi_rank_driver DB CACHE_DIR [mixed]\n");
+    return 2;
+  }
+  std::signal(SIGTERM, on_terminate);
+  try {
+    cluster::Transport transport;
+    std::ofstream(std::string(argv[1]) + ".rank" + std::to_string(transport.rank()) + ".pid") << ::getpid() << "\n";
+    cluster::LocalGpu gpu;
+    gpu.identity.name = "Stand-in GPU";
+    gpu.identity.cc_major = 9;
+    gpu.identity.sm_count = 132;
+    if (argc == 4 && transport.rank() == 2) gpu.identity.sm_count = 114;
+    gpu.ordinal = transport.local_rank();
+    TuneOptions options;
+    options.strategy = "exhaustive";
+    options.cache_dir = argv[2];
+    options.compile_threads = 1;
+    options.final_candidates = 2;
+    if (transport.rank() != 0) return cluster::serve_rank(transport, gpu, options);
+
+    const KernelSpec spec =
+        test::stand_in_kernel("mpi_k", R"({"A": [1, 2, 3, 4, 5], "B": [1, 2, 3, 4]})", "A * B");
+    cluster::ClusterLanes lanes(transport, gpu);
+    options.remote_lanes = lanes.lanes();
+    Database db(argv[1]);
+    Tuner tuner(gpu.identity, lanes.limits(), gpu.ordinal, db, options);
+    const ShapeReport report = tuner.tune(spec, Shape{{1000}});
+    std::printf("evaluated %zu resumed %zu\n", report.evaluated, report.resumed);
+    for (const auto& d : report.devices) std::printf("measured %s: %zu\n", d.name.c_str(), d.measured);
+    return 0;
+  } catch (const Interrupted&) {
+    std::fprintf(stderr, "interrupted: what was measured is stored\n");
+    return 130;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}
