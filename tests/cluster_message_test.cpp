@@ -3,6 +3,7 @@
 
 #ifdef CUTUNE_MPIEXEC
 #include "cluster/device_message.hpp"
+#include "cutune/device_choice.hpp"
 
 namespace cutune {
 namespace {
@@ -32,10 +33,10 @@ TEST(ClusterMessage, GpuIdentityAndLimitsRoundTrip) {
   EXPECT_EQ(back.limits.max_shared_per_block_optin, 2000);
   EXPECT_EQ(back.limits.compute_capability, 80);
   EXPECT_EQ(back.limits.max_cluster_size, 8);
-  EXPECT_TRUE(cluster::same_model(back.identity, gpu.identity));
+  EXPECT_TRUE(same_model(back.identity, gpu.identity));
   DeviceIdentity other = gpu.identity;
   other.sm_count = 114;
-  EXPECT_FALSE(cluster::same_model(other, gpu.identity));
+  EXPECT_FALSE(same_model(other, gpu.identity));
 }
 
 }  // namespace
