@@ -1,7 +1,6 @@
 // (De)serialises a rank's GPU identity and launch limits for the hello message.
 #include "cluster/device_message.hpp"
 
-#include "cutune/database.hpp"
 
 namespace cutune::cluster {
 
@@ -43,11 +42,6 @@ LocalGpu local_gpu_from_message(const Message& m) {
   gpu.limits.compute_capability = l.at("compute_capability").get<int>();
   gpu.limits.max_cluster_size = l.at("max_cluster_size").get<std::int64_t>();
   return gpu;
-}
-
-bool same_model(const DeviceIdentity& a, const DeviceIdentity& b) {
-  return normalized_device_name(a.name) == normalized_device_name(b.name) && a.cc_major == b.cc_major &&
-         a.cc_minor == b.cc_minor && a.sm_count == b.sm_count;
 }
 
 }  // namespace cutune::cluster

@@ -8,7 +8,5 @@ namespace cutune::cluster {
 
 Message to_message(const LocalGpu& gpu);
 LocalGpu local_gpu_from_message(const Message& m);
-/// The same model: what keys results in the database (normalised name, compute capability, SM count).
-bool same_model(const DeviceIdentity& a, const DeviceIdentity& b);
 
 }  // namespace cutune::cluster

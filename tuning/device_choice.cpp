@@ -26,12 +26,12 @@ std::string join(const std::vector<int>& ordinals, std::string_view separator) {
   return out;
 }
 
+}  // namespace
+
 bool same_model(const DeviceIdentity& a, const DeviceIdentity& b) {
   return normalized_device_name(a.name) == normalized_device_name(b.name) && a.cc_major == b.cc_major &&
          a.cc_minor == b.cc_minor && a.sm_count == b.sm_count;
 }
-
-}  // namespace
 
 DeviceList parse_device_list(std::string_view text, std::string_view option) {
   const auto bad = [&](const std::string& why) {

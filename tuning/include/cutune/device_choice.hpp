@@ -36,6 +36,9 @@ struct DeviceChoice {
 DeviceChoice one_model(const std::vector<int>& ordinals, const std::vector<DeviceIdentity>& identities,
                        const std::vector<DeviceLimits>& limits, std::string_view option_text);
 
+/// The same model as far as results go: one database key (normalised name, compute capability, SM count).
+bool same_model(const DeviceIdentity& a, const DeviceIdentity& b);
+
 /// The limits a configuration must respect to launch on both.
 DeviceLimits most_restrictive(const DeviceLimits& a, const DeviceLimits& b);
 
