@@ -6,9 +6,10 @@
 // FILE), then, in this process, with one CUDA context kept alive as an application would: the tuned pipeline
 // through the runtime API on pinned arrays and streams of its own; the serial baseline (one whole-array copy in, the
 // same kernel at the same configuration over the whole array, one copy out, on one stream); each copy alone (the
-// transfer-only bound is the longer one, as copies in and out use separate engines); the kernel alone on
-// device-resident data. Every figure is the median of --repeats runs timed with CUDA events, after two warm-ups;
-// host memory is not touched between runs, so no run finds data in a cache.
+// transfer-only bound is the longer one, as copies in and out use separate engines); both copies at once (the
+// duplex figure: what the link gives when both directions run); the kernel alone on device-resident data. Every
+// figure is the median of --repeats runs timed with CUDA events, after two warm-ups; host memory is not touched
+// between runs, so no run finds data in a cache.
 #include <CLI/CLI.hpp>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -34,7 +35,7 @@ constexpr float kA = 0.75f, kB = 0.5f;  // the templates' scalars
 struct Row {
   std::string kernel, config;
   std::int64_t mib = 0;
-  double pipeline_ms, serial_ms, h2d_ms, d2h_ms, compute_ms;
+  double pipeline_ms, serial_ms, h2d_ms, d2h_ms, duplex_ms, compute_ms;
 };
 
 // Median of `repeats` runs of `enqueue` on `stream`, each bracketed by events, after two warm-ups; ms.
@@ -96,7 +97,7 @@ Row measure(cutune::Runtime& runtime, const cutune::KernelSpec& spec, std::int64
   const void* x_in = x;
   void* y_out = y;
 
-  Row row{spec.name, kernel.choice().result.config, mib, 0, 0, 0, 0, 0};
+  Row row{spec.name, kernel.choice().result.config, mib, 0, 0, 0, 0, 0, 0};
   std::fill(y, y + n, std::nanf(""));
   row.pipeline_ms = time_ms(s0, repeats, [&] { pipeline(all, y_out, x_in, kA, kB, n); });
   check_sample(spec, x, y, n, "the pipeline's output");
@@ -109,6 +110,22 @@ Row measure(cutune::Runtime& runtime, const cutune::KernelSpec& spec, std::int64
   check_sample(spec, x, y, n, "the serial baseline's output");
   row.h2d_ms = time_ms(s0, repeats, [&] { check(cudaMemcpyAsync(dx, x, bytes, cudaMemcpyHostToDevice, s0), "H2D"); });
   row.d2h_ms = time_ms(s0, repeats, [&] { check(cudaMemcpyAsync(y, dy, bytes, cudaMemcpyDeviceToHost, s0), "D2H"); });
+  // Both directions at once, each on its own stream and copy engine: what the link gives a pipeline that keeps both
+  // busy (on PCIe the two directions share host memory and the root complex, so this can exceed the larger one).
+  cudaStream_t s1 = streams[1];
+  cudaEvent_t begun = nullptr, ended = nullptr;
+  check(cudaEventCreateWithFlags(&begun, cudaEventDisableTiming), "cudaEventCreate");
+  check(cudaEventCreateWithFlags(&ended, cudaEventDisableTiming), "cudaEventCreate");
+  row.duplex_ms = time_ms(s0, repeats, [&] {
+    check(cudaEventRecord(begun, s0), "cudaEventRecord");
+    check(cudaStreamWaitEvent(s1, begun, 0), "cudaStreamWaitEvent");
+    check(cudaMemcpyAsync(dx, x, bytes, cudaMemcpyHostToDevice, s0), "H2D");
+    check(cudaMemcpyAsync(y, dy, bytes, cudaMemcpyDeviceToHost, s1), "D2H");
+    check(cudaEventRecord(ended, s1), "cudaEventRecord");
+    check(cudaStreamWaitEvent(s0, ended, 0), "cudaStreamWaitEvent");
+  });
+  cudaEventDestroy(begun);
+  cudaEventDestroy(ended);
   row.compute_ms = time_ms(s0, repeats, [&] { kernel(s0, dy, static_cast<const float*>(dx), kA, kB, n); });
 
   for (auto& s : streams) cudaStreamDestroy(s);
@@ -159,15 +176,17 @@ int main(int argc, char** argv) {
         rows.push_back(measure(runtime, spec, mib, repeats));
       }
     }
-    fmt::print("\n{:<15} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>9} {:>9}  {}\n", "kernel", "MiB",
-               "pipe ms", "serial ms", "bound ms", "H2D ms", "D2H ms", "comp ms", "H2D GB/s", "serial/pipe",
-               "pipe/bound", "comp/xfer", "tuned configuration");
+    fmt::print("\n{:<15} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>11} {:>10} {:>11} {:>9}  {}\n", "kernel",
+               "MiB", "pipe ms", "serial ms", "bound ms", "H2D ms", "D2H ms", "duplex ms", "comp ms", "H2D GB/s",
+               "serial/pipe", "pipe/bound", "pipe/duplex", "comp/xfer", "tuned configuration");
     for (const Row& r : rows) {
       const double bound = std::max(r.h2d_ms, r.d2h_ms);
       const double gbs = static_cast<double>(r.mib) * (1 << 20) / (r.h2d_ms * 1e-3) / 1e9;
-      fmt::print("{:<15} {:>6} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>8.2f} {:>8.1f} {:>8.2f}x {:>9.3f} {:>9.2f}  {}\n",
-                 r.kernel, r.mib, r.pipeline_ms, r.serial_ms, bound, r.h2d_ms, r.d2h_ms, r.compute_ms, gbs,
-                 r.serial_ms / r.pipeline_ms, r.pipeline_ms / bound, r.compute_ms / (r.h2d_ms + r.d2h_ms), r.config);
+      fmt::print("{:<15} {:>6} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>8.2f} {:>8.1f} {:>10.2f}x {:>10.3f} "
+                 "{:>11.3f} {:>9.2f}  {}\n",
+                 r.kernel, r.mib, r.pipeline_ms, r.serial_ms, bound, r.h2d_ms, r.d2h_ms, r.duplex_ms, r.compute_ms, gbs,
+                 r.serial_ms / r.pipeline_ms, r.pipeline_ms / bound, r.pipeline_ms / r.duplex_ms,
+                 r.compute_ms / (r.h2d_ms + r.d2h_ms), r.config);
     }
     return 0;
   } catch (const std::exception& e) {
