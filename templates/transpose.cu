@@ -176,6 +176,7 @@ transpose(float* __restrict__ out, const float* __restrict__ in, int M, int N) {
   (void)wide_in;  // each variant uses only some of them
   (void)wide_out;
   float v[VEC];
+  (void)v;  // the aligned chunks keep their own
 #if SMEM
   extern __shared__ float tile[];  // TH rows of TW + PAD floats
 #pragma unroll

@@ -96,7 +96,7 @@ void check_lengths(const char* name) {
   TempCache cache;
   const KernelSpec spec = load_kernel(name);
   const Space space = Space::enumerate(spec, std::nullopt, device.limits());
-  ASSERT_EQ(space.size(), 1296u);
+  ASSERT_EQ(space.size(), 2064u);
   const Compiled compiled = compile_all(spec, testing::sample_space(spec, space, 200), device.identity().arch(), &cache.cache);
   for (std::int64_t n : {1LL, 2LL, 31LL, 32LL, 33LL, 1023LL, (1LL << 20) + 7, 1LL << 28}) {
     // Only what the tuner may pick at this length (no single block beyond 2^20: it would take seconds per run).
@@ -144,8 +144,8 @@ TEST(ReduceGpu, LongestArray) {
     const KernelSpec spec = load_kernel(name);
     std::vector<Config> configs;
     // The last one, a single block, is outside the space at this length; it tests the longest loop.
-    for (const char* text : {"BLOCK=256,ITEMS=4,VEC=4,GRID=1024,SCHEME=0,COMBINE=0", "BLOCK=128,ITEMS=1,VEC=1,GRID=2048,SCHEME=1,COMBINE=1",
-                             "BLOCK=512,ITEMS=8,VEC=2,GRID=256,SCHEME=2,COMBINE=0", "BLOCK=1024,ITEMS=8,VEC=4,GRID=1,SCHEME=0,COMBINE=0"})
+    for (const char* text : {"BLOCK=256,ITEMS=4,VEC=4,GRID=1024,SCHEME=0,COMBINE=0,CLUSTER=1", "BLOCK=128,ITEMS=1,VEC=1,GRID=2048,SCHEME=1,COMBINE=1,CLUSTER=1",
+                             "BLOCK=512,ITEMS=8,VEC=2,GRID=256,SCHEME=2,COMBINE=0,CLUSTER=1", "BLOCK=1024,ITEMS=8,VEC=4,GRID=1,SCHEME=0,COMBINE=0,CLUSTER=1"})
       configs.push_back(spec.parse_config(text));
     const Compiled compiled = compile_all(spec, configs, device.identity().arch(), &cache.cache);
     Workbench bench(device, spec, Shape{{2147483647}}, twice());
@@ -240,7 +240,7 @@ void run_probes(const char* name, const std::vector<Shape>& shapes) {
   const KernelSpec family = load_kernel(name);
   const KernelSpec spec = probe_spec(family);
   const Space space = Space::enumerate(spec, std::nullopt, device.limits());
-  ASSERT_EQ(space.size(), 1296u);
+  ASSERT_EQ(space.size(), 2064u);
   const Compiled compiled = compile_all(spec, testing::sample_space(spec, space, 60), device.identity().arch(), &cache.cache);
   for (const auto& c : compiled.outputs) ASSERT_TRUE(c.ok) << c.log;
   for (const Shape& shape : shapes) {
@@ -350,7 +350,7 @@ TEST(ReduceGpu, ShortTuningRun) {
     report = Tuner(device, db, options).tune(spec, spec.parse_shape("1000000"));
   }
   for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db_path.string() + suffix);
-  EXPECT_EQ(report.space_size, 1296u);
+  EXPECT_EQ(report.space_size, 2064u);
   EXPECT_EQ(report.evaluated, 24u);
   EXPECT_EQ(report.failed, 0u);
   ASSERT_TRUE(report.best);
