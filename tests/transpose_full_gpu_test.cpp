@@ -1,21 +1,29 @@
-// GPU tests of transpose_full: every configuration is exact at small odd and one-sided shapes, and a sample covering
-// every parameter value at the benchmark's awkward shapes. Each skips with the reason when no GPU exists.
+// GPU tests of transpose_full: every configuration is exact at small odd and one-sided shapes, a sample covering every
+// parameter value at the benchmark's awkward shapes, and misaligned buffers through the runtime API. Each skips with
+// the reason when no GPU exists.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <future>
+#include <numeric>
 #include <string>
 #include <vector>
 
 #include "cutune/compiler.hpp"
 #include "cutune/device.hpp"
 #include "cutune/measure.hpp"
+#include "cutune/runtime.hpp"
 #include "cutune/space.hpp"
 #include "cutune/templates.hpp"
+#include "driver_memory.hpp"
 #include "gpu_support.hpp"
 #include "space_sample.hpp"
 
 namespace cutune {
 namespace {
+
+using testing::DriverMemory;
 
 std::vector<CompileOutput> compile_all(const KernelSpec& spec, const std::vector<Config>& configs, const std::string& arch) {
   CompilePool pool;
@@ -68,6 +76,47 @@ TEST(TransposeFullGpu, CoveringSampleIsExactAtTheAwkwardShapes) {
   const auto compiled = compile_all(spec, sample, device.identity().arch());
   expect_exact(device, spec, sample, compiled,
                {"4097x4097", "4095x4097", "1x1000003", "1000003x1", "33x100000", "100000x33", "3000x4001"});
+}
+
+// Through the runtime API buffers may start anywhere: the default configuration (VEC=4, ALIGN=1) at input and output
+// pointers 0 to 3 floats past an allocation, so that row starts and the copy path's shares meet every misalignment.
+TEST(TransposeFullGpu, MisalignedBuffersThroughTheRuntime) {
+  REQUIRE_GPU();
+  const auto cache = std::filesystem::temp_directory_path() / ("cutune_transpose_full_" + std::to_string(::getpid()));
+  RuntimeOptions options;
+  options.cache_directory = cache;
+  Runtime runtime(options);
+  DriverMemory memory;
+  ASSERT_TRUE(memory.usable());
+  struct Case {
+    int m, n, in_shift, out_shift;
+  };
+  for (const Case& c : {Case{37, 4097, 1, 0}, Case{4097, 37, 0, 3}, Case{130, 131, 2, 1}, Case{1, 1001, 1, 2},
+                        Case{1001, 1, 3, 3}, Case{1, 1001, 2, 2}}) {
+    const std::string shape = std::to_string(c.m) + "x" + std::to_string(c.n);
+    const RuntimeKernel& kernel = runtime.kernel("transpose_full", shape);
+    EXPECT_EQ(kernel.choice().match, Match::Default);
+    const std::size_t count = static_cast<std::size_t>(c.m) * c.n;
+    std::vector<float> in(count), out(count + 4, -1.0f);
+    std::iota(in.begin(), in.end(), 1.0f);
+    const std::uint64_t d_in = memory.alloc((count + 4) * sizeof(float)) + c.in_shift * sizeof(float);
+    const std::uint64_t d_out = memory.alloc((count + 4) * sizeof(float));
+    memory.upload(d_in, in.data(), count * sizeof(float));
+    memory.upload(d_out, out.data(), out.size() * sizeof(float));  // -1 around the output: a stray write shows
+    const std::uint64_t shifted_out = d_out + c.out_shift * sizeof(float);
+    kernel(nullptr, shifted_out, d_in, c.m, c.n);
+    ASSERT_EQ(memory.synchronize(), 0) << shape;
+    memory.download(out.data(), d_out, out.size() * sizeof(float));
+    int wrong = 0;
+    for (int i = 0; i < c.out_shift; ++i) wrong += out[i] != -1.0f;
+    for (std::size_t i = c.out_shift + count; i < out.size(); ++i) wrong += out[i] != -1.0f;
+    for (int r = 0; r < c.m; ++r)
+      for (int k = 0; k < c.n; ++k)
+        wrong += out[c.out_shift + static_cast<std::size_t>(k) * c.m + r] != in[static_cast<std::size_t>(r) * c.n + k];
+    EXPECT_EQ(wrong, 0) << shape << " in +" << c.in_shift << " out +" << c.out_shift;
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(cache, ignored);
 }
 
 }  // namespace
