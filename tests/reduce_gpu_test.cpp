@@ -135,6 +135,31 @@ TEST(ReduceGpu, MaxDoubleIsRightAtEveryLength) {
   check_lengths("reduce_max_f64");
 }
 
+// Every cluster configuration (CLUSTER 8 and 16: one cluster, no global combine, up to many clusters combining
+// through their first blocks) of a float sum and a double max, at lengths from one element to 2^24 + 3.
+TEST(ReduceGpu, EveryClusterConfigurationIsRight) {
+  REQUIRE_GPU();
+  Device device;
+  if (device.identity().cc_major < 9) GTEST_SKIP() << "clusters need compute capability 9.0";
+  TempCache cache;
+  for (const char* name : {"reduce", "reduce_max_f64"}) {
+    const KernelSpec spec = load_kernel(name);
+    const std::size_t cluster = spec.parameters.size() - 1;
+    ASSERT_EQ(spec.parameters[cluster].name, "CLUSTER");
+    std::vector<Config> clustered;
+    for (const auto& c : Space::enumerate(spec, std::nullopt, device.limits()).configs())
+      if (c.values[cluster].as_int() > 1) clustered.push_back(c);
+    ASSERT_EQ(clustered.size(), 768u) << name;
+    const Compiled compiled = compile_all(spec, clustered, device.identity().arch(), &cache.cache);
+    for (std::int64_t n : {1LL, 4097LL, 65536LL, (1LL << 20) + 7, (1LL << 24) + 3}) {
+      Workbench bench(device, spec, Shape{{n}}, twice());
+      bench.prepare(&cache.cache);
+      EXPECT_EQ(evaluate_all(bench, spec, compiled, "N=" + std::to_string(n)), 768) << name << " N=" << n;
+      if (!bench.usable()) return;
+    }
+  }
+}
+
 // The longest array (2^31 - 1 elements, 8 GiB of floats): 64-bit indexing in the kernel and its tail.
 TEST(ReduceGpu, LongestArray) {
   REQUIRE_GPU();
