@@ -45,9 +45,10 @@
 // (tail) are read one by one, and the last, partial tile with bounds checks, all by the block that owns that tile.
 //
 // Workspace (non-output buffers that the kernel leaves as it found them, so it can run again and again):
-//   partials  at least as many doubles as blocks: one partial per block (COMBINE 0)
+//   partials  at least as many doubles as blocks: one partial per block, or per cluster (COMBINE 0)
 //   state     2 x 64 bits, zero: [0] the accumulator (COMBINE 1; its bits, zero again after the last block),
-//             [1] the count of finished blocks (low 32 bits; atomicInc wraps it back to zero at the last block)
+//             [1] the count of finished blocks or clusters (low 32 bits; the atomic increment wraps it back to zero
+//             at the last one)
 #ifndef OP
 #define OP 0
 #endif
