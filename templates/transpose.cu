@@ -166,7 +166,8 @@ transpose(float* __restrict__ out, const float* __restrict__ in, int M, int N) {
     copy_share(out, in, static_cast<u64>(M) * N, tid);
     return;
   }
-  // A 2D grid has a column of blocks per tile column; a 1D grid numbers the tiles row by row.
+  // transpose.json's 2D grid has gridDim.x == tiles_x (blockIdx.y the tile row); transpose_full.json's 1D grid
+  // numbers the tiles row by row, so that no side is limited to 65535 tiles.
   const int tiles_x = (N + TW - 1) / TW;
   const int col0 = (blockIdx.x % tiles_x) * TW;                  // first input column of the tile = first output row
   const int row0 = (blockIdx.x / tiles_x + blockIdx.y) * TH;     // first input row of the tile = first output column
