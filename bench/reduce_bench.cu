@@ -1,6 +1,6 @@
 // Tuned reductions (templates/reduce*) against cub::DeviceReduce::Sum and ::Max, timed the same way on the same input.
 //
-// Usage: reduce_bench [--db FILE] [--budget N] [--f64] [N ...]   (default lengths 2^16 2^20 2^24 2^28)
+// Usage: reduce_bench [--db FILE] [--budget N] [--f64] [N ...]   (default lengths 2^10 2^16 2^20 2^24 2^28)
 // For each kernel (reduce = float sum, reduce_max; with --f64 also reduce_sum_f64 and reduce_max_f64) and length,
 // the length is tuned first (resuming from FILE; --budget configurations per length with the default strategy, 0
 // or absent: the whole space). Then the best configuration (through the runtime API, as an application gets it)
@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
   std::string db_path = "reduce_bench.db";
   std::size_t budget = 0;
   bool f64 = false;
-  std::vector<std::int64_t> lengths = {1LL << 16, 1LL << 20, 1LL << 24, 1LL << 28};
+  std::vector<std::int64_t> lengths = {1LL << 10, 1LL << 16, 1LL << 20, 1LL << 24, 1LL << 28};
   CLI::App app{"reduce_bench: the tuned reductions against CUB's DeviceReduce, same run"};
   app.add_option("lengths", lengths, "array lengths (elements)")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--db", db_path, "database the tuning results go to (resumed when it holds some)")->capture_default_str();
@@ -175,11 +175,12 @@ int main(int argc, char** argv) {
     std::printf("%10s %-15s %8s %8s %6s %8s %8s %6s  %s\n", "N", "kernel", "tuned", "CUB", "ratio", "tuned us", "CUB us",
                 "tried", "best configuration");
     for (const auto& r : rows) {
-      const double target = r.n >= (1LL << 24) ? 1.0 : 0.9;
+      // Issue 18's targets: 1.5x CUB from 2^16 to 2^20 elements (launch-bound: one launch against two), 1.0x beyond.
+      const double target = r.n >= (1LL << 24) ? 1.0 : (r.n >= (1LL << 16) ? 1.5 : 1.0);
       const double ratio = r.tuned_gbs / r.cub_gbs;
       std::printf("%10lld %-15s %8.0f %8.0f %5.2fx %8.1f %8.1f %6zu  %s%s\n", static_cast<long long>(r.n), r.kernel.c_str(),
                   r.tuned_gbs, r.cub_gbs, ratio, r.tuned_us, r.cub_us, r.tried, r.config.c_str(),
-                  ratio >= target ? "" : (target == 1.0 ? "  (below the 1.0x target)" : "  (below the 0.9x target)"));
+                  ratio >= target ? "" : (target == 1.0 ? "  (below the 1.0x target)" : "  (below the 1.5x target)"));
     }
     return 0;
   } catch (const std::exception& e) {

@@ -1,13 +1,15 @@
 // Tuned transpose against the device's copy bandwidth and cublasSgeam, all timed the same way in one run.
 //
-// Usage: transpose_bench [--db FILE] [SHAPE ...]   (default shapes 4096x4096 8192x8192 16384x16384 4000x3000)
-// Each shape is tuned first (resuming from FILE), then the best configuration, a device-to-device copy of the
-// same bytes and cublasSgeam's transpose are timed with the same method: warm-up, L2 flush before each run,
-// CUDA events, median of 50.
+// Usage: transpose_bench [--db FILE] [--kernel NAME] [--budget N] [--odd] [SHAPE ...]
+//   (default shapes 4096x4096 8192x8192 16384x16384 4000x3000; --odd adds the awkward ones, kOddShapes)
+// Each shape is tuned first (resuming from FILE; the kernel's whole space, or --budget configurations with the
+// default strategy), then the best configuration, a device-to-device copy of the same bytes and cublasSgeam's
+// transpose are timed with the same method: warm-up, L2 flush before each run, CUDA events, median of 50.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <random>
 #include <string>
@@ -20,6 +22,11 @@
 namespace {
 
 using cutune::bench::check;
+
+// Shapes where tiles, vectors and rows stop fitting: not multiples of the tile, of 4 or of 32, rows that start
+// unaligned, one side 1 (a copy), skinny sides of 33.
+const std::vector<std::string> kOddShapes = {"4097x4097", "4095x4097", "1x10000000", "10000000x1",
+                                             "33x100000", "100000x33", "3000x4001"};
 
 struct Row {
   std::string shape, config;
@@ -63,21 +70,29 @@ double sgeam_gbs(cutune::Workbench& bench, std::int64_t m, std::int64_t n) {
 
 int main(int argc, char** argv) {
   std::string db_path = "transpose_bench.db";
+  std::string kernel = "transpose_full";
+  std::size_t budget = 0;
+  bool odd = false;
   std::vector<std::string> shapes = {"4096x4096", "8192x8192", "16384x16384", "4000x3000"};
   CLI::App app{"transpose_bench: the tuned transpose against cublasSgeam and copy bandwidth, same run"};
   app.add_option("shapes", shapes, "MxN shapes to tune and compare")->capture_default_str();
   app.add_option("--db", db_path, "database the tuning results go to (resumed when it holds some)")->capture_default_str();
+  app.add_option("--kernel", kernel, "transpose spec: transpose_full (whole space) or transpose (compact)")
+      ->capture_default_str();
+  app.add_option("--budget", budget, "most configurations per shape (0: the whole space)")->capture_default_str();
+  app.add_flag("--odd", odd, "also the awkward shapes: " + fmt::format("{}", fmt::join(kOddShapes, " ")));
   CLI11_PARSE(app, argc, argv);
+  if (odd) shapes.insert(shapes.end(), kOddShapes.begin(), kOddShapes.end());
   try {
 
     cutune::Device device;
     cutune::bench::share_context(device);
     cutune::Database db(db_path);
-    const cutune::KernelSpec spec = cutune::load_kernel("transpose");
+    const cutune::KernelSpec spec = cutune::load_kernel(kernel);
     std::vector<Row> rows;
     for (const auto& text : shapes) {
       const cutune::Shape shape = spec.parse_shape(text);
-      const cutune::ShapeReport report = cutune::bench::tune_shape(device, db, spec, shape, "transpose_bench");
+      const cutune::ShapeReport report = cutune::bench::tune_shape(device, db, spec, shape, "transpose_bench", budget);
       cutune::Workbench bench(device, spec, shape, cutune::bench::timing());
       const cutune::Result tuned = cutune::bench::time_best(device, bench, spec, report);
       const double copy = bench.copy_bandwidth(static_cast<std::int64_t>(spec.metric_amount(shape) / 2));
@@ -85,12 +100,12 @@ int main(int argc, char** argv) {
       rows.push_back({text, tuned.config, tuned.metric, copy, sgeam});
     }
 
-    fmt::print("\ntranspose on {} ({}, {} SMs), median of 50 runs, L2 flushed, GB/s counting read + write\n",
+    fmt::print("\n{} on {} ({}, {} SMs), median of 50 runs, L2 flushed, GB/s counting read + write\n", kernel,
                device.identity().name, device.identity().arch(), device.identity().sm_count);
-    fmt::print("{:<12} {:>8} {:>8} {:>8} {:>9} {:>9}  {}\n", "shape", "tuned", "copy", "sgeam", "vs copy", "vs sgeam",
+    fmt::print("{:<13} {:>8} {:>8} {:>8} {:>9} {:>9}  {}\n", "shape", "tuned", "copy", "sgeam", "vs copy", "vs sgeam",
                "best configuration");
     for (const auto& r : rows) {
-      fmt::print("{:<12} {:>8.0f} {:>8.0f} {:>8.0f} {:>8.1f}% {:>8.2f}x  {}\n", r.shape, r.tuned_gbs, r.copy_gbs,
+      fmt::print("{:<13} {:>8.0f} {:>8.0f} {:>8.0f} {:>8.1f}% {:>8.2f}x  {}\n", r.shape, r.tuned_gbs, r.copy_gbs,
                  r.sgeam_gbs, 100.0 * r.tuned_gbs / r.copy_gbs, r.tuned_gbs / r.sgeam_gbs, r.config);
     }
     return 0;

@@ -14,6 +14,14 @@
 //   COMBINE   across blocks: 0 the last block to finish combines the partials in a fixed order (deterministic:
 //             bitwise identical run to run), 1 each block adds its result atomically into an accumulator that the
 //             last block reads and clears (sum: order varies, so the low bits may; max is exact either way)
+//   CLUSTER   blocks per thread-block cluster (compute capability 9.0): the blocks of a cluster hand their totals
+//             to the cluster's first block through distributed shared memory and one cluster barrier, and only
+//             that block takes part in the combine across blocks (in rank order: deterministic). A grid of one
+//             cluster has no combine through global memory at all: no atomics, no fences, one launch
+//
+// The combine across blocks costs round trips to L2 after the last load (the partial or the atomic add, the count,
+// the last block's read), which at 2^16 to 2^20 elements are a good part of the kernel: the count is one atomic with
+// release and acquire semantics rather than a full fence around it, and clusters take most blocks out of it.
 //
 // Accuracy: a thread sums each tile's ITEMS * VEC elements (at most 32) as a pairwise tree in the element type and
 // accumulates the tile sums, the block and the grid in double, so float sums are as accurate as a double sum of
@@ -37,9 +45,10 @@
 // (tail) are read one by one, and the last, partial tile with bounds checks, all by the block that owns that tile.
 //
 // Workspace (non-output buffers that the kernel leaves as it found them, so it can run again and again):
-//   partials  at least as many doubles as blocks: one partial per block (COMBINE 0)
+//   partials  at least as many doubles as blocks: one partial per block, or per cluster (COMBINE 0)
 //   state     2 x 64 bits, zero: [0] the accumulator (COMBINE 1; its bits, zero again after the last block),
-//             [1] the count of finished blocks (low 32 bits; atomicInc wraps it back to zero at the last block)
+//             [1] the count of finished blocks or clusters (low 32 bits; the atomic increment wraps it back to zero
+//             at the last one)
 #ifndef OP
 #define OP 0
 #endif
@@ -63,6 +72,9 @@
 #endif
 #ifndef COMBINE
 #define COMBINE 0
+#endif
+#ifndef CLUSTER
+#define CLUSTER 1
 #endif
 
 typedef TYPE T;
@@ -150,7 +162,9 @@ struct Tree<1> {
 
 __device__ __forceinline__ acc_t accumulate(acc_t acc, T tile_total) { return op(acc, static_cast<acc_t>(tile_total)); }
 
-// The block's total, in thread 0 (fixed order: deterministic).
+// The block's total, in thread 0 (fixed order: deterministic). Each Slot has its own static shared memory, so a
+// second call (the last block's combine) needs no barrier after the first.
+template <int Slot>
 __device__ __forceinline__ acc_t block_reduce(acc_t x) {
   const int tid = threadIdx.x;
 #if SCHEME == 0
@@ -164,7 +178,6 @@ __device__ __forceinline__ acc_t block_reduce(acc_t x) {
 #pragma unroll
     for (int o = 16; o > 0; o /= 2) x = op(x, __shfl_down_sync(0xffffffffu, x, o));
   }
-  __syncthreads();  // warp_totals may be reused by a second call
   return x;
 #else
 #if SCHEME == 1
@@ -190,10 +203,54 @@ __device__ __forceinline__ acc_t block_reduce(acc_t x) {
     }
   }
   x = s[0];
-  __syncthreads();  // s may be reused by a second call
+#if SCHEME == 2
+  __syncthreads();  // the one dynamic buffer may be reused by a second call
+#endif
   return x;
 #endif
 }
+
+// Counts a finished block (wrapping to zero at the last one) with release semantics for this thread's earlier
+// writes and acquire semantics for the other blocks' ones: true in the last block's calling thread.
+__device__ __forceinline__ bool count_finished(unsigned* finished, unsigned blocks) {
+  unsigned before;
+  asm volatile("atom.acq_rel.gpu.global.inc.u32 %0, [%1], %2;" : "=r"(before) : "l"(finished), "r"(blocks - 1) : "memory");
+  return before == blocks - 1;
+}
+
+#if CLUSTER > 1
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void store_remote(unsigned address, float x) {
+  asm volatile("st.shared::cluster.f32 [%0], %1;" ::"r"(address), "f"(x) : "memory");
+}
+__device__ __forceinline__ void store_remote(unsigned address, double x) {
+  asm volatile("st.shared::cluster.f64 [%0], %1;" ::"r"(address), "d"(x) : "memory");
+}
+// The cluster's total in thread 0 of its first block (rank order); false in every other block, which may leave.
+__device__ __forceinline__ bool cluster_reduce(acc_t& total) {
+  __shared__ acc_t totals[CLUSTER];  // used in the first block only
+  const unsigned rank = cluster_rank();
+  if (threadIdx.x == 0) {
+    unsigned leader;
+    const unsigned local = static_cast<unsigned>(__cvta_generic_to_shared(totals + rank));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(leader) : "r"(local));
+    store_remote(leader, total);
+  }
+  // Nobody reads another block's shared memory after this barrier, so the other blocks may exit at once.
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+  if (rank != 0) return false;
+  if (threadIdx.x == 0) {
+    total = totals[0];
+#pragma unroll
+    for (int r = 1; r < CLUSTER; ++r) total = op(total, totals[r]);
+  }
+  return true;
+}
+#endif
 
 #if COMBINE == 1
 // Doubles as unsigned integers that order like the values, for atomicMax; NaN (made positive) is the largest.
@@ -251,8 +308,13 @@ __device__ __forceinline__ void reduce_body(T* __restrict__ out, const T* __rest
     acc = accumulate(accumulate(acc, Tree<ITEMS * VEC>::run(v)), extra);
   }
 
-  acc_t total = block_reduce(acc);
-  if (gridDim.x == 1) {
+  acc_t total = block_reduce<0>(acc);
+#if CLUSTER > 1
+  if (!cluster_reduce(total)) return;
+#endif
+  // From here on a "group" is a block, or with clusters a cluster (through its first block).
+  const unsigned groups = gridDim.x / CLUSTER;
+  if (groups == 1) {
     if (tid == 0) out[0] = static_cast<T>(total);
     return;
   }
@@ -260,16 +322,14 @@ __device__ __forceinline__ void reduce_body(T* __restrict__ out, const T* __rest
 #if COMBINE == 0
   __shared__ bool last;
   if (tid == 0) {
-    partials[blockIdx.x] = static_cast<double>(total);
-    __threadfence();  // the partial is visible before the count says so
-    last = atomicInc(finished, gridDim.x - 1) == gridDim.x - 1;
+    partials[blockIdx.x / CLUSTER] = static_cast<double>(total);
+    last = count_finished(finished, groups);  // releases the partial, acquires the others
   }
   __syncthreads();
   if (!last) return;
-  __threadfence();
   acc_t x = identity<acc_t>();
-  for (int b = tid; b < static_cast<int>(gridDim.x); b += BLOCK) x = op(x, static_cast<acc_t>(__ldcg(partials + b)));
-  total = block_reduce(x);
+  for (int b = tid; b < static_cast<int>(groups); b += BLOCK) x = op(x, static_cast<acc_t>(__ldcg(partials + b)));
+  total = block_reduce<1>(x);
   if (tid == 0) out[0] = static_cast<T>(total);
 #else
   if (tid == 0) {
@@ -278,9 +338,7 @@ __device__ __forceinline__ void reduce_body(T* __restrict__ out, const T* __rest
 #else
     atomicMax(reinterpret_cast<u64*>(state), ordered_key(static_cast<double>(total)));
 #endif
-    __threadfence();
-    if (atomicInc(finished, gridDim.x - 1) == gridDim.x - 1) {
-      __threadfence();
+    if (count_finished(finished, groups)) {  // releases the addition above, acquires all the others
       const u64 bits = atomicExch(reinterpret_cast<u64*>(state), 0ull);  // read and clear (0 is the identity)
 #if OP == 0
       out[0] = static_cast<T>(__longlong_as_double(static_cast<long long>(bits)));

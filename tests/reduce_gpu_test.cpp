@@ -96,7 +96,7 @@ void check_lengths(const char* name) {
   TempCache cache;
   const KernelSpec spec = load_kernel(name);
   const Space space = Space::enumerate(spec, std::nullopt, device.limits());
-  ASSERT_EQ(space.size(), 1296u);
+  ASSERT_EQ(space.size(), 2064u);
   const Compiled compiled = compile_all(spec, testing::sample_space(spec, space, 200), device.identity().arch(), &cache.cache);
   for (std::int64_t n : {1LL, 2LL, 31LL, 32LL, 33LL, 1023LL, (1LL << 20) + 7, 1LL << 28}) {
     // Only what the tuner may pick at this length (no single block beyond 2^20: it would take seconds per run).
@@ -135,6 +135,31 @@ TEST(ReduceGpu, MaxDoubleIsRightAtEveryLength) {
   check_lengths("reduce_max_f64");
 }
 
+// Every cluster configuration (CLUSTER 8 and 16: one cluster, no global combine, up to many clusters combining
+// through their first blocks) of a float sum and a double max, at lengths from one element to 2^24 + 3.
+TEST(ReduceGpu, EveryClusterConfigurationIsRight) {
+  REQUIRE_GPU();
+  Device device;
+  if (device.identity().cc_major < 9) GTEST_SKIP() << "clusters need compute capability 9.0";
+  TempCache cache;
+  for (const char* name : {"reduce", "reduce_max_f64"}) {
+    const KernelSpec spec = load_kernel(name);
+    const std::size_t cluster = spec.parameters.size() - 1;
+    ASSERT_EQ(spec.parameters[cluster].name, "CLUSTER");
+    std::vector<Config> clustered;
+    for (const auto& c : Space::enumerate(spec, std::nullopt, device.limits()).configs())
+      if (c.values[cluster].as_int() > 1) clustered.push_back(c);
+    ASSERT_EQ(clustered.size(), 768u) << name;
+    const Compiled compiled = compile_all(spec, clustered, device.identity().arch(), &cache.cache);
+    for (std::int64_t n : {1LL, 4097LL, 65536LL, (1LL << 20) + 7, (1LL << 24) + 3}) {
+      Workbench bench(device, spec, Shape{{n}}, twice());
+      bench.prepare(&cache.cache);
+      EXPECT_EQ(evaluate_all(bench, spec, compiled, "N=" + std::to_string(n)), 768) << name << " N=" << n;
+      if (!bench.usable()) return;
+    }
+  }
+}
+
 // The longest array (2^31 - 1 elements, 8 GiB of floats): 64-bit indexing in the kernel and its tail.
 TEST(ReduceGpu, LongestArray) {
   REQUIRE_GPU();
@@ -144,8 +169,8 @@ TEST(ReduceGpu, LongestArray) {
     const KernelSpec spec = load_kernel(name);
     std::vector<Config> configs;
     // The last one, a single block, is outside the space at this length; it tests the longest loop.
-    for (const char* text : {"BLOCK=256,ITEMS=4,VEC=4,GRID=1024,SCHEME=0,COMBINE=0", "BLOCK=128,ITEMS=1,VEC=1,GRID=2048,SCHEME=1,COMBINE=1",
-                             "BLOCK=512,ITEMS=8,VEC=2,GRID=256,SCHEME=2,COMBINE=0", "BLOCK=1024,ITEMS=8,VEC=4,GRID=1,SCHEME=0,COMBINE=0"})
+    for (const char* text : {"BLOCK=256,ITEMS=4,VEC=4,GRID=1024,SCHEME=0,COMBINE=0,CLUSTER=1", "BLOCK=128,ITEMS=1,VEC=1,GRID=2048,SCHEME=1,COMBINE=1,CLUSTER=1",
+                             "BLOCK=512,ITEMS=8,VEC=2,GRID=256,SCHEME=2,COMBINE=0,CLUSTER=1", "BLOCK=1024,ITEMS=8,VEC=4,GRID=1,SCHEME=0,COMBINE=0,CLUSTER=1"})
       configs.push_back(spec.parse_config(text));
     const Compiled compiled = compile_all(spec, configs, device.identity().arch(), &cache.cache);
     Workbench bench(device, spec, Shape{{2147483647}}, twice());
@@ -240,7 +265,7 @@ void run_probes(const char* name, const std::vector<Shape>& shapes) {
   const KernelSpec family = load_kernel(name);
   const KernelSpec spec = probe_spec(family);
   const Space space = Space::enumerate(spec, std::nullopt, device.limits());
-  ASSERT_EQ(space.size(), 1296u);
+  ASSERT_EQ(space.size(), 2064u);
   const Compiled compiled = compile_all(spec, testing::sample_space(spec, space, 60), device.identity().arch(), &cache.cache);
   for (const auto& c : compiled.outputs) ASSERT_TRUE(c.ok) << c.log;
   for (const Shape& shape : shapes) {
@@ -350,7 +375,7 @@ TEST(ReduceGpu, ShortTuningRun) {
     report = Tuner(device, db, options).tune(spec, spec.parse_shape("1000000"));
   }
   for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db_path.string() + suffix);
-  EXPECT_EQ(report.space_size, 1296u);
+  EXPECT_EQ(report.space_size, 2064u);
   EXPECT_EQ(report.evaluated, 24u);
   EXPECT_EQ(report.failed, 0u);
   ASSERT_TRUE(report.best);

@@ -71,18 +71,20 @@ TEST(ReduceTemplates, ShareOneSource) {
   }
 }
 
-// 4 BLOCK x 4 ITEMS x 3 VEC x 5 GRID x 3 SCHEME x 2 COMBINE = 1440 combinations; a single block (GRID=1) has no
-// combine step, so its 4 x 4 x 3 x 3 = 144 COMBINE=1 twins are removed: 1296. The deterministic kernels have
-// COMBINE=0 only: 720 combinations, all valid. Nothing exceeds compute capability 9.0's limits. Beyond 2^20
-// elements a single block is hopeless (one SM cannot pull the bandwidth), so its 144 configurations go: 1152 and 576.
+// 4 BLOCK x 4 ITEMS x 3 VEC x 5 GRID x 3 SCHEME x 2 COMBINE x 3 CLUSTER = 4320 combinations. Without clusters: a
+// single block (GRID=1) has no combine step, so its 4 x 4 x 3 x 3 = 144 COMBINE=1 twins are removed: 1296. Clusters
+// of 8 and 16 come with warp shuffles (SCHEME=0) and several blocks (GRID > 1): 4 x 4 x 3 x 4 x 2 x 2 = 768, 2064 in
+// all. The deterministic kernels have COMBINE=0 only: 720 + 384 = 1104 of 2160. Nothing exceeds compute capability
+// 9.0's limits. Beyond 2^20 elements a single block is hopeless (one SM cannot pull the bandwidth), so its 144
+// configurations go: 1920 and 960.
 TEST(ReduceSpace, ExactCounts) {
   for (const auto& k : kKernels) {
     const KernelSpec spec = load_kernel(k.name);
     const Space space = Space::enumerate(spec, std::nullopt, DeviceLimits{});
     const bool det = k.restricts != nullptr;
-    EXPECT_EQ(space.cartesian_size(), det ? 720u : 1440u) << k.name;
-    EXPECT_EQ(space.size(), det ? 720u : 1296u) << k.name;
-    EXPECT_EQ(space.removed_by_constraints(), det ? 0u : 144u) << k.name;
+    EXPECT_EQ(space.cartesian_size(), det ? 2160u : 4320u) << k.name;
+    EXPECT_EQ(space.size(), det ? 1104u : 2064u) << k.name;
+    EXPECT_EQ(space.removed_by_constraints(), det ? 2160u - 1104u : 4320u - 2064u) << k.name;
     EXPECT_EQ(space.removed_by_device(), 0u) << k.name;
     EXPECT_EQ(formatted(spec, space).size(), space.size()) << k.name;
     for (std::int64_t n : {1LL, 1000000LL, 1LL << 20}) {
@@ -90,7 +92,7 @@ TEST(ReduceSpace, ExactCounts) {
     }
     for (std::int64_t n : {(1LL << 20) + 1, 1LL << 28, 2147483647LL}) {
       const Space large = Space::enumerate(spec, Shape{{n}}, DeviceLimits{});
-      EXPECT_EQ(large.size(), det ? 576u : 1152u) << k.name << " N=" << n;
+      EXPECT_EQ(large.size(), det ? 960u : 1920u) << k.name << " N=" << n;
       for (const auto& c : large.configs()) ASSERT_NE(c.values[3].as_int(), 1) << k.name << " N=" << n;
     }
   }
@@ -99,13 +101,16 @@ TEST(ReduceSpace, ExactCounts) {
 TEST(ReduceSpace, ConstraintsAndDefault) {
   const KernelSpec spec = load_kernel("reduce");
   const auto configs = formatted(spec, Space::enumerate(spec, std::nullopt, DeviceLimits{}));
-  EXPECT_EQ(spec.format(spec.default_config()), "BLOCK=256,ITEMS=4,VEC=4,GRID=1024,SCHEME=0,COMBINE=0");
+  EXPECT_EQ(spec.format(spec.default_config()), "BLOCK=256,ITEMS=4,VEC=4,GRID=1024,SCHEME=0,COMBINE=0,CLUSTER=1");
   EXPECT_TRUE(configs.count(spec.format(spec.default_config())));
-  EXPECT_TRUE(configs.count("BLOCK=1024,ITEMS=8,VEC=4,GRID=1,SCHEME=2,COMBINE=0"));    // one block, no combine
-  EXPECT_FALSE(configs.count("BLOCK=1024,ITEMS=8,VEC=4,GRID=1,SCHEME=2,COMBINE=1"));   // one block, atomics: removed
-  EXPECT_TRUE(configs.count("BLOCK=128,ITEMS=1,VEC=1,GRID=2048,SCHEME=1,COMBINE=1"));
-  EXPECT_THROW(spec.parse_config("BLOCK=64,ITEMS=4,VEC=4,GRID=1024,SCHEME=0,COMBINE=0"), InputError);
-  EXPECT_THROW(load_kernel("reduce_det").parse_config("BLOCK=256,ITEMS=4,VEC=4,GRID=1024,SCHEME=0,COMBINE=1"),
+  EXPECT_TRUE(configs.count("BLOCK=1024,ITEMS=8,VEC=4,GRID=1,SCHEME=2,COMBINE=0,CLUSTER=1"));    // one block
+  EXPECT_FALSE(configs.count("BLOCK=1024,ITEMS=8,VEC=4,GRID=1,SCHEME=2,COMBINE=1,CLUSTER=1"));   // one block, atomics
+  EXPECT_TRUE(configs.count("BLOCK=128,ITEMS=1,VEC=1,GRID=2048,SCHEME=1,COMBINE=1,CLUSTER=1"));
+  EXPECT_TRUE(configs.count("BLOCK=256,ITEMS=4,VEC=4,GRID=256,SCHEME=0,COMBINE=1,CLUSTER=16"));  // a cluster's combine
+  EXPECT_FALSE(configs.count("BLOCK=256,ITEMS=4,VEC=4,GRID=256,SCHEME=1,COMBINE=0,CLUSTER=8"));  // clusters: shuffles
+  EXPECT_FALSE(configs.count("BLOCK=256,ITEMS=4,VEC=4,GRID=1,SCHEME=0,COMBINE=0,CLUSTER=8"));    // clusters: GRID > 1
+  EXPECT_THROW(spec.parse_config("BLOCK=64,ITEMS=4,VEC=4,GRID=1024,SCHEME=0,COMBINE=0,CLUSTER=1"), InputError);
+  EXPECT_THROW(load_kernel("reduce_det").parse_config("BLOCK=256,ITEMS=4,VEC=4,GRID=1024,SCHEME=0,COMBINE=1,CLUSTER=1"),
                InputError);
 }
 
@@ -118,7 +123,7 @@ TEST(ReduceSpace, DeterministicKernelsAreTheLastBlockCombineOfTheFullOnes) {
     const auto det_configs = formatted(det, Space::enumerate(det, std::nullopt, DeviceLimits{}));
     std::set<std::string> full_last_block;
     for (const auto& c : formatted(full, Space::enumerate(full, std::nullopt, DeviceLimits{})))
-      if (c.ends_with(",COMBINE=0")) full_last_block.insert(c);
+      if (c.find(",COMBINE=0,") != std::string::npos) full_last_block.insert(c);
     EXPECT_EQ(det_configs, full_last_block) << k.name;
     EXPECT_EQ(det.source, full.source);
     EXPECT_EQ(det.compile_options, full.compile_options);
@@ -148,10 +153,16 @@ TEST(ReduceSpace, GeometryAndWorkspaceFitEveryConfigurationAndLength) {
         const auto scope = spec.scope(c, &shape);
         const std::int64_t block = c.values[0].as_int(), items = c.values[1].as_int(), vec = c.values[2].as_int();
         const std::int64_t grid_cap = c.values[3].as_int(), scheme = c.values[4].as_int();
+        const std::int64_t cluster = c.values[6].as_int();
         ASSERT_EQ(l.block[0], block);
-        ASSERT_EQ(l.grid[0], std::min((n + block * items * vec - 1) / (block * items * vec), grid_cap)) << spec.format(c);
+        // Whole clusters: the blocks past the last tile add the identity.
+        const std::int64_t blocks = std::min((n + block * items * vec - 1) / (block * items * vec), grid_cap);
+        ASSERT_EQ(l.grid[0], (blocks + cluster - 1) / cluster * cluster) << spec.format(c);
+        ASSERT_EQ(l.cluster[0], cluster) << spec.format(c);
+        ASSERT_EQ(l.grid[0] % cluster, 0) << spec.format(c);
         ASSERT_GE(l.grid[0], 1);
-        ASSERT_LE(l.grid[0], partials.size.eval(scope).as_int()) << "partials too small: " << spec.format(c) << " N=" << n;
+        // One partial per cluster (per block without clusters).
+        ASSERT_LE(l.grid[0] / cluster, partials.size.eval(scope).as_int()) << "partials too small: " << spec.format(c) << " N=" << n;
         ASSERT_EQ(l.shared_memory, scheme == 2 ? block * 8 : 0) << spec.format(c);
         ASSERT_FALSE(check_launch(l, DeviceLimits{}, true)) << spec.format(c) << " N=" << n;
       }
