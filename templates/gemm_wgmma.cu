@@ -85,7 +85,7 @@ __host__ __device__ constexpr u64 b_descriptor(unsigned stage, int ks) {
 __host__ __device__ constexpr int acc_row(int t, int r) { return 16 * (t / 32) + (t % 32) / 4 + 8 * (r % 4 / 2); }
 __host__ __device__ constexpr int acc_col(int t, int r) { return 8 * (r / 4) + 2 * (t % 4) + r % 2; }
 // Checked when the kernel compiles: the 128 threads' registers cover the 64 x BN tile, each element once.
-constexpr bool accumulators_cover_tile() {
+__host__ __device__ constexpr bool accumulators_cover_tile() {
   unsigned char seen[64 * BN] = {};
   for (int t = 0; t < 128; ++t)
     for (int r = 0; r < kAccs; ++r) {
