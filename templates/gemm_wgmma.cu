@@ -218,15 +218,18 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
     barrier_wait(full + 8 * s, (i / STAGES) & 1);
     const unsigned stage = base + s * kStage;
     wgmma_fence();  // the accumulators' registers are handed to the wgmmas
+    bool skip = false;
 #ifdef CUTUNE_TEST_SKIP_SLAB  // test builds only: drop one slab, which verification must notice
-    if (slab_begin + i != CUTUNE_TEST_SKIP_SLAB)
+    skip = slab_begin + i == CUTUNE_TEST_SKIP_SLAB;
 #endif
+    if (!skip) {
 #pragma unroll
       for (int ks = 0; ks < BK / 16; ++ks) {
         const u64 b = b_descriptor(stage, ks);
 #pragma unroll
         for (int mr = 0; mr < kMR; ++mr) Mma<BN>::run(acc[mr], a_descriptor(stage, consumer * kMR + mr, ks), b, 1);
       }
+    }
     wgmma_commit();
     // The previous slab's wgmmas are done (this one's keep the tensor cores busy): its stage can be refilled.
     wgmma_wait<1>();
