@@ -55,7 +55,7 @@ static_assert(TYPE == 1 || TYPE == 2, "PATH 1 multiplies 16-bit elements (BF16 o
 static_assert(BK == 64, "a slab is one 128-byte swizzle row of 16-bit elements deep");
 static_assert(WG == 1 || WG == 2, "one or two consumer warpgroups");
 static_assert(kMR >= 1 && BM % (64 * WG) == 0, "each consumer warpgroup owns whole m64 tiles");
-static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma n64, n128 or n256");
+static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "wgmma n64, n128, n192 or n256");
 static_assert(kMR * kAccs <= 128, "at most 128 accumulator registers per thread");
 static_assert(STAGES >= 2, "the pipeline needs two stages at least");
 static_assert(CM * CN <= 2, "clusters of one or two blocks");
@@ -135,11 +135,18 @@ template <int N>
 __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
-// Register reallocation between warpgroups (setmaxnreg, sm_90a): with two consumer warpgroups, 384 threads get 168
-// registers each at launch, too few for 128 accumulators and split-K's sums; the producer needs few. Per-warpgroup
-// counts, multiples of 8: 40 + 2 x 232 registers x 128 threads fit the 64K register file.
-constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
+// Register reallocation between warpgroups (setmaxnreg, sm_90a). Two consumer warpgroups with 128 accumulators each
+// need more than the 168 registers that 384 threads get at launch (65536 / 384, rounded down to 8); the producer
+// needs few. Then, and only then, the producer gives up registers (down to 40) and the consumers take them (up to
+// 232): (40 + 2 x 232) x 128 = 64512 fit the 64K register file. This relies on the kernel being allocated exactly
+// 168 registers per thread at launch (an .inc that asks for more than the producer frees waits forever), which
+// ptxas does for these tiles because their consumers need more; the host compile test checks it. Smaller tiles fit
+// in their allocation and do not reallocate.
+constexpr bool kReallocate = WG == 2 && kMR * kAccs == 128;
+constexpr int kLaunchRegisters = 168, kProducerRegisters = 40, kConsumerRegisters = 232;
 static_assert((kProducerRegisters + WG * kConsumerRegisters) * 128 <= 65536, "the register file");
+static_assert(128 * (kLaunchRegisters - kProducerRegisters) >= 256 * (kConsumerRegisters - kLaunchRegisters),
+              "the consumers take no more than the producer gives up");
 template <int REGISTERS, bool MORE>
 __device__ __forceinline__ void give_registers() {
   if constexpr (MORE) {
@@ -188,7 +195,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
   __syncthreads();
 
   if (threadIdx.x < 128) {  // the producer warpgroup: one thread issues every load
-    if constexpr (WG == 2) give_registers<kProducerRegisters, false>();
+    if constexpr (kReallocate) give_registers<kProducerRegisters, false>();
     if (threadIdx.x == 0) {
       for (int i = 0; i < slabs; ++i) {
         const int s = i % STAGES;
@@ -204,7 +211,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
     return;
   }
 
-  if constexpr (WG == 2) give_registers<kConsumerRegisters, true>();
+  if constexpr (kReallocate) give_registers<kConsumerRegisters, true>();
   const int consumer = threadIdx.x / 128 - 1, t = threadIdx.x % 128;
   float acc[kMR][kAccs];
 #pragma unroll
@@ -248,7 +255,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
     consumer_sync();
     if (!*last_slice) return;
     __threadfence();
-    splitk_sum<kFrags, kConsumerThreads, (kFrags < 16 ? kFrags : 16)>(ws, &acc[0][0], ct);
+    splitk_sum<kFrags, kConsumerThreads, (kFrags % 16 == 0 ? 16 : 8)>(ws, &acc[0][0], ct);  // kFrags: 8, 16, 24, ...
     if (ct == 0) counters[tile] = 0;  // rearmed for the next launch
   }
 

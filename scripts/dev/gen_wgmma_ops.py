@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Writes templates/gemm_wgmma_ops.cu: one wgmma.mma_async wrapper per tile width N, whose inline assembly must name
 # each of its N / 2 accumulator registers (too many to keep in step by hand). Run from the repository root.
-WIDTHS = (64, 128, 256)
+WIDTHS = (64, 128, 192, 256)
 
 HEAD = """// The wgmma.mma_async instructions of the tensor-core GEMM's PATH=1 (gemm_wgmma.cu), one per tile width: generated
 // by scripts/dev/gen_wgmma_ops.py (the inline assembly names every accumulator register); edit the script, not this.
