@@ -8,7 +8,9 @@
 // the tile (BM / WG / 64 wgmma tiles of m64 x BN) and, per slab, issue four k16 steps of wgmma.mma_async reading A and
 // B straight from shared memory through matrix descriptors; once a slab's wgmmas are done (wait_group 1, one slab
 // later) every consumer thread arrives on the stage's "empty" mbarrier, which the producer waits for before reusing
-// the stage. The accumulators then go to C through gemm_tc_shared's paired stores, with alpha, beta and bounds checks.
+// the stage. The accumulators then go to C with alpha, beta and bounds checks: EPI_VEC 2 stores each thread's pairs
+// of columns as they are; EPI_VEC 8 first gathers 8 columns per thread within each quad of threads (shuffles), so that
+// each store writes a 16-byte chunk of a row.
 //
 // Shared-memory layouts, agreed between the tensor maps (128-byte swizzle) and the descriptors:
 //   A, K-major: row m of the box at byte 128 m, its 16-byte chunk c at chunk c ^ (m % 8). A wgmma's 64 x 16 piece
@@ -95,6 +97,45 @@ __host__ __device__ constexpr bool accumulators_cover_tile() {
   return true;
 }
 static_assert(accumulators_cover_tile(), "the accumulator layout must cover the tile once");
+
+// EPI_VEC 8: the four threads of a quad (t % 4 = q) hold one row's columns 2q, 2q + 1 of every n8 block. In four
+// shuffle rounds r, thread q sends its pair of block (q + r) % 4 of a group of four and receives the pair that thread
+// (q - r) % 4 holds of block q: then it has all 8 columns of block q, one 16-byte chunk of the row, and a quad stores
+// 64 contiguous bytes instead of 4 bytes in each of four blocks. `pairs` points at the group's first pair (this
+// thread's registers 4 b + 2 h, b = 0..3, are pairs[4 b], pairs[4 b + 1]); every lane of the warp must take part.
+__host__ __device__ constexpr int quad_send(int q, int r) { return (q + r) & 3; }
+__host__ __device__ constexpr int quad_from(int q, int r) { return (q - r) & 3; }
+__host__ __device__ constexpr bool quad_exchange_is_complete() {
+  for (int q = 0; q < 4; ++q) {
+    int got = 0;
+    for (int r = 0; r < 4; ++r) {
+      if (quad_send(quad_from(q, r), r) != q) return false;  // the sender sends the block the receiver wants
+      got |= 1 << quad_from(q, r);
+    }
+    if (got != 15) return false;  // every lane of the quad heard once
+  }
+  return true;
+}
+static_assert(quad_exchange_is_complete(), "the quad exchange gathers each block from all four lanes");
+__device__ __forceinline__ void quad_gather(float (&out)[8], const float* pairs, int q) {
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const int send = quad_send(q, r), from = quad_from(q, r);
+    // Selects, not an index: registers cannot be addressed.
+    float s0 = pairs[0], s1 = pairs[1];
+#pragma unroll
+    for (int b = 1; b < 4; ++b) {
+      if (send == b) s0 = pairs[4 * b], s1 = pairs[4 * b + 1];
+    }
+    const float x0 = __shfl_sync(0xffffffffu, s0, (lane & ~3) | from);
+    const float x1 = __shfl_sync(0xffffffffu, s1, (lane & ~3) | from);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      if (from == e) out[2 * e] = x0, out[2 * e + 1] = x1;
+    }
+  }
+}
 
 __device__ __forceinline__ unsigned smem_u32(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -243,6 +284,12 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
     if (i > 0) barrier_arrive(empty + 8 * ((i - 1) % STAGES));
   }
   wgmma_wait<0>();
+  // Pins every accumulator read below after the wait: the wait names no registers, so without this the compiler may
+  // move reads of the accumulators above it (ptxas then serializes the wgmmas).
+#pragma unroll
+  for (int mr = 0; mr < kMR; ++mr)
+#pragma unroll
+    for (int r = 0; r < kAccs; ++r) asm volatile("" : "+f"(acc[mr][r])::"memory");
 
   if (SPLITK > 1) {  // as in PATH 0, among the consumer threads
     constexpr int kFrags = kMR * kAccs / 4;
@@ -259,18 +306,28 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
     if (ct == 0) counters[tile] = 0;  // rearmed for the next launch
   }
 
-  // N is a multiple of 8 here (TMA's row strides), so every pair inside C is stored as one.
+  // N is a multiple of 8 here (TMA's row strides): every pair inside C is stored as one, and every 8-column chunk.
   const int row0 = m0 + consumer * kMR * 64;
 #pragma unroll
   for (int mr = 0; mr < kMR; ++mr)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int row = row0 + mr * 64 + acc_row(t, 2 * h);
-      if (row >= M) continue;
       elem_t* crow = C + (u64)row * N;
+      if constexpr (EPI_VEC == 8) {
 #pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        store_pair(crow, n0 + acc_col(t, 4 * j), N, &acc[mr][4 * j + 2 * h], alpha, beta, true);
+        for (int jj = 0; jj < BN / 32; ++jj) {
+          float v[8];
+          quad_gather(v, &acc[mr][16 * jj + 2 * h], t % 4);
+          const int col = n0 + 8 * (4 * jj + t % 4);
+          if (row < M && col < N) store_out<8>(crow + col, v, alpha, beta);
+        }
+      } else {
+        if (row >= M) continue;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          store_pair(crow, n0 + acc_col(t, 4 * j), N, &acc[mr][4 * j + 2 * h], alpha, beta, true);
+        }
       }
     }
 }

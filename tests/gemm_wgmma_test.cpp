@@ -21,7 +21,7 @@ namespace {
 
 const std::vector<std::string> kKernels = {"gemm_bf16", "gemm_f16"};
 // The parameters PATH 1 tunes; the others are pinned to one value for it.
-const std::vector<std::string> kTuned = {"BM", "BN", "STAGES", "SPLITK", "GROUP_M", "WG", "CM", "CN"};
+const std::vector<std::string> kTuned = {"BM", "BN", "STAGES", "SPLITK", "GROUP_M", "EPI_VEC", "WG", "CM", "CN"};
 
 std::int64_t value(const KernelSpec& spec, const Config& c, const std::string& name) {
   for (std::size_t p = 0; p < spec.parameters.size(); ++p)
@@ -38,7 +38,7 @@ TEST(GemmWgmmaSpace, EveryValueOfEveryParameterAppears) {
   for (const auto& name : kKernels) {
     const KernelSpec spec = load_kernel(name);
     const std::vector<Config> all = wgmma_configs(spec, nullptr);
-    EXPECT_EQ(all.size(), 1500u) << name;  // pinned: a change to the rules must be deliberate
+    EXPECT_EQ(all.size(), 3000u) << name;  // pinned: a change to the rules must be deliberate
     std::map<std::string, std::set<std::int64_t>> seen;
     for (const Config& c : all) {
       for (const auto& p : spec.parameters) seen[p.name].insert(value(spec, c, p.name));
@@ -61,7 +61,8 @@ TEST(GemmWgmmaSpace, EveryValueOfEveryParameterAppears) {
     EXPECT_EQ(seen["WG"], (std::set<std::int64_t>{1, 2})) << name;
     EXPECT_EQ(seen["CM"], (std::set<std::int64_t>{1, 2})) << name;
     EXPECT_EQ(seen["CN"], (std::set<std::int64_t>{1, 2})) << name;
-    for (const char* pinned : {"WARPS_M", "WARPS_N", "SWIZZLE", "PREFETCH", "ALIGNED", "EPI_VEC"}) {
+    EXPECT_EQ(seen["EPI_VEC"], (std::set<std::int64_t>{2, 8})) << name;
+    for (const char* pinned : {"WARPS_M", "WARPS_N", "SWIZZLE", "PREFETCH", "ALIGNED"}) {
       EXPECT_EQ(seen[pinned].size(), 1u) << name << " " << pinned;
     }
   }
@@ -120,7 +121,7 @@ TEST(GemmWgmmaSpace, TensorMapsFollowTheTile) {
   EXPECT_EQ(spec.arguments[maps[1]].name, "b_map");
   const Shape shape = spec.parse_shape("300x1024x520");
   const Config c = spec.parse_config("PATH=1,BM=256,BN=128,BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,"
-                                     "SPLITK=1,GROUP_M=1,EPI_VEC=2,ALIGNED=1,WG=2,CM=1,CN=1");
+                                     "SPLITK=1,GROUP_M=1,EPI_VEC=8,ALIGNED=1,WG=2,CM=1,CN=1");
   const TensorMapLayout a = tensor_map_layout(spec, spec.arguments[maps[0]], c, shape);
   EXPECT_EQ(a.type, ElementType::BFloat16);
   EXPECT_EQ(a.dims[0], 520u);  // K, innermost
@@ -187,7 +188,8 @@ TEST(GemmWgmmaCompile, SampleCompilesForSm90a) {
     } else {
       EXPECT_LE(out.registers, wg == 2 ? 168 : 255);
     }
-    EXPECT_EQ(out.log.find("wgmma"), std::string::npos) << "serialized wgmma? " << out.log;
+    // ptxas says so when it must serialize the wgmmas (accumulators touched while they are in flight): slow.
+    EXPECT_EQ(out.log.find("wgmma"), std::string::npos) << job.spec->format(job.config) << "\n" << out.log;
     EXPECT_NE(out.cubin.find("gemm_tc"), std::string::npos);
   }
   EXPECT_GT(reallocating, 0u);
