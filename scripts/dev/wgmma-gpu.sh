@@ -6,11 +6,12 @@
 # Usage: scripts/dev/wgmma-gpu.sh BUILD_DIR   (about 8 minutes on an H100; prints a short table last)
 #
 # Expected on compute capability 9.0 (H100/H200); NOTES-wgmma.md says more:
-#   1. gpu_tests GemmWgmmaGpu.*: 2 tests PASSED; lines "gemm_bf16 beta=0 ... N PATH 1 configurations correct, largest
-#      error E (atol A)" with E well below A, and "slab 1 skipped: 12 of 12 PATH 1 configurations wrong". A
+#   1. gpu_tests GemmWgmmaGpu.*: 2 tests PASSED; per kernel, beta and shape a line "gemm_bf16 beta=0   1x8x8  24
+#      configurations correct, largest error E (atol A)" with E below A, and "slab 1 skipped: 12 of 12 PATH 1
+#      configurations wrong". A
 #      wrong_result everywhere points at the descriptors/swizzle (gemm_wgmma.cu's layout comment); only at some shapes
 #      at the edges (TMA zero fill, bounds); a launch_error naming cuTensorMapEncodeTiled at the maps' specs; a hang
-#      (timeout, the worker is killed) at the mbarrier phases.
+#      (the timeout ends the tests) at the mbarrier phases, or for WG=2 at 128 x 256 / 256 x 128 the reallocation.
 #   2. tune --where "PATH == 1" at 4096^3: "... valid configurations", every result ok, a best above PATH 0's 446
 #      TFLOP/s (bench/RESULTS.md, session 4); the aim is cuBLAS's ~780.
 #      Then the runtime API launches that best (tensor maps encoded by the runtime): "config  PATH=1,...", "rule
@@ -18,11 +19,11 @@
 #   3. gemm_tc_bench: the table of tuned PATH 1 against cuBLAS at five shapes, then the whole space (PATH 0 only: K, N
 #      unaligned) at 127x257x511.
 set -uo pipefail
-build=${1:?usage: scripts/dev/wgmma-gpu.sh BUILD_DIR}
+build=$(cd "${1:?usage: scripts/dev/wgmma-gpu.sh BUILD_DIR}" && pwd)
 out=${OUT:-/tmp}
 export CUTUNE_SOURCE_DIR=$PWD
 export CUTUNE_CACHE_DIR=$(mktemp -d)
-export CUTUNE_WORKER=$PWD/$build/cutune-worker
+export CUTUNE_WORKER=$build/cutune-worker
 
 nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader
 echo "== 1. wgmma GPU tests"
