@@ -1,4 +1,5 @@
-// What the tensor-core GEMMs' GPU tests share: the spec edited for a scaled or broken run, and compiles of samples.
+// What the tensor-core GEMMs' GPU tests share: the spec edited for a scaled or broken run, compiles of samples, and the check
+// that every configuration of a sample is correct.
 #pragma once
 
 #include <future>
