@@ -193,6 +193,10 @@ std::vector<void*> Workbench::Impl::parameters(const Config& config) {
 std::optional<std::string> Workbench::Impl::encode_tensor_maps(const Config& config) {
   for (auto& arg : args) {
     if (!arg.spec->tensor_map) continue;
+    if (!tensor_map_used(spec, *arg.spec, config)) {
+      arg.map = CUtensorMap{};  // the configuration never reads it
+      continue;
+    }
     try {
       const TensorMapLayout layout = tensor_map_layout(spec, *arg.spec, config, shape);
       const CUresult e = detail::encode_tensor_map(layout, args[layout.buffer_index].buffer.get(), &arg.map);

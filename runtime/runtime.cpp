@@ -106,6 +106,7 @@ struct RuntimeKernel::Impl {
   CUfunction function = nullptr;
   std::vector<std::size_t> arg_bytes;
   std::vector<std::optional<TensorMapLayout>> tensor_maps;  // per argument: the layout of a tensor map at this shape
+  std::vector<char> unread_maps;  // per argument: a tensor map the configuration does not read (passed as zeros)
   std::size_t tensor_map_count = 0;
   bool from_cache = false;
   double ready_ms = 0.0;
@@ -135,7 +136,7 @@ void RuntimeKernel::launch(void* stream, std::span<const KernelArg> args) const 
   void** params = large.empty() ? small.data() : large.data();
   // Tensor maps are encoded here, over the pointer passed in their place: a host-side call of about a microsecond,
   // and nothing shared between threads launching at once.
-  std::vector<CUtensorMap> maps(k.tensor_map_count);
+  std::vector<CUtensorMap> maps(k.tensor_map_count, CUtensorMap{});
   std::size_t next_map = 0;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const Argument& a = k.spec.arguments[i];
@@ -145,6 +146,10 @@ void RuntimeKernel::launch(void* stream, std::span<const KernelArg> args) const 
                        std::to_string(args[i].bytes) + " bytes");
     }
     params[i] = const_cast<void*>(args[i].address);
+    if (k.unread_maps[i]) {
+      params[i] = &maps[next_map++];  // zero bytes in the place of a map this configuration never reads
+      continue;
+    }
     if (!k.tensor_maps[i]) continue;
     CUdeviceptr tensor = 0;
     std::memcpy(&tensor, args[i].address, sizeof tensor);
@@ -194,7 +199,9 @@ const RuntimeKernel& Runtime::Impl::get(const KernelSpec& spec, const Shape& sha
   for (const auto& a : spec.arguments) {
     // A tensor map's place takes the device pointer of its tensor, over which the launch encodes the map.
     k->arg_bytes.push_back(a.is_buffer || a.tensor_map ? sizeof(CUdeviceptr) : element_size(a.type));
-    k->tensor_maps.push_back(a.tensor_map ? std::optional(tensor_map_layout(spec, a, k->config, shape)) : std::nullopt);
+    const bool used = tensor_map_used(spec, a, k->config);
+    k->tensor_maps.push_back(used ? std::optional(tensor_map_layout(spec, a, k->config, shape)) : std::nullopt);
+    k->unread_maps.push_back(a.tensor_map && !used);
     k->tensor_map_count += a.tensor_map ? 1 : 0;
   }
 

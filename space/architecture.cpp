@@ -18,7 +18,11 @@ std::optional<std::string> architecture_lacks(const KernelSpec& spec, std::span<
     if (auto why = target_unavailable(spec, scope, cc)) return why;
   }
   if (cc < kHopper && launch.cluster_size() > 1) return "clusters of several blocks need compute capability 9.0";
-  if (cc < kHopper && !tensor_map_arguments(spec).empty()) return "tensor maps need compute capability 9.0";
+  if (cc < kHopper) {
+    for (const std::size_t i : tensor_map_arguments(spec)) {
+      if (tensor_map_used(spec.arguments[i], scope)) return "tensor maps need compute capability 9.0";
+    }
+  }
   return std::nullopt;
 }
 

@@ -126,12 +126,13 @@ KernelSpec KernelSpec::load(const std::filesystem::path& spec_file) {
   const std::string text = detail::read_file(spec_file, "spec file");
   // The source's name is inside the spec; a spec too broken to name it gets from_json's own message.
   const auto root = detail::Json::parse(text, nullptr, false);
-  if (root.is_discarded() || !root.is_object() || !root.contains("source") || !root["source"].is_string()) {
+  if (root.is_discarded() || !root.is_object() || !root.contains("source") || detail::source_problem(root["source"])) {
     return from_json(text, "", "");
   }
-  const std::string source_name = root["source"].get<std::string>();
-  const std::string source = detail::read_file(spec_file.parent_path() / source_name, "kernel source");
-  return from_json(text, source, source_name);
+  detail::SourceText source = detail::join_sources(detail::source_names(root["source"]), [&](const std::string& name) {
+    return detail::read_file(spec_file.parent_path() / name, "kernel source");
+  });
+  return from_json(text, std::move(source.text), std::move(source.name));
 }
 
 std::vector<std::string> KernelSpec::scope_names() const {

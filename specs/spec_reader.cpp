@@ -29,7 +29,8 @@ class SpecReader final : public FieldReader {
     spec_.name = string_field(root, "name", "name");
     if (spec_.name.empty()) fail("name", "must not be empty");
     if (root.contains("description")) spec_.description = string_field(root, "description", "description");
-    string_field(root, "source", "source");
+    if (!root.contains("source")) fail("source", "missing");
+    if (auto problem = source_problem(root["source"])) fail("source", *problem);
     spec_.kernel = string_field(root, "kernel", "kernel");
     if (spec_.kernel.empty()) fail("kernel", "must not be empty");
     read_shape(required(root, "shape", "shape"));

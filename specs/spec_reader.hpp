@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -40,6 +41,19 @@ class FieldReader {
   virtual void check_keys(const Json& object, const std::string& field,
                           std::initializer_list<std::string_view> allowed) const = 0;
 };
+
+/// What is wrong with a spec's "source" (source_list.cpp): nullopt for a file name or a non-empty list of distinct
+/// ones.
+std::optional<std::string> source_problem(const Json& source);
+/// The file names of a valid "source", in order.
+std::vector<std::string> source_names(const Json& source);
+/// The text the compiler sees and the name its messages use.
+struct SourceText {
+  std::string text;
+  std::string name;  ///< the file's name, or the list's joined by '+'
+};
+/// Joins the files `read` returns by name: one file as it is, several each after a #line marker naming it.
+SourceText join_sources(const std::vector<std::string>& names, const std::function<std::string(const std::string&)>& read);
 
 /// Fills `spec` from a parsed spec document; throws SpecError naming the spec and the field.
 void read_spec(const Json& root, KernelSpec& spec);

@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "cutune/embedded_files.hpp"
 #include "cutune/error.hpp"
 #include "embedded_support.hpp"
+#include "spec_reader.hpp"
 
 namespace cutune {
 namespace detail {
@@ -61,15 +61,16 @@ KernelSpec load_kernel(std::string_view name_or_path) {
     const auto path = std::filesystem::path(dir) / (name + ".json");
     if (std::filesystem::exists(path)) return KernelSpec::load(path);
   } else if (auto spec_text = embedded(name + ".json")) {
-    std::string source_name;
-    try {
-      source_name = nlohmann::json::parse(*spec_text).at("source").get<std::string>();
-    } catch (const nlohmann::json::exception& e) {
-      throw SpecError("built-in spec " + name + ".json: " + e.what());
+    const auto root = detail::Json::parse(*spec_text, nullptr, false);
+    if (root.is_discarded() || !root.is_object() || !root.contains("source") || detail::source_problem(root["source"])) {
+      return KernelSpec::from_json(*spec_text, "", "");  // its own message names the fault
     }
-    auto source = embedded(source_name);
-    if (!source) throw SpecError("built-in spec " + name + ".json names source '" + source_name + "', which is not embedded");
-    return KernelSpec::from_json(*spec_text, std::string(*source), source_name);
+    detail::SourceText source = detail::join_sources(detail::source_names(root["source"]), [&](const std::string& file) {
+      auto text = embedded(file);
+      if (!text) throw SpecError("built-in spec " + name + ".json names source '" + file + "', which is not embedded");
+      return std::string(*text);
+    });
+    return KernelSpec::from_json(*spec_text, std::move(source.text), std::move(source.name));
   }
   std::string known;
   for (const auto& k : builtin_kernels()) known += (known.empty() ? "" : ", ") + k;

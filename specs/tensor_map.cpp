@@ -150,6 +150,15 @@ TensorMapLayout tensor_map_layout(const KernelSpec& spec, const Argument& a, con
   return out;
 }
 
+bool tensor_map_used(const Argument& a, std::span<const Value> scope) {
+  return a.tensor_map && (!a.tensor_map->when || a.tensor_map->when->eval(scope).truthy());
+}
+
+bool tensor_map_used(const KernelSpec& spec, const Argument& a, const Config& config) {
+  if (!a.tensor_map || !a.tensor_map->when) return a.tensor_map.has_value();
+  return tensor_map_used(a, spec.scope(config, nullptr));
+}
+
 std::vector<std::size_t> tensor_map_arguments(const KernelSpec& spec) {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < spec.arguments.size(); ++i) {
@@ -162,7 +171,8 @@ namespace detail {
 
 void read_tensor_map(const Json& j, const std::string& field, const FieldReader& reader, const KernelSpec& spec,
                      Argument& a) {
-  reader.check_keys(j, field, {"name", "type", "buffer", "dims", "strides", "box", "swizzle", "l2_promotion", "oob_fill"});
+  reader.check_keys(j, field,
+                    {"name", "type", "buffer", "dims", "strides", "box", "swizzle", "l2_promotion", "oob_fill", "when"});
   TensorMapArg m;
   if (!j.contains("buffer") || !j["buffer"].is_string()) reader.fail(field + ".buffer", "must name a buffer argument");
   m.buffer = j["buffer"].get<std::string>();
@@ -211,6 +221,13 @@ void read_tensor_map(const Json& j, const std::string& field, const FieldReader&
     }
     m.oob_nan = f.get<std::string>() == "nan";
   }
+  if (j.contains("when")) {
+    m.when = reader.expression(j["when"], field + ".when");
+    // The kernel reads the map or not by its compiled code, which serves every shape.
+    for (const auto& name : spec.shape_names) {
+      if (m.when->uses(name)) reader.fail(field + ".when", "may use parameter names only, not the shape's " + name);
+    }
+  }
   a.tensor_map = std::move(m);
 }
 
@@ -229,14 +246,21 @@ void finish_tensor_maps(const FieldReader& reader, KernelSpec& spec) {
     const bool floating = a.type == ElementType::Float32 || a.type == ElementType::Float64 ||
                           a.type == ElementType::BFloat16 || a.type == ElementType::Float16;
     if (m.oob_nan && !floating) reader.fail(field + ".oob_fill", "\"nan\" needs a floating-point buffer");
-    for (const Implied& implied : implied_constraints(spec, a)) {
-      Expr c = Expr::parse(implied.text);
+    // A configuration that does not read the map is not bound by its limits; one that does must be able to meet them.
+    const std::string guard = m.when ? paren(*m.when) : "";
+    auto bound = [&](const std::string& text) {
+      Expr c = Expr::parse(text);
       c.bind(spec.scope_names());
+      return c;
+    };
+    for (const Implied& implied : implied_constraints(spec, a)) {
+      Expr c = bound(guard.empty() ? implied.text : "not " + guard + " or (" + implied.text + ")");
       const bool on_shape = std::any_of(spec.shape_names.begin(), spec.shape_names.end(),
                                         [&](const std::string& n) { return c.uses(n); });
       // What holds for no configuration is the spec's mistake; what depends on the shape prunes at each shape.
-      if (!on_shape && !satisfiable(spec, c)) {
-        reader.fail(implied.field, implied.why + ": '" + implied.text + "' holds for no configuration");
+      if (!on_shape && !satisfiable(spec, guard.empty() ? c : bound(guard + " and (" + implied.text + ")"))) {
+        reader.fail(implied.field, implied.why + ": '" + implied.text + "' holds for no configuration" +
+                                       (guard.empty() ? "" : " that reads the map (" + m.when->text() + ")"));
       }
       if (!c.names().empty()) spec.constraints.push_back(std::move(c));
     }

@@ -2,10 +2,12 @@
 // M, N, K >= 1: the kernels gemm_tf32 (float in and out, TF32 products), gemm_bf16 and gemm_f16 (16-bit in and out).
 //
 // TYPE (from the spec's compile options) picks the element: 0 float through TF32, 1 __nv_bfloat16, 2 __half.
-// PATH picks the instruction path; 0, the only one so far, is mma.sync (m16n8k8 TF32, m16n8k16 BF16/F16) with
-// fragments read by ldmatrix from shared memory filled by a cp.async pipeline (sm_80 and later). A second path
-// (wgmma fed by TMA, sm_90a) is meant to be added as PATH=1 with its own branch of the main loop; the tile, split-K,
-// rasterization and epilogue code below would stay shared.
+// PATH picks the instruction path. 0, in this file, is mma.sync (m16n8k8 TF32, m16n8k16 BF16/F16) with fragments
+// read by ldmatrix from shared memory filled by a cp.async pipeline (sm_80 and later). 1, for BF16/F16 on sm_90a, is
+// wgmma fed by TMA (gemm_wgmma.cu, which the gemm_bf16 and gemm_f16 specs append to this file with
+// gemm_wgmma_ops.cu); what both paths use is at the top of this file (gemm_tc_shared): the element type, the
+// rasterization, split-K's workspace and the stores of C. The 16-bit kernels take two TMA tensor maps over A and B
+// after the workspace, which PATH 0 never reads (the specs pass zeros in their place for it).
 //
 // A block computes a BM x BN tile of C with WARPS_M x WARPS_N warps, each owning a (BM / WARPS_M) x (BN / WARPS_N)
 // warp tile of 16 x 8 mma tiles. K is walked in BK-deep slabs, STAGES of them in shared memory at once: while the
@@ -96,7 +98,134 @@ typedef float elem_t;
 
 typedef unsigned long long u64;
 
+#ifdef __CUDACC_RTC__
+// cuda.h does not compile under NVRTC; the map is an opaque 128-byte, 64-byte aligned value.
+struct alignas(64) CUtensorMap {
+  unsigned long long opaque[16];
+};
+#else
+#include <cuda.h>
+#endif
+// The tensor maps of A and B (16-bit kernels only: TF32 has no PATH 1), after the workspace; QUALIFIER is
+// __grid_constant__ for the tuned kernel, whose TMA loads read the maps where the launch put them.
+#if TYPE == 0
+#define GEMM_TC_MAPS(QUALIFIER)
+#else
+#define GEMM_TC_MAPS(QUALIFIER) , const QUALIFIER CUtensorMap a_map, const QUALIFIER CUtensorMap b_map
+#endif
+// The tuned kernel's parameters, the same on both paths (the spec's arguments).
+#define GEMM_TC_PARAMETERS                                                                                    \
+  int M, int N, int K, float alpha, const elem_t* __restrict__ A, const elem_t* __restrict__ B, float beta, \
+      elem_t* __restrict__ C, unsigned* __restrict__ counters,                                              \
+      float* __restrict__ workspace GEMM_TC_MAPS(__grid_constant__)
+
+namespace gemm_tc_shared {
+
+__device__ __forceinline__ float to_float(elem_t x) { return static_cast<float>(x); }
+__device__ __forceinline__ elem_t from_float(float x) {
+#if TYPE == 1
+  return __float2bfloat16_rn(x);
+#elif TYPE == 2
+  return __float2half_rn(x);
+#else
+  return x;
+#endif
+}
+
+// One output element or N consecutive ones: alpha * acc + beta * C, C read only when beta != 0.
+template <int N>
+__device__ __forceinline__ void store_out(elem_t* c, const float* v, float alpha, float beta) {
+  float out[N];
+#pragma unroll
+  for (int e = 0; e < N; ++e) out[e] = alpha * v[e];
+  if (beta != 0.0f) {
+#pragma unroll
+    for (int e = 0; e < N; ++e) out[e] += beta * to_float(c[e]);
+  }
+  if constexpr (N == 1) {
+    c[0] = from_float(out[0]);
+  } else if constexpr (N == 2 && TYPE == 0) {
+    *reinterpret_cast<float2*>(c) = make_float2(out[0], out[1]);
+  } else if constexpr (N == 2) {
+    union { elem_t e[2]; unsigned u; } p;
+    p.e[0] = from_float(out[0]), p.e[1] = from_float(out[1]);
+    *reinterpret_cast<unsigned*>(c) = p.u;
+  } else {
+    union { elem_t e[N]; uint4 v; } p;
+#pragma unroll
+    for (int e = 0; e < N; ++e) p.e[e] = from_float(out[e]);
+    *reinterpret_cast<uint4*>(c) = p.v;
+  }
+}
+
+// The accumulator pair of columns col and col + 1 of one row (both paths hold C in such pairs): one paired store
+// where `paired` (N even) and both are inside, else each one that is inside.
+__device__ __forceinline__ void store_pair(elem_t* crow, int col, int N, const float* v, float alpha, float beta,
+                                           bool paired) {
+  if (paired && col + 1 < N) {
+    store_out<2>(crow + col, v, alpha, beta);
+  } else {
+    if (col < N) store_out<1>(crow + col, v, alpha, beta);
+    if (col + 1 < N) store_out<1>(crow + col + 1, v + 1, alpha, beta);
+  }
+}
+
+// Rasterization: tile `tile` of a tiles_m x tiles_n grid, GROUP_M rows of tiles at a time and column by column inside
+// the group, so that the blocks running together share rows of A and columns of B in L2.
+__device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, int& tm, int& tn) {
+  const int group = tile / (GROUP_M * tiles_n), first_m = group * GROUP_M;
+  const int group_rows = min(tiles_m - first_m, GROUP_M);
+  const int in_group = tile - group * GROUP_M * tiles_n;
+  tm = first_m + in_group % group_rows, tn = in_group / group_rows;
+}
+
+// This slice's share of K in whole BK slabs (grid.z = SPLITK slices), so that slices meet on slab boundaries.
+__device__ __forceinline__ void k_slice(int K, int& slab_begin, int& slabs) {
+  const int slab_count = (K + BK - 1) / BK;
+  const int per_slice = (slab_count + SPLITK - 1) / SPLITK;
+  slab_begin = min(slab_count, (int)blockIdx.z * per_slice);
+  slabs = min(slab_count, slab_begin + per_slice) - slab_begin;
+}
+
+// Split-K: every slice leaves its partial tile in the workspace, FRAGS float4s of accumulators per thread (of
+// THREADS), at `ws` (the tile's SPLITK partials); the last slice to finish adds them in slice order.
+template <int FRAGS, int THREADS>
+__device__ __forceinline__ void splitk_store(float4* ws, const float* acc, int thread) {
+#pragma unroll
+  for (int f = 0; f < FRAGS; ++f) {
+    __stcg(ws + ((u64)blockIdx.z * FRAGS + f) * THREADS + thread,
+           make_float4(acc[4 * f], acc[4 * f + 1], acc[4 * f + 2], acc[4 * f + 3]));
+  }
+}
+// Slice by slice, in slice order: the same sums every run. GROUP fragments are read at a time, so that the loads in
+// flight and the sums fit in registers together.
+template <int FRAGS, int THREADS, int GROUP>
+__device__ __forceinline__ void splitk_sum(const float4* ws, float* acc, int thread) {
+  static_assert(FRAGS % GROUP == 0, "whole groups of fragments");
+#pragma unroll
+  for (int g = 0; g < FRAGS; g += GROUP) {
+#pragma unroll 1
+    for (int z = 0; z < SPLITK; ++z) {
+      const float4* part = ws + (u64)z * FRAGS * THREADS + thread;
+#pragma unroll
+      for (int f = g; f < g + GROUP; ++f) {
+        const float4 v = __ldcg(part + f * THREADS);
+        float* a = acc + 4 * f;
+        if (z == 0) {
+          a[0] = v.x, a[1] = v.y, a[2] = v.z, a[3] = v.w;
+        } else {
+          a[0] += v.x, a[1] += v.y, a[2] += v.z, a[3] += v.w;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace gemm_tc_shared
+
+#if PATH == 0
 namespace gemm_tc_detail {
+using namespace gemm_tc_shared;
 
 constexpr int kElem = sizeof(elem_t);
 constexpr int kChunk = 16 / kElem;               // elements per 16-byte chunk
@@ -112,7 +241,6 @@ constexpr int kLdb = BN + (SWIZZLE ? 0 : (TYPE == 0 ? 2 : 1) * kChunk);
 constexpr int kStageA = BM * kLda, kStageB = BK * kLdb;  // elements
 constexpr int kStage = kStageA + kStageB;
 constexpr int kLdc = BN + 8;  // staged epilogue tile, floats: a half-warp's float2 stores hit 32 banks
-static_assert(PATH == 0, "PATH 0 (mma.sync) is the only instruction path so far");
 static_assert(kWarpM % 16 == 0 && kWarpN % 16 == 0, "warp tiles are made of 16 x 16 pieces");
 static_assert(BK % kMmaK == 0 && BK % kChunk == 0, "BK must hold whole mma steps and chunks");
 static_assert(STAGES >= 2, "the pipeline needs two stages at least");
@@ -180,17 +308,6 @@ __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4], unsig
                "{%0, %1, %2, %3};\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#endif
-}
-
-__device__ __forceinline__ float to_float(elem_t x) { return static_cast<float>(x); }
-__device__ __forceinline__ elem_t from_float(float x) {
-#if TYPE == 1
-  return __float2bfloat16_rn(x);
-#elif TYPE == 2
-  return __float2half_rn(x);
-#else
-  return x;
 #endif
 }
 
@@ -400,54 +517,21 @@ __device__ __forceinline__ void multiply(float (&acc)[kMI][kNI][4], const Frags&
     for (int ni = 0; ni < kNI; ++ni) mma(acc[mi][ni], f.a[mi], f.b[ni][0], f.b[ni][1]);
 }
 
-// One output element or pair: alpha * acc + beta * C, C read only when beta != 0.
-template <int N>
-__device__ __forceinline__ void store_out(elem_t* c, const float* v, float alpha, float beta) {
-  float out[N];
-#pragma unroll
-  for (int e = 0; e < N; ++e) out[e] = alpha * v[e];
-  if (beta != 0.0f) {
-#pragma unroll
-    for (int e = 0; e < N; ++e) out[e] += beta * to_float(c[e]);
-  }
-  if constexpr (N == 1) {
-    c[0] = from_float(out[0]);
-  } else if constexpr (N == 2 && TYPE == 0) {
-    *reinterpret_cast<float2*>(c) = make_float2(out[0], out[1]);
-  } else if constexpr (N == 2) {
-    union { elem_t e[2]; unsigned u; } p;
-    p.e[0] = from_float(out[0]), p.e[1] = from_float(out[1]);
-    *reinterpret_cast<unsigned*>(c) = p.u;
-  } else {
-    union { elem_t e[N]; uint4 v; } p;
-#pragma unroll
-    for (int e = 0; e < N; ++e) p.e[e] = from_float(out[e]);
-    *reinterpret_cast<uint4*>(c) = p.v;
-  }
-}
-
 }  // namespace gemm_tc_detail
 
 extern "C" __global__ void __launch_bounds__(gemm_tc_detail::kThreads)
-    gemm_tc(int M, int N, int K, float alpha, const elem_t* __restrict__ A, const elem_t* __restrict__ B, float beta,
-            elem_t* __restrict__ C, unsigned* __restrict__ counters, float* __restrict__ workspace) {
+    gemm_tc(GEMM_TC_PARAMETERS) {
   using namespace gemm_tc_detail;
   extern __shared__ __align__(1024) unsigned char smem_bytes[];  // stages start on 256-byte lines
   elem_t* smem = reinterpret_cast<elem_t*>(smem_bytes);
 
-  // Rasterization: GROUP_M rows of tiles at a time, column by column inside the group.
   const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
   const int tile = blockIdx.x;
-  const int group = tile / (GROUP_M * tiles_n), first_m = group * GROUP_M;
-  const int group_rows = min(tiles_m - first_m, GROUP_M);
-  const int in_group = tile - group * GROUP_M * tiles_n;
-  const int m0 = (first_m + in_group % group_rows) * BM, n0 = (in_group / group_rows) * BN;
-
-  // This block's slice of K: whole slabs, so that slices meet on slab boundaries.
-  const int slab_count = (K + BK - 1) / BK;
-  const int per_slice = (slab_count + SPLITK - 1) / SPLITK;
-  const int slab_begin = min(slab_count, (int)blockIdx.z * per_slice);
-  const int slabs = min(slab_count, slab_begin + per_slice) - slab_begin;
+  int tm, tn;
+  tile_coords(tile, tiles_m, tiles_n, tm, tn);
+  const int m0 = tm * BM, n0 = tn * BN;
+  int slab_begin, slabs;
+  k_slice(K, slab_begin, slabs);
   const int k_begin = slab_begin * BK;
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -556,14 +640,7 @@ extern "C" __global__ void __launch_bounds__(gemm_tc_detail::kThreads)
   if (SPLITK > 1) {
     constexpr int kFrags = kMI * kNI;  // one float4 per mma tile and thread
     float4* ws = reinterpret_cast<float4*>(workspace) + (u64)tile * SPLITK * kFrags * kThreads;
-#pragma unroll
-    for (int mi = 0; mi < kMI; ++mi)
-#pragma unroll
-      for (int ni = 0; ni < kNI; ++ni) {
-        const float* v = acc[mi][ni];
-        __stcg(ws + ((u64)blockIdx.z * kFrags + mi * kNI + ni) * kThreads + threadIdx.x,
-               make_float4(v[0], v[1], v[2], v[3]));
-      }
+    splitk_store<kFrags, kThreads>(ws, &acc[0][0][0], threadIdx.x);
     __threadfence();
     __syncthreads();
     // Only thread 0 counts; __syncthreads_or hands its answer to the block (no static shared memory, so the spec's
@@ -571,28 +648,8 @@ extern "C" __global__ void __launch_bounds__(gemm_tc_detail::kThreads)
     const bool last = __syncthreads_or(threadIdx.x == 0 && atomicAdd(counters + tile, 1u) == SPLITK - 1);
     if (!last) return;
     __threadfence();
-    // Slice by slice, in slice order: the same sums every run. Groups of at most 16 fragments are read at a time, so
-    // that the loads in flight and the sums fit in registers together.
-    constexpr int kGroup = kNI >= 16 ? 1 : (16 / kNI < kMI ? 16 / kNI : kMI);  // mma rows per group
-#pragma unroll
-    for (int mg = 0; mg < kMI; mg += kGroup) {
-#pragma unroll 1
-      for (int z = 0; z < SPLITK; ++z) {
-        const float4* part = ws + (u64)z * kFrags * kThreads + threadIdx.x;
-#pragma unroll
-        for (int mi = mg; mi < mg + kGroup; ++mi)
-#pragma unroll
-          for (int ni = 0; ni < kNI; ++ni) {
-            const float4 v = __ldcg(part + (mi * kNI + ni) * kThreads);
-            float* a = acc[mi][ni];
-            if (z == 0) {
-              a[0] = v.x, a[1] = v.y, a[2] = v.z, a[3] = v.w;
-            } else {
-              a[0] += v.x, a[1] += v.y, a[2] += v.z, a[3] += v.w;
-            }
-          }
-      }
-    }
+    constexpr int kGroup = kNI >= 16 ? 1 : (16 / kNI < kMI ? 16 / kNI : kMI);  // mma rows per group of <= 16 fragments
+    splitk_sum<kFrags, kThreads, kGroup * kNI>(ws, &acc[0][0][0], threadIdx.x);
     if (threadIdx.x == 0) counters[tile] = 0;  // rearmed for the next launch
   }
 
@@ -609,13 +666,8 @@ extern "C" __global__ void __launch_bounds__(gemm_tc_detail::kThreads)
 #pragma unroll
         for (int ni = 0; ni < kNI; ++ni) {
           const int col = n0 + wn * kWarpN + ni * 8 + t2;
-          const float* v = &acc[mi][ni][2 * h];
-          if (EPI_VEC == 2 && col + 1 < N) {  // N is even for EPI_VEC 2 (the spec's constraint)
-            store_out<2>(crow + col, v, alpha, beta);
-          } else {
-            if (col < N) store_out<1>(crow + col, v, alpha, beta);
-            if (col + 1 < N) store_out<1>(crow + col + 1, v + 1, alpha, beta);
-          }
+          // N is even for EPI_VEC 2 (the spec's constraint)
+          store_pair(crow, col, N, &acc[mi][ni][2 * h], alpha, beta, EPI_VEC == 2);
         }
       }
   } else {
@@ -650,6 +702,7 @@ extern "C" __global__ void __launch_bounds__(gemm_tc_detail::kThreads)
     }
   }
 }
+#endif  // PATH == 0
 
 // The reference: 16 x 16 tiles, one element per thread, the tensor cores' inputs multiplied exactly and summed in
 // double, rounded once to the output type. Left out of the candidates' compiles.
@@ -658,12 +711,12 @@ __device__ __forceinline__ double operand(elem_t x) {
 #if TYPE == 0
   return (double)__uint_as_float(__float_as_uint(x) & 0xffffe000u);  // the 19 bits that the tensor cores read
 #else
-  return (double)gemm_tc_detail::to_float(x);
+  return (double)gemm_tc_shared::to_float(x);
 #endif
 }
 
 extern "C" __global__ void gemm_tc_reference(int M, int N, int K, float alpha, const elem_t* A, const elem_t* B,
-                                             float beta, elem_t* C, unsigned*, float*) {
+                                             float beta, elem_t* C, unsigned*, float* GEMM_TC_MAPS()) {
   __shared__ double as[16][17], bs[16][17];
   const int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
   double sum = 0.0;
@@ -677,7 +730,7 @@ extern "C" __global__ void gemm_tc_reference(int M, int N, int K, float alpha, c
   }
   if (row < M && col < N) {
     double out = (double)alpha * sum;
-    if (beta != 0.0f) out += (double)beta * (double)gemm_tc_detail::to_float(C[(u64)row * N + col]);
+    if (beta != 0.0f) out += (double)beta * (double)gemm_tc_shared::to_float(C[(u64)row * N + col]);
 #if TYPE == 1
     C[(u64)row * N + col] = __double2bfloat16(out);
 #elif TYPE == 2

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "cutune/space.hpp"
@@ -12,10 +13,9 @@
 
 namespace cutune::testing {
 
-/// At least `count` configurations of `space` (all of them when it is smaller): first, for each value of each
+/// At least `count` configurations of `all` (all of them when it is smaller): first, for each value of each
 /// parameter, a configuration that has it; then configurations at an even stride through the space.
-inline std::vector<Config> sample_space(const KernelSpec& spec, const Space& space, std::size_t count) {
-  const auto& all = space.configs();
+inline std::vector<Config> sample_configs(const KernelSpec& spec, const std::vector<Config>& all, std::size_t count) {
   std::set<std::size_t> chosen;
   for (std::size_t p = 0; p < spec.parameters.size(); ++p) {
     for (const Value& v : spec.parameters[p].values) {
@@ -38,6 +38,21 @@ inline std::vector<Config> sample_space(const KernelSpec& spec, const Space& spa
   }
   std::vector<Config> out;
   for (std::size_t i : chosen) out.push_back(all[i]);
+  return out;
+}
+inline std::vector<Config> sample_space(const KernelSpec& spec, const Space& space, std::size_t count) {
+  return sample_configs(spec, space.configs(), count);
+}
+
+/// The configurations of `space` whose parameter `name` has `value` (an instruction path, say), in order.
+inline std::vector<Config> configs_with(const KernelSpec& spec, const Space& space, const std::string& name,
+                                        std::int64_t value) {
+  std::size_t p = 0;
+  while (p < spec.parameters.size() && spec.parameters[p].name != name) ++p;
+  std::vector<Config> out;
+  for (const Config& c : space.configs()) {
+    if (p < spec.parameters.size() && c.values[p].as_int() == value) out.push_back(c);
+  }
   return out;
 }
 

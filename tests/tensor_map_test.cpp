@@ -132,7 +132,7 @@ TEST(TensorMap, ErrorsNameTheField) {
   EXPECT_EQ(with("l2_promotion", 100), "spec mapped: arguments.map.l2_promotion: must be 0 (none), 64, 128 or 256 bytes");
   EXPECT_EQ(with("oob_fill", "ones"), "spec mapped: arguments.map.oob_fill: must be \"zero\" or \"nan\"");
   EXPECT_EQ(with("interleave", 0), "spec mapped: arguments.map: unknown field 'interleave' (allowed: name, type, buffer, "
-                                   "dims, strides, box, swizzle, l2_promotion, oob_fill)");
+                                   "dims, strides, box, swizzle, l2_promotion, oob_fill, when)");
   // What can never hold is the spec's mistake, said at once.
   EXPECT_EQ(with("box", {512, "BY"}), "spec mapped: arguments.map.box[0]: box extents must be 1 to 256: '1 <= (512) <= "
                                       "256' holds for no configuration");
@@ -145,6 +145,57 @@ TEST(TensorMap, ErrorsNameTheField) {
   j["arguments"][2]["type"] = "const int*";
   j["arguments"][1]["oob_fill"] = "nan";
   EXPECT_EQ(testing::spec_error(j), "spec mapped: arguments.map.oob_fill: \"nan\" needs a floating-point buffer");
+}
+
+// A map read only by some configurations ("when"): the others are neither bound by its limits nor pruned before
+// compute capability 9.0, and get zero bytes in its place.
+Json conditional_spec() {
+  Json j = mapped_spec();
+  j["parameters"]["PATH"] = {0, 1};
+  j["arguments"][1]["when"] = "PATH == 1";
+  return j;
+}
+
+TEST(TensorMapWhen, OnlyTheConfigurationsThatReadTheMapAreBound) {
+  const KernelSpec spec = testing::spec_from_json(conditional_spec());
+  ASSERT_TRUE(spec.arguments[1].tensor_map->when);
+  EXPECT_FALSE(tensor_map_used(spec, spec.arguments[1], spec.parse_config("BX=4,BY=512,SW=0,PATH=0")));
+  EXPECT_TRUE(tensor_map_used(spec, spec.arguments[1], spec.parse_config("BX=8,BY=16,SW=0,PATH=1")));
+  // PATH 0: all 16 combinations; PATH 1: the 6 of ImpliedConstraintsPruneTheSpace.
+  const Space space = Space::enumerate(spec, spec.parse_shape("64x1024"), DeviceLimits{});
+  EXPECT_EQ(space.size(), 16u + 6u);
+  // Rows of 2056 bytes: only PATH 0 runs.
+  EXPECT_EQ(Space::enumerate(spec, spec.parse_shape("64x1028"), DeviceLimits{}).size(), 16u);
+  // Before compute capability 9.0 only PATH 1 needs what is missing.
+  const Space ampere = Space::enumerate(spec, spec.parse_shape("64x1024"), limits_of_compute_capability(80));
+  EXPECT_EQ(ampere.size(), 16u);
+  EXPECT_EQ(ampere.removed_by_target(), 6u);
+}
+
+TEST(TensorMapWhen, Errors) {
+  Json j = conditional_spec();
+  j["arguments"][1]["when"] = "M > 4";
+  EXPECT_EQ(testing::spec_error(j), "spec mapped: arguments.map.when: may use parameter names only, not the shape's M");
+  j["arguments"][1]["when"] = "PATH ==";
+  EXPECT_NE(testing::spec_error(j).find("spec mapped: arguments.map.when: "), std::string::npos);
+  // A limit that no configuration reading the map can meet is still the spec's mistake.
+  j = conditional_spec();
+  j["arguments"][1]["box"] = {"64 * (1 + PATH)", "BY"};
+  j["arguments"][1]["swizzle"] = 0;
+  EXPECT_EQ(testing::spec_error(j), "(no error)");  // PATH 1: a box of 128 is fine without a swizzle
+  j["arguments"][1]["box"] = {"256 * (1 + PATH)", "BY"};
+  EXPECT_EQ(testing::spec_error(j),
+            "spec mapped: arguments.map.box[0]: box extents must be 1 to 256: '1 <= (256 * (1 + PATH)) <= 256' holds for "
+            "no configuration that reads the map (PATH == 1)");
+}
+
+// Given directly, the layout of an unread map is not asked for; a read one is computed as before.
+TEST(TensorMapWhen, LayoutOfAReadMap) {
+  const KernelSpec spec = testing::spec_from_json(conditional_spec());
+  const TensorMapLayout l = tensor_map_layout(spec, spec.arguments[1], spec.parse_config("BX=64,BY=16,SW=128,PATH=1"),
+                                              spec.parse_shape("300x1024"));
+  EXPECT_EQ(l.box[0], 64u);
+  EXPECT_EQ(l.swizzle, 128);
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 //   {
 //     "name": "transpose",                       // kernel family, used on the command line and in the database
 //     "description": "one line",
-//     "source": "transpose.cu",                  // relative to the spec file
+//     "source": "transpose.cu",                  // relative to the spec file; or a list of files, compiled as one
+//                                                // text in the list's order (["common.cu", "path1.cu"])
 //     "kernel": "transpose",                     // __global__ function to tune (extern "C" or C++ linkage)
 //     "shape": ["M", "N"],                       // dimension names; a shape is written 8192x4096 in this order
 //     "parameters": {                            // in this order; values are numbers
@@ -30,7 +31,9 @@
 //        "box": ["TILE", "TILE"],                // box extents (1 to 256), over parameter and shape names
 //        "swizzle": "SW",                        // optional: 0 (default, none), 32, 64 or 128 bytes; an expression
 //        "l2_promotion": 128,                    // optional: 0, 64, 128 (default) or 256 bytes
-//        "oob_fill": "zero"},                    // optional: "zero" (default) or "nan" (float buffers)
+//        "oob_fill": "zero",                     // optional: "zero" (default) or "nan" (float buffers)
+//        "when": "PATH == 1"},                   // optional: the configurations that read the map (parameter names);
+//                                                // the others get zero bytes and none of the map's constraints
 //       {"name": "M", "type": "int", "value": "M"}
 //     ],
 //     "target": {"sm_90a": "PATH == 1"},         // optional: configurations that compile for an architecture-specific
@@ -116,6 +119,9 @@ struct TensorMapArg {
   Expr swizzle;                  ///< shared-memory swizzle span in bytes: 0 (none), 32, 64 or 128
   int l2_promotion = 128;        ///< bytes: 0 (none), 64, 128 or 256
   bool oob_nan = false;          ///< elements outside the tensor read as NaN (float types), else as zero
+  /// The configurations that read the map, over parameter names (absent: all). The others get zero bytes in its
+  /// place, and the driver's limits on it do not constrain them.
+  std::optional<Expr> when;
 };
 
 /// One kernel argument: a device buffer (pointer type), a scalar passed by value, or a tensor map.

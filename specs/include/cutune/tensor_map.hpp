@@ -30,6 +30,11 @@ struct TensorMapLayout {
 /// configurations; this catches configurations given directly).
 TensorMapLayout tensor_map_layout(const KernelSpec& spec, const Argument& a, const Config& config, const Shape& shape);
 
+/// Whether a configuration reads tensor-map argument `a`: its "when" holds (`scope` as KernelSpec::scope()), or it has
+/// none. False for an argument that is not a tensor map. Unread maps are passed as zero bytes and never encoded.
+bool tensor_map_used(const Argument& a, std::span<const Value> scope);
+bool tensor_map_used(const KernelSpec& spec, const Argument& a, const Config& config);
+
 /// The spec's tensor-map arguments, as positions in KernelSpec::arguments.
 std::vector<std::size_t> tensor_map_arguments(const KernelSpec& spec);
 

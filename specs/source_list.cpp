@@ -1,0 +1,51 @@
+// A spec's "source": one file, or a list of files compiled as one text in the list's order (a kernel family whose
+// instruction paths live in files of their own, with the code they share in the first).
+#include <set>
+
+#include "spec_reader.hpp"
+
+namespace cutune::detail {
+
+std::optional<std::string> source_problem(const Json& source) {
+  if (source.is_string()) {
+    return source.get<std::string>().empty() ? std::optional<std::string>("must not be empty") : std::nullopt;
+  }
+  const std::string usage = "must be a file name or a non-empty list of file names";
+  if (!source.is_array() || source.empty()) return usage;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    const std::string at = "entry " + std::to_string(i + 1) + " ";
+    if (!source[i].is_string() || source[i].get<std::string>().empty()) return at + "is not a file name (" + usage + ")";
+    if (!seen.insert(source[i].get<std::string>()).second) {
+      return at + "names '" + source[i].get<std::string>() + "' a second time";
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> source_names(const Json& source) {
+  if (source.is_string()) return {source.get<std::string>()};
+  std::vector<std::string> out;
+  for (const auto& item : source) out.push_back(item.get<std::string>());
+  return out;
+}
+
+SourceText join_sources(const std::vector<std::string>& names,
+                        const std::function<std::string(const std::string&)>& read) {
+  SourceText out;
+  if (names.size() == 1) {
+    // One file is its own text: the kernel's version hash stays what it was before lists existed.
+    out.text = read(names[0]);
+    out.name = names[0];
+    return out;
+  }
+  for (const std::string& name : names) {
+    // #line makes NVRTC's messages name the file and line within it, not a line of the joined text.
+    out.text += "#line 1 \"" + name + "\"\n" + read(name);
+    if (!out.text.empty() && out.text.back() != '\n') out.text += '\n';
+    out.name += (out.name.empty() ? "" : "+") + name;
+  }
+  return out;
+}
+
+}  // namespace cutune::detail

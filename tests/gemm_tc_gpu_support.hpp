@@ -1,0 +1,92 @@
+// What the tensor-core GEMMs' GPU tests share: the spec edited for a scaled or broken run, compiles of samples, and the check
+// that every configuration of a sample is correct.
+#pragma once
+
+#include <future>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "cutune/compiler.hpp"
+#include "cutune/device.hpp"
+#include "cutune/measure.hpp"
+#include "cutune/spec.hpp"
+#include "gpu_support.hpp"
+
+namespace cutune::testing {
+
+// The spec edited as JSON (keeps the parameter order): alpha = 1.5, beta = 0.5 and C random, or extra defines.
+inline KernelSpec edited(const KernelSpec& spec, bool scaled, const std::string& define = {}) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(spec.json);
+  if (scaled) {
+    for (auto& arg : j["arguments"]) {
+      if (arg["name"] == "alpha") arg["value"] = 1.5;
+      if (arg["name"] == "beta") arg["value"] = 0.5;
+      if (arg["name"] == "C") arg["fill"] = "random";
+    }
+  }
+  if (!define.empty()) j["compile_options"].push_back(define);
+  return KernelSpec::from_json(j.dump(), spec.source, spec.source_name);
+}
+
+// Compiles configurations once each, in parallel, keyed by their printed form.
+class Compiled {
+ public:
+  Compiled(const KernelSpec& spec, std::string arch) : spec_(spec), arch_(std::move(arch)) {}
+  void add(const std::vector<Config>& configs) {
+    for (const auto& c : configs) {
+      const std::string key = spec_.format(c);
+      if (futures_.count(key) || done_.count(key)) continue;
+      futures_.emplace(key, pool_.submit([this, c] { return compile_config(spec_, c, arch_); }));
+    }
+  }
+  const CompileOutput& get(const Config& c) {
+    const std::string key = spec_.format(c);
+    auto it = done_.find(key);
+    if (it != done_.end()) return it->second;
+    return done_.emplace(key, futures_.at(key).get()).first->second;
+  }
+
+ private:
+  const KernelSpec& spec_;
+  std::string arch_;
+  CompilePool pool_;
+  std::map<std::string, std::future<CompileOutput>> futures_;
+  std::map<std::string, CompileOutput> done_;
+};
+
+// Each shape's sample (compiled by `compiled`) is correct with beta = 0 (C never read: it starts as NaN) and with
+// alpha = 1.5, beta = 0.5 (C read and scaled); one line per shape says how many and the largest error.
+inline void expect_samples_correct(const Device& device, const KernelSpec& spec, Compiled& compiled,
+                                   const std::map<std::string, std::vector<Config>>& samples) {
+  const KernelSpec scaled = edited(spec, true);
+  for (const KernelSpec* s : {&spec, &scaled}) {
+    for (const auto& [text, sample] : samples) {
+      const Shape shape = s->parse_shape(text);
+      Workbench bench(device, *s, shape, quick_measure());
+      int ok = 0;
+      double worst = 0.0;
+      for (const auto& c : sample) {
+        const CompileOutput& out = compiled.get(c);
+        ASSERT_TRUE(out.ok) << s->format(c) << "\n" << out.log;
+        const Result r = bench.evaluate(c, out);
+        EXPECT_EQ(r.status, Status::Ok) << spec.name << " " << text << " " << r.config << ": " << r.message;
+        ok += r.status == Status::Ok;
+        worst = std::max(worst, r.max_error);
+      }
+      ASSERT_TRUE(bench.usable());
+      EXPECT_EQ(ok, static_cast<int>(sample.size())) << spec.name << " " << text;
+      std::printf("%s %s %-15s %zu configurations correct, largest error %.3g (atol %.3g)\n", spec.name.c_str(),
+                  s == &spec ? "beta=0  " : "beta=0.5", text.c_str(), sample.size(), worst,
+                  s->tolerance_at(shape).atol);
+    }
+  }
+}
+
+}  // namespace cutune::testing

@@ -1,0 +1,134 @@
+// Tests of a spec's "source" as a list of files: the joined text, its name and version, and the errors of bad lists.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cutune/compiler.hpp"
+#include "cutune/error.hpp"
+#include "cutune/spec.hpp"
+#include "cutune/templates.hpp"
+
+namespace cutune {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A kernel split like the tensor-core GEMM: a helper in the first file, the kernel in the second.
+Json two_file_spec() {
+  return Json::parse(R"json({
+    "name": "split", "source": ["common.cu", "kernel.cu"], "kernel": "scale", "shape": ["N"],
+    "parameters": {"BLOCK": [64, 128]},
+    "block": ["BLOCK"], "grid": ["ceil_div(N, BLOCK)"],
+    "arguments": [
+      {"name": "out", "type": "float*", "size": "N", "output": true},
+      {"name": "in", "type": "const float*", "size": "N", "fill": "random"},
+      {"name": "n", "type": "int", "value": "N"}
+    ],
+    "reference": {"configuration": {"BLOCK": 64}},
+    "metric": {"bytes": "8 * N"}
+  })json");
+}
+
+constexpr const char* kCommon = "__device__ float twice(float x) { return 2.0f * x; }";  // no final newline
+constexpr const char* kKernel =
+    "extern \"C\" __global__ void scale(float* out, const float* in, int n) {\n"
+    "  const int i = blockIdx.x * BLOCK + threadIdx.x;\n"
+    "  if (i < n) out[i] = twice(in[i]);\n"
+    "}\n";
+
+class SourceList : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static std::atomic<int> counter{0};
+    dir_ = std::filesystem::temp_directory_path() /
+           ("cutune_source_list_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  KernelSpec load(const Json& spec) {
+    write("split.json", spec.dump());
+    return KernelSpec::load(dir_ / "split.json");
+  }
+  std::string error(const Json& spec) {
+    try {
+      load(spec);
+    } catch (const SpecError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(SourceList, FilesAreJoinedInOrderAndCompileAsOne) {
+  write("common.cu", kCommon);
+  write("kernel.cu", kKernel);
+  const KernelSpec spec = load(two_file_spec());
+  EXPECT_EQ(spec.source_name, "common.cu+kernel.cu");
+  // Each file after a #line marker naming it, so that compiler messages point into the right file.
+  EXPECT_EQ(spec.source, std::string("#line 1 \"common.cu\"\n") + kCommon + "\n#line 1 \"kernel.cu\"\n" + kKernel);
+  const CompileOutput out = compile_config(spec, spec.default_config(), "sm_80");
+  ASSERT_TRUE(out.ok) << out.log;
+  EXPECT_EQ(out.lowered_name, "scale");
+}
+
+TEST_F(SourceList, EveryFileIsPartOfTheVersion) {
+  write("common.cu", kCommon);
+  write("kernel.cu", kKernel);
+  const std::string before = load(two_file_spec()).hash;
+  write("common.cu", std::string(kCommon) + " // changed");
+  EXPECT_NE(load(two_file_spec()).hash, before);
+  write("common.cu", kCommon);
+  EXPECT_EQ(load(two_file_spec()).hash, before);
+}
+
+TEST_F(SourceList, CompilerMessagesNameTheFile) {
+  write("common.cu", kCommon);
+  write("kernel.cu", std::string(kKernel) + "this is not CUDA;\n");
+  const KernelSpec spec = load(two_file_spec());
+  const CompileOutput out = compile_config(spec, spec.default_config(), "sm_80");
+  EXPECT_FALSE(out.ok);
+  EXPECT_NE(out.log.find("kernel.cu(5)"), std::string::npos) << out.log;
+}
+
+TEST_F(SourceList, BadListsAreOneClearError) {
+  write("common.cu", kCommon);
+  write("kernel.cu", kKernel);
+  auto with = [&](const Json& source) {
+    Json j = two_file_spec();
+    j["source"] = source;
+    return error(j);
+  };
+  EXPECT_EQ(with(Json::array()), "spec split: source: must be a file name or a non-empty list of file names");
+  EXPECT_EQ(with(3), "spec split: source: must be a file name or a non-empty list of file names");
+  EXPECT_EQ(with(""), "spec split: source: must not be empty");
+  EXPECT_EQ(with({"common.cu", 7}),
+            "spec split: source: entry 2 is not a file name (must be a file name or a non-empty list of file names)");
+  EXPECT_EQ(with({"common.cu", ""}),
+            "spec split: source: entry 2 is not a file name (must be a file name or a non-empty list of file names)");
+  EXPECT_EQ(with({"kernel.cu", "common.cu", "kernel.cu"}), "spec split: source: entry 3 names 'kernel.cu' a second time");
+  EXPECT_EQ(with({"common.cu", "absent.cu"}), "cannot read kernel source '" + (dir_ / "absent.cu").string() + "'");
+  Json j = two_file_spec();
+  j.erase("source");
+  EXPECT_EQ(error(j), "spec split: source: missing");
+}
+
+// The built-in 16-bit tensor-core GEMMs are such a list, embedded like any template.
+TEST(SourceListBuiltIn, TensorCoreGemmsJoinTheirFiles) {
+  for (const char* name : {"gemm_bf16", "gemm_f16"}) {
+    const KernelSpec spec = load_kernel(name);
+    EXPECT_EQ(spec.source_name, "gemm_tc.cu+gemm_wgmma_ops.cu+gemm_wgmma.cu") << name;
+    EXPECT_EQ(spec.source.find("#line 1 \"gemm_tc.cu\"\n"), 0u) << name;
+    EXPECT_NE(spec.source.find("#line 1 \"gemm_wgmma.cu\"\n"), std::string::npos) << name;
+  }
+  EXPECT_EQ(load_kernel("gemm_tf32").source_name, "gemm_tc.cu");
+}
+
+}  // namespace
+}  // namespace cutune
