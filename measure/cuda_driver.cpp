@@ -5,6 +5,7 @@
 
 #include <mutex>
 #include <optional>
+#include <string_view>
 
 #include "cutune/error.hpp"
 
@@ -17,6 +18,12 @@ struct Loaded {
   DriverApi api;
   std::optional<std::string> failure;  // why the driver is unusable, when it is
 };
+
+// The version of each entry point whose signature the table declares. cuGetProcAddress hands out the newest variant
+// of a name for the version asked; CUDA 13.0 gave cuCtxSynchronize a context argument (cuCtxSynchronize_v2), while
+// cuda.h still declares the argument-free one, so that name is asked for as CUDA 12 knew it: called with no argument,
+// the 13.0 variant reads a stray register as its context (CUDA_ERROR_CONTEXT_IS_DESTROYED, or a crash in the driver).
+int entry_version(std::string_view name) { return name == "cuCtxSynchronize" ? 12000 : CUDA_VERSION; }
 
 Loaded load() {
   Loaded loaded;
@@ -35,7 +42,7 @@ Loaded load() {
   {                                                                                                 \
     void* fn = nullptr;                                                                             \
     CUdriverProcAddressQueryResult status{};                                                        \
-    if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || \
+    if (get_proc(#name, &fn, entry_version(#name), CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || \
         fn == nullptr) {                                                                            \
       loaded.failure = "the CUDA driver is too old for cutune (no " #name " for CUDA " +           \
                        std::to_string(CUDA_VERSION) + ")";                                          \

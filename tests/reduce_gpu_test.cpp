@@ -147,7 +147,8 @@ TEST(ReduceGpu, EveryClusterConfigurationIsRight) {
     const std::size_t cluster = spec.parameters.size() - 1;
     ASSERT_EQ(spec.parameters[cluster].name, "CLUSTER");
     std::vector<Config> clustered;
-    for (const auto& c : Space::enumerate(spec, std::nullopt, device.limits()).configs())
+    const Space space = Space::enumerate(spec, std::nullopt, device.limits());
+    for (const auto& c : space.configs())
       if (c.values[cluster].as_int() > 1) clustered.push_back(c);
     ASSERT_EQ(clustered.size(), 768u) << name;
     const Compiled compiled = compile_all(spec, clustered, device.identity().arch(), &cache.cache);

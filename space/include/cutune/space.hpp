@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cutune/shard.hpp"
@@ -50,7 +51,10 @@ class Space {
   /// device limits) split it the same way.
   Space shard(const Shard& part) const;
 
-  const std::vector<Config>& configs() const { return configs_; }
+  const std::vector<Config>& configs() const& { return configs_; }
+  /// From a temporary Space (`Space::enumerate(...).configs()`), the configurations themselves: a reference into the
+  /// temporary would dangle in a range-for, which has cost a crash twice.
+  std::vector<Config> configs() && { return std::move(configs_); }
   std::size_t size() const { return configs_.size(); }
   std::uint64_t cartesian_size() const { return cartesian_size_; }
   std::uint64_t removed_by_constraints() const { return removed_by_constraints_; }
