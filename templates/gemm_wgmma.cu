@@ -1,5 +1,5 @@
 // The wgmma + TMA instruction path (PATH=1) of the 16-bit tensor-core GEMMs gemm_bf16 and gemm_f16, for sm_90a: the
-// specs compile it after gemm_tc.cu (whose gemm_tc_shared helpers it uses) and gemm_wgmma_ops.cu (the instructions).
+// specs compile it after gemm_tc_shared.cu (whose helpers it uses), gemm_tc.cu and gemm_wgmma_ops.cu (the instructions).
 //
 // A block of 1 + WG warpgroups computes a BM x BN tile of C. Warpgroup 0 is the producer: one of its threads walks K
 // in slabs of BK = 64 elements (128-byte rows, the span of the 128-byte swizzle) and loads each slab with TMA into the

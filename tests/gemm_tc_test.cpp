@@ -1,5 +1,5 @@
-// Host-only tests of the tensor-core GEMM templates (gemm_tc.cu): their spaces and shape rules, and NVRTC compiles
-// of a sample of each for sm_80 and sm_90.
+// Host-only tests of the tensor-core GEMM templates (gemm_tc_shared.cu, gemm_tc.cu): their spaces and shape rules,
+// and NVRTC compiles of a sample of each for sm_80 and sm_90.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -42,8 +42,8 @@ std::size_t count(const KernelSpec& spec, const char* shape) {
 TEST(GemmTcSpace, BuiltInsShareOneSource) {
   for (const auto& name : kKernels) {
     const KernelSpec spec = load_kernel(name);
-    // The 16-bit kernels add the wgmma path's files after it (gemm_wgmma_test.cpp).
-    EXPECT_EQ(spec.source_name.substr(0, 10), "gemm_tc.cu");
+    // The shared part, then PATH 0; the 16-bit kernels add the wgmma path's files after them (gemm_wgmma_test.cpp).
+    EXPECT_EQ(spec.source_name.substr(0, 28), "gemm_tc_shared.cu+gemm_tc.cu");
     EXPECT_EQ(spec.kernel, "gemm_tc");
     EXPECT_EQ(spec.shape_names, (std::vector<std::string>{"M", "N", "K"}));
     EXPECT_DOUBLE_EQ(spec.metric_amount(spec.parse_shape("1000x1000x1000")), 2e9);

@@ -123,11 +123,11 @@ TEST_F(SourceList, BadListsAreOneClearError) {
 TEST(SourceListBuiltIn, TensorCoreGemmsJoinTheirFiles) {
   for (const char* name : {"gemm_bf16", "gemm_f16"}) {
     const KernelSpec spec = load_kernel(name);
-    EXPECT_EQ(spec.source_name, "gemm_tc.cu+gemm_wgmma_ops.cu+gemm_wgmma.cu") << name;
-    EXPECT_EQ(spec.source.find("#line 1 \"gemm_tc.cu\"\n"), 0u) << name;
+    EXPECT_EQ(spec.source_name, "gemm_tc_shared.cu+gemm_tc.cu+gemm_wgmma_ops.cu+gemm_wgmma.cu") << name;
+    EXPECT_EQ(spec.source.find("#line 1 \"gemm_tc_shared.cu\"\n"), 0u) << name;
     EXPECT_NE(spec.source.find("#line 1 \"gemm_wgmma.cu\"\n"), std::string::npos) << name;
   }
-  EXPECT_EQ(load_kernel("gemm_tf32").source_name, "gemm_tc.cu");
+  EXPECT_EQ(load_kernel("gemm_tf32").source_name, "gemm_tc_shared.cu+gemm_tc.cu");
 }
 
 }  // namespace
