@@ -3,11 +3,12 @@
 //
 // TYPE (from the spec's compile options) picks the element: 0 float through TF32, 1 __nv_bfloat16, 2 __half.
 // PATH picks the instruction path. 0 (gemm_tc.cu) is mma.sync (m16n8k8 TF32, m16n8k16 BF16/F16) with fragments
-// read by ldmatrix from shared memory filled by a cp.async pipeline (sm_80 and later). 1, for BF16/F16 on sm_90a, is
-// wgmma fed by TMA (gemm_wgmma.cu with gemm_wgmma_ops.cu). The specs compile this file first, then the paths' files
-// (their "source" lists); this file holds what both paths and the reference use (gemm_tc_shared): the element type,
-// the kernel's parameters, the rasterization, split-K's workspace and the stores of C. The 16-bit kernels take two
-// TMA tensor maps over A and B after the workspace, which PATH 0 never reads (the specs pass zeros in their place).
+// read by ldmatrix from shared memory filled by a cp.async pipeline (sm_80 and later). 1, on sm_90a, is wgmma fed by
+// TMA (gemm_sm90.cu with gemm_wgmma.cu for BF16/F16, gemm_wgmma_tf32.cu for TF32, and their instructions). The specs
+// compile this file first, then the paths' files (their "source" lists); this file holds what both paths and the
+// reference use (gemm_tc_shared): the element type, the kernel's parameters, the rasterization, split-K's workspace
+// and the stores of C. The kernels take two TMA tensor maps over A and B after the workspace, which PATH 0 never
+// reads (the specs pass zeros in their place).
 //
 // On PATH 0 a block computes a BM x BN tile of C with WARPS_M x WARPS_N warps, each owning a (BM / WARPS_M) x (BN / WARPS_N)
 // warp tile of 16 x 8 mma tiles. K is walked in BK-deep slabs, STAGES of them in shared memory at once: while the
@@ -28,7 +29,7 @@
 //                      gives); 0: element by element, for any K and N
 // beta == 0 follows BLAS: C is then not read, so NaNs in it do not propagate.
 //
-// TF32: the float bits go to the tensor cores as they are, and mma.sync reads their top 19 bits (truncation).
+// TF32: the float bits go to the tensor cores as they are, and mma.sync or wgmma reads their top 19 bits (truncation).
 // Rounding to nearest in the kernel (cvt.rna.tf32.f32) costs two instructions per element in the inner loop, about
 // as many as the mma instructions themselves, and cuBLAS's TF32 mode does not promise it either.
 //
@@ -106,13 +107,9 @@ struct alignas(64) CUtensorMap {
 #else
 #include <cuda.h>
 #endif
-// The tensor maps of A and B (16-bit kernels only: TF32 has no PATH 1), after the workspace; QUALIFIER is
-// __grid_constant__ for the tuned kernel, whose TMA loads read the maps where the launch put them.
-#if TYPE == 0
-#define GEMM_TC_MAPS(QUALIFIER)
-#else
+// The tensor maps of A and B, after the workspace; QUALIFIER is __grid_constant__ for the tuned kernel, whose TMA
+// loads read the maps where the launch put them.
 #define GEMM_TC_MAPS(QUALIFIER) , const QUALIFIER CUtensorMap a_map, const QUALIFIER CUtensorMap b_map
-#endif
 // The tuned kernel's parameters, the same on both paths (the spec's arguments).
 #define GEMM_TC_PARAMETERS                                                                                    \
   int M, int N, int K, float alpha, const elem_t* __restrict__ A, const elem_t* __restrict__ B, float beta, \

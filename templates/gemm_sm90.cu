@@ -1,0 +1,241 @@
+// What both wgmma + TMA kernels of the tensor-core GEMMs (PATH=1 for sm_90a: gemm_wgmma.cu for BF16/FP16,
+// gemm_wgmma_tf32.cu for TF32) share: the block's tile and cluster placement, the ring of shared-memory stages with its
+// mbarriers, the TMA producer, wgmma's fences and descriptors, its accumulator layout, register reallocation and
+// split-K among the consumer warpgroups. The specs compile it after gemm_tc_shared.cu and before the kernel's file.
+//
+// A block is 1 + WG warpgroups. Warpgroup 0 is the producer: one of its threads walks K in slabs of BK elements (one
+// 128-byte swizzled row of A per tile row) and loads each slab with TMA into the next of STAGES stages: A's BK x BM
+// box through a_map at the stage's start, then B as BN / (columns per box) boxes through b_map, each completing on
+// the stage's "full" mbarrier. The consumer warpgroups multiply; once a slab's wgmmas are done every consumer thread
+// arrives on the stage's "empty" mbarrier, which the producer waits for before reusing the stage.
+//
+// mbarrier phases: stage s is filled for slabs s, s + STAGES, ...: slab i waits for full[s]'s completion number
+// i / STAGES, parity (i / STAGES) & 1. The producer reuses stage s for slab i >= STAGES after empty[s]'s completion
+// number i / STAGES - 1 (parity (i / STAGES - 1) & 1); it never runs more than one phase ahead of the consumers, so
+// parity alone tells the phases apart.
+//
+// Parameters beyond gemm_tc.cu's: WG (consumer warpgroups, 1 or 2), CM x CN (thread-block cluster: CM tiles along M
+// by CN along N run as one cluster on one GPC; without TMA multicast they share only L2 traffic and scheduling).
+#if PATH == 1
+#ifndef WG
+#define WG 1
+#endif
+#ifndef CM
+#define CM 1
+#endif
+#ifndef CN
+#define CN 1
+#endif
+
+namespace gemm_sm90 {
+using namespace gemm_tc_shared;
+
+constexpr int kConsumerThreads = 128 * WG;
+constexpr int kThreads = 128 + kConsumerThreads;  // the producer warpgroup first
+constexpr unsigned kRow = 128;                    // bytes of a swizzled row: BK elements
+constexpr unsigned kGroup = 8 * kRow;             // 8 rows: the swizzle pattern's repeat
+static_assert(BK * sizeof(elem_t) == kRow, "a slab is one 128-byte swizzle row deep");
+static_assert(WG == 1 || WG == 2, "one or two consumer warpgroups");
+static_assert(STAGES >= 2, "the pipeline needs two stages at least");
+static_assert(CM * CN <= 2, "clusters of one or two blocks");
+
+// A shared-memory matrix descriptor (PTX ISA, "matrix descriptor format"): start address, leading and stride byte
+// offsets, each as (x & 0x3FFFF) >> 4 in 14 bits at bits 0, 16 and 32; base offset 0 (stages are 1024-byte aligned);
+// mode 1 (128-byte swizzle) at bits 62-63.
+__host__ __device__ constexpr u64 descriptor(unsigned address, unsigned lbo, unsigned sbo) {
+  return (u64)((address & 0x3FFFFu) >> 4) | (u64)((lbo & 0x3FFFFu) >> 4) << 16 |
+         (u64)((sbo & 0x3FFFFu) >> 4) << 32 | 1ull << 62;
+}
+static_assert(descriptor(0x400, 16, 1024) == (0x40ull | 1ull << 16 | 64ull << 32 | 1ull << 62), "descriptor fields");
+static_assert(descriptor(0x12020, 8192, kGroup) == (0x1202ull | 512ull << 16 | 64ull << 32 | 1ull << 62),
+              "descriptor fields");
+// K-major rows as TMA leaves them with the 128-byte swizzle (row r at byte 128 r, its 16-byte chunk c at chunk
+// c ^ (r % 8)), starting at `rows`: the wgmma step `ks` of 32 bytes along the rows (k16 of 16-bit elements, k8 of
+// TF32); 8-row groups are 1024 bytes apart (SBO); LBO is unused for swizzled K-major layouts (1 by convention).
+__host__ __device__ constexpr u64 kmajor_descriptor(unsigned rows, int ks) {
+  return descriptor(rows + ks * 32, 16, kGroup);
+}
+
+// Where accumulator register r of thread t (0..127) of a warpgroup lands in its 64 x N tile (PTX ISA, wgmma's
+// FP32 D fragments): warp t / 32 owns rows 16 (t / 32) ..+15; n8 block r / 4 holds rows (t % 32) / 4 and 8 below it
+// (r % 4 >= 2), columns 2 (t % 4) and the next (r odd).
+__host__ __device__ constexpr int acc_row(int t, int r) { return 16 * (t / 32) + (t % 32) / 4 + 8 * (r % 4 / 2); }
+__host__ __device__ constexpr int acc_col(int t, int r) { return 8 * (r / 4) + 2 * (t % 4) + r % 2; }
+// Checked when a kernel compiles: the 128 threads' N / 2 registers cover the 64 x N tile, each element once.
+template <int N>
+__host__ __device__ constexpr bool accumulators_cover_tile() {
+  unsigned char seen[64 * N] = {};
+  for (int t = 0; t < 128; ++t)
+    for (int r = 0; r < N / 2; ++r) {
+      const int row = acc_row(t, r), col = acc_col(t, r);
+      if (row < 0 || row >= 64 || col < 0 || col >= N || seen[row * N + col]++) return false;
+    }
+  return true;
+}
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void barrier_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+// The producer's arrival: the stage's loads will deliver `bytes` more bytes before the phase can complete.
+__device__ __forceinline__ void barrier_expect(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void barrier_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+// Spins until the barrier's phase of parity `parity` has completed.
+__device__ __forceinline__ void barrier_wait(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred ready;\nmbarrier.try_wait.parity.shared::cta.b64 ready, [%1], %2;\nselp.u32 %0, 1, 0, ready;\n}"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+// A TMA load of the box at coordinates (x innermost, y) of `map` into shared memory, completing on `bar`.
+__device__ __forceinline__ void tma_load(unsigned dst, const CUtensorMap* map, int x, int y, unsigned bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+      ::"r"(dst), "l"(reinterpret_cast<u64>(map)), "r"(x), "r"(y), "r"(bar)
+      : "memory");
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+// Keeps registers whose values wgmmas read or write asynchronously alive, unchanged, up to this point (after the
+// wait that covers them): the wait names no registers, so without this the compiler may read the accumulators early
+// (ptxas then serializes the wgmmas) or give a fragment's registers to other values while a wgmma still reads them.
+template <int N>
+__device__ __forceinline__ void pin(float (&v)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(v[i])::"memory");
+}
+template <int N>
+__device__ __forceinline__ void pin(unsigned (&v)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(v[i])::"memory");
+}
+
+// Register reallocation between warpgroups (setmaxnreg, sm_90a). Two consumer warpgroups with 128 accumulators each
+// need more than the 168 registers that 384 threads get at launch (65536 / 384, rounded down to 8); the producer
+// needs few. Then, and only then (each kernel says when), the producer gives up registers (down to 40) and the
+// consumers take them (up to 232): (40 + 2 x 232) x 128 = 64512 fit the 64K register file. This relies on the kernel
+// being allocated exactly 168 registers per thread at launch (an .inc that asks for more than the producer frees
+// waits forever), which ptxas does for these tiles because their consumers need more; the host compile tests check
+// it. Smaller tiles fit in their allocation and do not reallocate.
+constexpr int kLaunchRegisters = 168, kProducerRegisters = 40, kConsumerRegisters = 232;
+static_assert((kProducerRegisters + WG * kConsumerRegisters) * 128 <= 65536, "the register file");
+static_assert(128 * (kLaunchRegisters - kProducerRegisters) >= 256 * (kConsumerRegisters - kLaunchRegisters),
+              "the consumers take no more than the producer gives up");
+template <int REGISTERS, bool MORE>
+__device__ __forceinline__ void give_registers() {
+  if constexpr (MORE) {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGISTERS));
+  } else {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(REGISTERS));
+  }
+}
+// The consumer warpgroups only (the producer has left): named barrier 1.
+__device__ __forceinline__ void consumer_sync() {
+  asm volatile("bar.sync 1, %0;" ::"n"(kConsumerThreads) : "memory");
+}
+
+// The block's BM x BN tile of C: clusters of CM x CN tiles, rasterized like PATH 0's tiles; a block's rank in its
+// cluster picks its tile there. False for a block of a cluster over the edge of C (no block waits for another).
+struct Tile {
+  int m0, n0, index;
+};
+__device__ __forceinline__ bool place_tile(int M, int N, Tile& tile) {
+  const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+  const int rank = blockIdx.x % (CM * CN);
+  int cm, cn;
+  tile_coords(blockIdx.x / (CM * CN), (tiles_m + CM - 1) / CM, (tiles_n + CN - 1) / CN, cm, cn);
+  const int tm = cm * CM + rank % CM, tn = cn * CN + rank / CM;
+  if (tm >= tiles_m || tn >= tiles_n) return false;
+  tile = {tm * BM, tn * BN, tm * tiles_n + tn};
+  return true;
+}
+
+// The ring in dynamic shared memory: STAGES stages of STAGE bytes from a 1024-byte boundary (the swizzle's repeat;
+// the specs add 1024 bytes of slack), or `ring_bytes` when the kernel reuses the space for more, then the full and
+// empty barriers and split-K's flag. Thread 0 initialises the barriers; every thread of the block must call it.
+struct Ring {
+  unsigned base, full, empty;
+  unsigned* last_slice;
+};
+template <unsigned RING_BYTES>
+__device__ __forceinline__ Ring make_ring(unsigned char* smem_raw) {
+  const unsigned raw = smem_u32(smem_raw);
+  const unsigned base = (raw + 1023u) & ~1023u;
+  const unsigned full = base + RING_BYTES, empty = full + 8 * STAGES;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      barrier_init(full + 8 * s, 1);                 // the producer's arrival, plus the loads' bytes
+      barrier_init(empty + 8 * s, kConsumerThreads);  // every consumer thread, once its wgmmas have read the stage
+    }
+    // The async proxy (TMA) must see the initialised barriers.
+    asm volatile("fence.mbarrier_init.release.cluster;\nfence.proxy.async.shared::cta;" ::: "memory");
+  }
+  __syncthreads();
+  return {base, full, empty, reinterpret_cast<unsigned*>(smem_raw + (empty + 8 * STAGES - raw))};
+}
+
+// The producer's thread: slab after slab, A's box of STAGE_A bytes at the stage's start and B's BOXES boxes of
+// BOX_BYTES, BOX_COLUMNS columns each, after it; STAGE_A + BOXES * BOX_BYTES bytes expected per stage.
+template <unsigned STAGE_A, int BOXES, unsigned BOX_BYTES, int BOX_COLUMNS>
+__device__ __forceinline__ void produce(const Ring& ring, const CUtensorMap* a_map, const CUtensorMap* b_map,
+                                        const Tile& tile, int slab_begin, int slabs) {
+  constexpr unsigned kStage = STAGE_A + BOXES * BOX_BYTES;
+  for (int i = 0; i < slabs; ++i) {
+    const int s = i % STAGES;
+    if (i >= STAGES) barrier_wait(ring.empty + 8 * s, (i / STAGES - 1) & 1);
+    barrier_expect(ring.full + 8 * s, kStage);
+    const unsigned stage = ring.base + s * kStage;
+    const int k = (slab_begin + i) * BK;
+    tma_load(stage, a_map, k, tile.m0, ring.full + 8 * s);
+#pragma unroll
+    for (int j = 0; j < BOXES; ++j)
+      tma_load(stage + STAGE_A + j * BOX_BYTES, b_map, tile.n0 + BOX_COLUMNS * j, k, ring.full + 8 * s);
+  }
+}
+
+// A consumer's side of slab i: wait until its stage is full; later, once its wgmmas are done, release it.
+__device__ __forceinline__ void stage_wait(const Ring& ring, int i) {
+  barrier_wait(ring.full + 8 * (i % STAGES), (i / STAGES) & 1);
+}
+__device__ __forceinline__ void stage_release(const Ring& ring, int i) {
+  barrier_arrive(ring.empty + 8 * (i % STAGES));
+}
+
+// Split-K among the consumer threads (as in PATH 0): every slice leaves its ACCS accumulators per thread in the
+// workspace; false for all but the last slice to finish the tile, which gets the sum of all slices in `acc`.
+template <int ACCS>
+__device__ __forceinline__ bool splitk_reduce(float* acc, float* workspace, unsigned* counters, const Tile& tile,
+                                              unsigned* last_slice) {
+  constexpr int kFrags = ACCS / 4;
+  const int ct = threadIdx.x - 128;
+  float4* ws = reinterpret_cast<float4*>(workspace) + (u64)tile.index * SPLITK * kFrags * kConsumerThreads;
+  splitk_store<kFrags, kConsumerThreads>(ws, acc, ct);
+  __threadfence();
+  consumer_sync();
+  if (ct == 0) *last_slice = atomicAdd(counters + tile.index, 1u) == SPLITK - 1;
+  consumer_sync();
+  if (!*last_slice) return false;
+  __threadfence();
+  splitk_sum<kFrags, kConsumerThreads, (kFrags % 16 == 0 ? 16 : 8)>(ws, acc, ct);  // kFrags: 8, 16, 24, ...
+  if (ct == 0) counters[tile.index] = 0;  // rearmed for the next launch
+  return true;
+}
+
+}  // namespace gemm_sm90
+#endif  // PATH == 1
