@@ -66,7 +66,7 @@ TEST(GemmTcSpace, ThousandsOfConfigurations) {
     const char* kernel;
     std::size_t any, cube, odd, decode, one;
   };
-  for (const Counts& c : {Counts{"gemm_tf32", 112080, 4368, 5760, 13972, 360},
+  for (const Counts& c : {Counts{"gemm_tf32", 115260, 5004, 5760, 14620, 360},
                           Counts{"gemm_bf16", 119640, 5784, 5424, 16008, 336},
                           Counts{"gemm_f16", 119640, 5784, 5424, 16008, 336}}) {
     const KernelSpec spec = load_kernel(c.kernel);
@@ -76,6 +76,14 @@ TEST(GemmTcSpace, ThousandsOfConfigurations) {
     EXPECT_EQ(count(spec, "16x4096x4096"), c.decode) << c.kernel;
     EXPECT_EQ(count(spec, "1x1x1"), c.one) << c.kernel;
   }
+  // TF32's PATH 0 is what it was before PATH 1 joined it (the same counts).
+  KernelSpec path0 = load_kernel("gemm_tf32");
+  path0.restrict_to("PATH == 0");
+  EXPECT_EQ(Space::enumerate(path0, std::nullopt, DeviceLimits{}).size(), 112080u);
+  EXPECT_EQ(count(path0, "4096x4096x4096"), 4368u);
+  EXPECT_EQ(count(path0, "127x257x511"), 5760u);
+  EXPECT_EQ(count(path0, "16x4096x4096"), 13972u);
+  EXPECT_EQ(count(path0, "1x1x1"), 360u);
 }
 
 // Shape rules: alignment-dependent choices follow K and N, split-K and small tiles open up where they help, and every
@@ -94,7 +102,7 @@ TEST(GemmTcSpace, ShapeRules) {
       std::set<std::int64_t> seen_aligned, seen_epi;
       for (const auto& c : space.configs()) {
         seen_aligned.insert(value(spec, c, "ALIGNED"));
-        seen_epi.insert(value(spec, c, "EPI_VEC"));
+        if (value(spec, c, "PATH") == 0) seen_epi.insert(value(spec, c, "EPI_VEC"));  // PATH 1: gemm_wgmma_test
         const Launch l = spec.resolve(spec.launch, c, shape);
         EXPECT_LE(l.shared_memory, 227 * 1024);
         EXPECT_GE(l.threads(), 64);
