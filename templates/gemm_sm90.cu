@@ -209,6 +209,33 @@ __device__ __forceinline__ void produce(const Ring& ring, const CUtensorMap* a_m
   }
 }
 
+// How a block of either kernel starts: its tile (false for a block without one, which leaves), its share of K, the ring
+// (RING bytes of stages or more), and the producer warpgroup's whole work (false for it too, once its loads are
+// issued: A's box of STAGE_A bytes and B's BOXES boxes of BOX_BYTES, BOX_COLUMNS columns each, per stage). True for
+// the consumer threads, which go on to multiply; with REALLOCATE the producer's registers go to them.
+struct Block {
+  Tile tile;
+  int slab_begin, slabs;
+  Ring ring;
+};
+template <unsigned RING, unsigned STAGE_A, int BOXES, unsigned BOX_BYTES, int BOX_COLUMNS, bool REALLOCATE>
+__device__ __forceinline__ bool start_block(int M, int N, int K, const CUtensorMap* a_map, const CUtensorMap* b_map,
+                                            unsigned char* smem_raw, Block& block) {
+  if (!place_tile(M, N, block.tile)) return false;
+  k_slice(K, block.slab_begin, block.slabs);
+  block.ring = make_ring<RING>(smem_raw);
+  if (threadIdx.x < 128) {  // the producer warpgroup: one thread issues every load
+    if constexpr (REALLOCATE) give_registers<kProducerRegisters, false>();
+    if (threadIdx.x == 0) {
+      produce<STAGE_A, BOXES, BOX_BYTES, BOX_COLUMNS>(block.ring, a_map, b_map, block.tile, block.slab_begin,
+                                                      block.slabs);
+    }
+    return false;
+  }
+  if constexpr (REALLOCATE) give_registers<kConsumerRegisters, true>();
+  return true;
+}
+
 // A consumer's side of slab i: wait until its stage is full; later, once its wgmmas are done, release it.
 __device__ __forceinline__ void stage_wait(const Ring& ring, int i) {
   barrier_wait(ring.full + 8 * (i % STAGES), (i / STAGES) & 1);

@@ -96,19 +96,11 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
   using namespace gemm_wgmma_detail;
   (void)A, (void)B;  // read through the tensor maps
   extern __shared__ unsigned char smem_raw[];
-  Tile tile;
-  if (!place_tile(M, N, tile)) return;
-  int slab_begin, slabs;
-  k_slice(K, slab_begin, slabs);
-  const Ring ring = make_ring<STAGES * kStage>(smem_raw);
-
-  if (threadIdx.x < 128) {  // the producer warpgroup: one thread issues every load
-    if constexpr (kReallocate) give_registers<kProducerRegisters, false>();
-    if (threadIdx.x == 0) produce<kStageA, BN / 64, kBoxB, 64>(ring, &a_map, &b_map, tile, slab_begin, slabs);
-    return;
-  }
-
-  if constexpr (kReallocate) give_registers<kConsumerRegisters, true>();
+  Block block;
+  if (!start_block<STAGES * kStage, kStageA, BN / 64, kBoxB, 64, kReallocate>(M, N, K, &a_map, &b_map, smem_raw, block)) return;
+  const Tile& tile = block.tile;
+  const Ring& ring = block.ring;
+  const int slabs = block.slabs;
   const int consumer = threadIdx.x / 128 - 1, t = threadIdx.x % 128;
   float acc[kMR][kAccs];
 #pragma unroll
@@ -123,7 +115,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
     wgmma_fence();  // the accumulators' registers are handed to the wgmmas
     bool skip = false;
 #ifdef CUTUNE_TEST_SKIP_SLAB  // test builds only: drop one slab, which verification must notice
-    skip = slab_begin + i == CUTUNE_TEST_SKIP_SLAB;
+    skip = block.slab_begin + i == CUTUNE_TEST_SKIP_SLAB;
 #endif
     if (!skip) {
 #pragma unroll

@@ -141,73 +141,62 @@ TEST(GemmWgmmaSpace, PrunedByTargetElsewhere) {
   }
 }
 
-// The tensor maps follow the tile: A's box is BK x BM, B's 64 x BK, both with the 128-byte swizzle; PATH 0 reads none.
+// The tensor maps follow the tile, both with the 128-byte swizzle: A's box is BK x BM (one 128-byte row of K by the
+// tile's rows); B's is 64 x BK for the 16-bit kernels, BN / 64 of them per stage, and 32 x BK for TF32, BN / 32 of
+// them (wgmma reads B^T from registers, which each thread loads from these boxes). PATH 0 reads none.
 TEST(GemmWgmmaSpace, TensorMapsFollowTheTile) {
-  const KernelSpec spec = load_kernel("gemm_bf16");
-  const std::vector<std::size_t> maps = tensor_map_arguments(spec);
-  ASSERT_EQ(maps.size(), 2u);
-  EXPECT_EQ(spec.arguments[maps[0]].name, "a_map");
-  EXPECT_EQ(spec.arguments[maps[1]].name, "b_map");
-  const Shape shape = spec.parse_shape("300x1024x520");
-  const Config c = spec.parse_config("PATH=1,BM=256,BN=128,BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,"
-                                     "SPLITK=1,GROUP_M=1,EPI_VEC=8,ALIGNED=1,WG=2,CM=1,CN=1");
-  const TensorMapLayout a = tensor_map_layout(spec, spec.arguments[maps[0]], c, shape);
-  EXPECT_EQ(a.type, ElementType::BFloat16);
-  EXPECT_EQ(a.dims[0], 520u);  // K, innermost
-  EXPECT_EQ(a.dims[1], 300u);
-  EXPECT_EQ(a.strides[0], 1040u);
-  EXPECT_EQ(a.box[0], 64u);
-  EXPECT_EQ(a.box[1], 256u);
-  EXPECT_EQ(a.swizzle, 128);
-  EXPECT_EQ(spec.arguments[a.buffer_index].name, "A");
-  const TensorMapLayout b = tensor_map_layout(spec, spec.arguments[maps[1]], c, shape);
-  EXPECT_EQ(b.dims[0], 1024u);  // N, innermost
-  EXPECT_EQ(b.dims[1], 520u);
-  EXPECT_EQ(b.box[0], 64u);
-  EXPECT_EQ(b.box[1], 64u);
-  EXPECT_EQ(b.swizzle, 128);
-  EXPECT_EQ(spec.arguments[b.buffer_index].name, "B");
-  // What the producer expects per stage: one A box and BN / 64 B boxes.
-  EXPECT_EQ(a.box_bytes() + 2 * b.box_bytes(), (256u + 128u) * 128u);
-  EXPECT_TRUE(tensor_map_used(spec, spec.arguments[maps[0]], c));
-  EXPECT_FALSE(tensor_map_used(spec, spec.arguments[maps[0]], spec.default_config()));
-}
-
-// TF32's maps: A's box is BK x BM (32 floats, one 128-byte swizzle row, by the tile's rows), B's 32 x BK, BN / 32 of
-// them per stage (wgmma reads B^T from registers, which each thread loads from these boxes).
-TEST(GemmWgmmaSpace, Tf32TensorMapsFollowTheTile) {
-  const KernelSpec spec = load_kernel("gemm_tf32");
-  const std::vector<std::size_t> maps = tensor_map_arguments(spec);
-  ASSERT_EQ(maps.size(), 2u);
-  const Shape shape = spec.parse_shape("300x1028x520");
-  const Config c = spec.parse_config("PATH=1,BM=192,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,"
-                                     "SPLITK=1,GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1");
-  const TensorMapLayout a = tensor_map_layout(spec, spec.arguments[maps[0]], c, shape);
-  EXPECT_EQ(a.type, ElementType::Float32);
-  EXPECT_EQ(a.dims[0], 520u);  // K, innermost
-  EXPECT_EQ(a.dims[1], 300u);
-  EXPECT_EQ(a.strides[0], 2080u);
-  EXPECT_EQ(a.box[0], 32u);
-  EXPECT_EQ(a.box[1], 192u);
-  EXPECT_EQ(a.swizzle, 128);
-  const TensorMapLayout b = tensor_map_layout(spec, spec.arguments[maps[1]], c, shape);
-  EXPECT_EQ(spec.arguments[b.buffer_index].name, "B");
-  EXPECT_EQ(b.dims[0], 1028u);  // N, innermost
-  EXPECT_EQ(b.dims[1], 520u);
-  EXPECT_EQ(b.strides[0], 4112u);
-  EXPECT_EQ(b.box[0], 32u);
-  EXPECT_EQ(b.box[1], 32u);
-  EXPECT_EQ(b.swizzle, 128);
-  // What the producer expects per stage (the kernel's kStage), and the shared memory the spec asks for: the ring, or
-  // the staged tile of EPI_VEC 4 where that is larger, plus the alignment slack and the barriers.
-  EXPECT_EQ(a.box_bytes() + 4 * b.box_bytes(), (192u + 128u) * 128u);
-  const Launch l = spec.resolve(spec.launch, c, shape);
-  EXPECT_EQ(l.shared_memory, 4 * (192 + 128) * 128 + 1024 + 128);
-  const Config staged_larger = spec.parse_config("PATH=1,BM=256,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=2,PREFETCH=1,"
-                                                 "SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1");
-  EXPECT_EQ(spec.resolve(spec.launch, staged_larger, shape).shared_memory, 256 * (128 + 4) * 4 + 1024 + 128);
-  EXPECT_TRUE(tensor_map_used(spec, spec.arguments[maps[1]], c));
-  EXPECT_FALSE(tensor_map_used(spec, spec.arguments[maps[1]], spec.default_config()));
+  struct Case {
+    const char* kernel;
+    const char* config;
+    ElementType type;
+    unsigned k, n, bk, bm, bn, b_columns;
+  };
+  for (const Case& k :
+       {Case{"gemm_bf16", "PATH=1,BM=256,BN=128,BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,"
+                          "GROUP_M=1,EPI_VEC=8,ALIGNED=1,WG=2,CM=1,CN=1",
+             ElementType::BFloat16, 520, 1024, 64, 256, 128, 64},
+        Case{"gemm_tf32", "PATH=1,BM=192,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,"
+                          "GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1",
+             ElementType::Float32, 520, 1028, 32, 192, 128, 32}}) {
+    const KernelSpec spec = load_kernel(k.kernel);
+    const std::vector<std::size_t> maps = tensor_map_arguments(spec);
+    ASSERT_EQ(maps.size(), 2u);
+    EXPECT_EQ(spec.arguments[maps[0]].name, "a_map");
+    EXPECT_EQ(spec.arguments[maps[1]].name, "b_map");
+    const Shape shape = spec.parse_shape("300x" + std::to_string(k.n) + "x" + std::to_string(k.k));
+    const Config c = spec.parse_config(k.config);
+    const std::size_t element = element_size(k.type);
+    const TensorMapLayout a = tensor_map_layout(spec, spec.arguments[maps[0]], c, shape);
+    EXPECT_EQ(a.type, k.type) << k.kernel;
+    EXPECT_EQ(a.dims[0], k.k);  // K, innermost
+    EXPECT_EQ(a.dims[1], 300u);
+    EXPECT_EQ(a.strides[0], k.k * element);
+    EXPECT_EQ(a.box[0], k.bk);
+    EXPECT_EQ(a.box[0] * element, 128u);
+    EXPECT_EQ(a.box[1], k.bm);
+    EXPECT_EQ(a.swizzle, 128);
+    EXPECT_EQ(spec.arguments[a.buffer_index].name, "A");
+    const TensorMapLayout b = tensor_map_layout(spec, spec.arguments[maps[1]], c, shape);
+    EXPECT_EQ(b.dims[0], k.n);  // N, innermost
+    EXPECT_EQ(b.dims[1], k.k);
+    EXPECT_EQ(b.strides[0], k.n * element);
+    EXPECT_EQ(b.box[0], k.b_columns);
+    EXPECT_EQ(b.box[1], k.bk);
+    EXPECT_EQ(b.swizzle, 128);
+    EXPECT_EQ(spec.arguments[b.buffer_index].name, "B");
+    // What the producer expects per stage (the kernels' kStage): one A box and BN / b_columns B boxes.
+    EXPECT_EQ(a.box_bytes() + k.bn / k.b_columns * b.box_bytes(), (k.bm + k.bn) * 128u) << k.kernel;
+    EXPECT_EQ(spec.resolve(spec.launch, c, shape).shared_memory, std::int64_t{4} * (k.bm + k.bn) * 128 + 1024 + 128)
+        << k.kernel;
+    EXPECT_TRUE(tensor_map_used(spec, spec.arguments[maps[0]], c));
+    EXPECT_FALSE(tensor_map_used(spec, spec.arguments[maps[0]], spec.default_config()));
+  }
+  // TF32's EPI_VEC 4 stages the tile in the ring, which grows where the tile is larger than the stages.
+  const KernelSpec tf32 = load_kernel("gemm_tf32");
+  const Config staged = tf32.parse_config("PATH=1,BM=256,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=2,PREFETCH=1,"
+                                          "SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1");
+  EXPECT_EQ(tf32.resolve(tf32.launch, staged, tf32.parse_shape("300x1028x520")).shared_memory,
+            256 * (128 + 4) * 4 + 1024 + 128);
 }
 
 // A sample of PATH 1 holding every value of every tuned parameter compiles for sm_90a through NVRTC, without spills

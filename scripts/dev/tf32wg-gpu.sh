@@ -17,14 +17,7 @@
 #      TFLOP/s (bench/RESULTS.md); cuBLAS's TF32 is ~375-395.
 #   3. gemm_tc_bench: tuned PATH 1 against cuBLAS (CUBLAS_COMPUTE_32F_FAST_TF32) at 2048^3, 4096^3, 8192^3 and
 #      4096x11008x4096; the table is the last 7 lines.
-set -uo pipefail
-build=$(cd "${1:?usage: scripts/dev/tf32wg-gpu.sh BUILD_DIR}" && pwd)
-out=${OUT:-/tmp}
-export CUTUNE_SOURCE_DIR=$PWD
-export CUTUNE_CACHE_DIR=$(mktemp -d)
-export CUTUNE_WORKER=$build/cutune-worker
-
-nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader
+source "$(dirname "$0")/gpu_env.sh" "$@"
 echo "== 1. TF32 wgmma GPU tests"
 timeout 150 "$build"/tests/gpu_tests --gtest_filter='*GemmWgmmaGpu.*/gemm_tf32' >"$out/tf32wg_tests.log" 2>&1
 echo "exit $?"

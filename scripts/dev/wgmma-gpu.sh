@@ -18,14 +18,7 @@
 #      exact", "check   ok (252 elements against the host)".
 #   3. gemm_tc_bench: the table of tuned PATH 1 against cuBLAS at five shapes, then the whole space (PATH 0 only: K, N
 #      unaligned) at 127x257x511.
-set -uo pipefail
-build=$(cd "${1:?usage: scripts/dev/wgmma-gpu.sh BUILD_DIR}" && pwd)
-out=${OUT:-/tmp}
-export CUTUNE_SOURCE_DIR=$PWD
-export CUTUNE_CACHE_DIR=$(mktemp -d)
-export CUTUNE_WORKER=$build/cutune-worker
-
-nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader
+source "$(dirname "$0")/gpu_env.sh" "$@"
 echo "== 1. wgmma GPU tests"
 timeout 300 "$build"/tests/gpu_tests --gtest_filter='*GemmWgmmaGpu.*/gemm_bf16:*GemmWgmmaGpu.*/gemm_f16' 2>&1 | tail -40
 echo "== 2. tune PATH 1 at 4096^3"
