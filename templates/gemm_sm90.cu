@@ -236,6 +236,17 @@ __device__ __forceinline__ bool start_block(int M, int N, int K, const CUtensorM
   return true;
 }
 
+// Test builds only (-DCUTUNE_TEST_SKIP_SLAB=s): whether slab i of this block is slab s of K, whose wgmmas the kernel
+// then leaves out, which verification must notice.
+__device__ __forceinline__ bool skipped(const Block& block, int i) {
+#ifdef CUTUNE_TEST_SKIP_SLAB
+  return block.slab_begin + i == CUTUNE_TEST_SKIP_SLAB;
+#else
+  (void)block, (void)i;
+  return false;
+#endif
+}
+
 // A consumer's side of slab i: wait until its stage is full; later, once its wgmmas are done, release it.
 __device__ __forceinline__ void stage_wait(const Ring& ring, int i) {
   barrier_wait(ring.full + 8 * (i % STAGES), (i / STAGES) & 1);

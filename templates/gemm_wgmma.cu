@@ -97,7 +97,8 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
   (void)A, (void)B;  // read through the tensor maps
   extern __shared__ unsigned char smem_raw[];
   Block block;
-  if (!start_block<STAGES * kStage, kStageA, BN / 64, kBoxB, 64, kReallocate>(M, N, K, &a_map, &b_map, smem_raw, block)) return;
+  constexpr unsigned kRing = STAGES * kStage;
+  if (!start_block<kRing, kStageA, BN / 64, kBoxB, 64, kReallocate>(M, N, K, &a_map, &b_map, smem_raw, block)) return;
   const Tile& tile = block.tile;
   const Ring& ring = block.ring;
   const int slabs = block.slabs;
@@ -113,11 +114,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
     stage_wait(ring, i);
     const unsigned stage = ring.base + (i % STAGES) * kStage;
     wgmma_fence();  // the accumulators' registers are handed to the wgmmas
-    bool skip = false;
-#ifdef CUTUNE_TEST_SKIP_SLAB  // test builds only: drop one slab, which verification must notice
-    skip = block.slab_begin + i == CUTUNE_TEST_SKIP_SLAB;
-#endif
-    if (!skip) {
+    if (!skipped(block, i)) {
 #pragma unroll
       for (int ks = 0; ks < BK / 16; ++ks) {
         const u64 b = b_descriptor(stage, ks);

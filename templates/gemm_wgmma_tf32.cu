@@ -153,11 +153,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_tf32_detail::kThreads)
     const unsigned stage = ring.base + (i % STAGES) * kStage;
     load_fragments(cur, stage + chunks, at);
     wgmma_fence();  // the fragments' and accumulators' registers are handed to the wgmmas
-    bool skip = false;
-#ifdef CUTUNE_TEST_SKIP_SLAB  // test builds only: drop one slab, which verification must notice
-    skip = block.slab_begin + i == CUTUNE_TEST_SKIP_SLAB;
-#endif
-    if (!skip) {
+    if (!skipped(block, i)) {
 #pragma unroll
       for (int ks = 0; ks < kSteps; ++ks) {
         const u64 b = kmajor_descriptor(stage, ks);
