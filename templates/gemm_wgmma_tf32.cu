@@ -51,7 +51,6 @@ static_assert(kNR >= 1 && BN % (64 * WG) == 0, "each consumer warpgroup owns who
 static_assert(kNR * kAccs <= 128, "at most 128 accumulator registers per thread");
 static_assert(kNR * kAccs + 2 * kFrags <= 192, "accumulators and two fragment buffers fit the registers");
 static_assert(EPI_VEC == 1 || EPI_VEC == 4, "EPI_VEC 1 (in place) or 4 (staged rows)");
-static_assert(accumulators_cover_tile<BM>(), "the accumulator layout must cover the tile once");
 
 // The column (0..63) of a 64-column chunk of C that wgmma row R of the chunk stands for. Warp q's rows 16 q..16 q + 15
 // are loaded by its lanes as rows g = lane / 4 and g + 8 (h = 1), and one load instruction reads 8 rows g at 4 k-rows
@@ -97,7 +96,19 @@ __host__ __device__ constexpr bool fragment_loads_are_conflict_free() {
       }
   return true;
 }
+// The transposed epilogue: accumulator r of thread t stands for C's element (m0 + acc_col, chunk column
+// chunk_col(acc_row)); over a warpgroup's threads and registers that is every element of BM rows x 64 columns once.
+__host__ __device__ constexpr bool epilogue_covers_chunk() {
+  unsigned char seen[BM * 64] = {};
+  for (int t = 0; t < 128; ++t)
+    for (int r = 0; r < kAccs; ++r) {
+      const int m = acc_col(t, r), n = chunk_col(acc_row(t, r));
+      if (m < 0 || m >= BM || n < 0 || n >= 64 || seen[m * 64 + n]++) return false;
+    }
+  return true;
+}
 static_assert(chunk_col_is_a_permutation(), "each wgmma row stands for one column of the chunk");
+static_assert(epilogue_covers_chunk(), "the accumulators stand for each element of a chunk of C once");
 static_assert(fragment_loads_are_conflict_free(), "fragment loads of a warp hit 32 banks, k8 steps 1024 bytes apart");
 static_assert(b_offset(9, 37) == kBoxB + 9 * kRow + ((1 ^ 1) * 16) + 4, "B's swizzle: chunk c of k-row r at c ^ r % 8");
 
