@@ -156,7 +156,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_tf32_detail::kThreads)
     for (int r = 0; r < kAccs; ++r) acc[nr][r] = 0.0f;
   unsigned fa[kFrags], fb[kFrags];
 #pragma unroll
-  for (int e = 0; e < kFrags; ++e) fb[e] = 0u;  // pinned by slab 0 as "the previous slab's"
+  for (int e = 0; e < kFrags; ++e) fa[e] = fb[e] = 0u;  // pinned as "the previous slab's" by slab 0 (or no slab)
 
   // Slab i with fragment buffer `cur`; `prev` holds slab i - 1's, which the wait below releases.
   auto slab = [&](int i, unsigned (&cur)[kFrags], unsigned (&prev)[kFrags]) {
