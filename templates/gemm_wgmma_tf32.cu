@@ -112,6 +112,26 @@ static_assert(epilogue_covers_chunk(), "the accumulators stand for each element 
 static_assert(fragment_loads_are_conflict_free(), "fragment loads of a warp hit 32 banks, k8 steps 1024 bytes apart");
 static_assert(b_offset(9, 37) == kBoxB + 9 * kRow + ((1 ^ 1) * 16) + 4, "B's swizzle: chunk c of k-row r at c ^ r % 8");
 
+// EPI_VEC 4: where C's element (m, n) of the tile is staged, in floats. A warp's store of one accumulator register
+// writes rows m = 2 tig (+ const) and columns n = 16 (g / 4) + g % 4 (+ const) for lanes (g, tig); with rows kLdc
+// floats apart, rows 4 apart would meet columns 16 apart on one bank, so rows with bit 2 set swap neighbouring
+// 16-byte chunks (which keeps each chunk whole for the 16-byte reads).
+__host__ __device__ constexpr int staged_at(int m, int n) { return m * kLdc + (n ^ (4 * ((m >> 2) & 1))); }
+__host__ __device__ constexpr bool staged_stores_are_conflict_free() {
+  for (int q = 0; q < 4; ++q)
+    for (int r = 0; r < kAccs; ++r) {
+      bool bank[32] = {};
+      for (int lane = 0; lane < 32; ++lane) {
+        const int t = 32 * q + lane, at = staged_at(acc_col(t, r), chunk_col(acc_row(t, r)));
+        if (bank[at % 32]) return false;
+        bank[at % 32] = true;
+      }
+    }
+  return true;
+}
+static_assert(staged_stores_are_conflict_free(), "a warp's staged stores hit 32 banks");
+static_assert(staged_at(4, 8) == 4 * kLdc + 12 && staged_at(3, 8) == 3 * kLdc + 8, "chunks swap where bit 2 of m is set");
+
 // One slab's fragments of this thread: chunk nr, step ks, register e at f[(nr * kSteps + ks) * 4 + e]. `chunks` is
 // the stage's B part at this warpgroup's first chunk, `at` the thread's offsets of a0..a3 at step 0.
 __device__ __forceinline__ void load_fragments(unsigned (&f)[kFrags], unsigned chunks, const unsigned (&at)[4]) {
@@ -198,21 +218,21 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_tf32_detail::kThreads)
   const int col0 = consumer * kNR * 64;
   if constexpr (EPI_VEC == 4) {
     // Every consumer's wgmmas have read their last stage (and TMA wrote the last one before they could): the ring
-    // holds the BM x BN tile, rows kLdc floats apart, which the consumers then store a 16-byte chunk at a time.
+    // holds the BM x BN tile (staged_at), which the consumers then store a 16-byte chunk at a time.
     float* staged = reinterpret_cast<float*>(smem_raw + (ring.base - smem_u32(smem_raw)));
     consumer_sync();
 #pragma unroll
     for (int nr = 0; nr < kNR; ++nr)
 #pragma unroll
       for (int r = 0; r < kAccs; ++r)
-        staged[acc_col(t, r) * kLdc + col0 + 64 * nr + chunk_col(acc_row(t, r))] = acc[nr][r];
+        staged[staged_at(acc_col(t, r), col0 + 64 * nr + chunk_col(acc_row(t, r)))] = acc[nr][r];
     consumer_sync();
     // N is a multiple of 4 here (TMA's row strides): a chunk inside C is whole.
     for (int at4 = threadIdx.x - 128; at4 < BM * BN / 4; at4 += kConsumerThreads) {
       const int row = at4 / (BN / 4), col = 4 * (at4 % (BN / 4));
       const int m = tile.m0 + row, n = tile.n0 + col;
       if (m >= M || n >= N) continue;
-      const float4 v4 = *reinterpret_cast<const float4*>(staged + row * kLdc + col);
+      const float4 v4 = *reinterpret_cast<const float4*>(staged + staged_at(row, col));
       const float v[4] = {v4.x, v4.y, v4.z, v4.w};
       store_out<4>(C + (u64)m * N + n, v, alpha, beta);
     }
