@@ -167,6 +167,7 @@ TuneOptions tune_options(const TuneArgs& args, const KernelSpec& spec, const Sha
   options.measure = args.measure;
   options.strategy = args.strategy;
   options.seed = args.seed;
+  options.start = args.start;
   options.budget = args.budget;
   options.time_budget_s = args.time_budget_s;
   options.compile_threads = args.jobs;
@@ -199,6 +200,7 @@ int run_tune(const TuneArgs& args) {
   std::optional<Shape> problem_shape;
   KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, true);
   for (const auto& w : args.where) spec.restrict_to(w);
+  for (const auto& c : args.start) spec.parse_config(c);  // a malformed --start fails before any work
   const std::vector<Shape> shapes =
       problem_shape ? problem_shapes(spec, *problem_shape, args.shapes) : parse_shapes(spec, args.shapes);
 #ifdef CUTUNE_HAVE_MPI

@@ -30,6 +30,7 @@ struct TuneArgs {
   std::string devices;   ///< --devices all | N,M,...; empty: --device
   std::string strategy = std::string(kDefaultStrategy);
   std::uint64_t seed = 1;
+  std::vector<std::string> start;  ///< configurations to evaluate first (--start)
   std::size_t budget = 0;        ///< most configurations per shape; 0: no limit
   double time_budget_s = 0.0;    ///< wall time per shape, seconds; 0: no limit
   unsigned jobs = 0;

@@ -93,6 +93,9 @@ int main(int argc, char** argv) {
                      ", the best in the replay benchmark; exhaustive is as good when the budget covers the whole space)");
   app.add_option("--seed", tune.seed, "the strategy's random seed: the same seed, space and outcomes give the same "
                                       "proposals")->capture_default_str();
+  app.add_option("--start", tune.start,
+                 "a configuration to evaluate first, e.g. one that won on another GPU (repeatable; after the spec's "
+                 "own \"start\" list; skipped at shapes where it is not valid)");
   app.add_option("--budget", tune.budget, "most configurations to evaluate per shape (0: no limit)")->capture_default_str();
   std::string time_budget;
   app.add_option("--time", time_budget, "wall-time budget per shape, e.g. 90, 90s, 5m, 1h (default: no limit)");

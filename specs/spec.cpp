@@ -106,6 +106,24 @@ std::string hash_hex(std::string_view text) {
   return buffer;
 }
 
+namespace {
+
+// The spec's "start": an array of configuration texts, each complete and made of the spec's own values.
+void read_start(const detail::Json& start, KernelSpec& spec) {
+  if (!start.is_array()) throw SpecError("spec: \"start\" must be an array of configurations such as \"TILE=32,VEC=4\"");
+  for (std::size_t i = 0; i < start.size(); ++i) {
+    const std::string where = "spec: start[" + std::to_string(i) + "]";
+    if (!start[i].is_string()) throw SpecError(where + " must be a configuration text such as \"TILE=32,VEC=4\"");
+    try {
+      spec.start.push_back(spec.parse_config(start[i].get<std::string>()));
+    } catch (const InputError& e) {
+      throw SpecError(where + ": " + e.what());
+    }
+  }
+}
+
+}  // namespace
+
 KernelSpec KernelSpec::from_json(std::string_view spec_text, std::string source, std::string source_name) {
   KernelSpec spec;
   detail::Json root;
@@ -115,7 +133,13 @@ KernelSpec KernelSpec::from_json(std::string_view spec_text, std::string source,
     throw SpecError(std::string("spec: invalid JSON: ") + e.what());
   }
   detail::read_spec(root, spec);
-  spec.hash = hash_hex(std::string(spec_text) + "\n" + source);
+  std::string versioned(spec_text);
+  if (root.is_object() && root.contains("start")) {
+    read_start(root["start"], spec);
+    root.erase("start");  // hints, not part of the version: the rest of the spec, written out again, is
+    versioned = root.dump();
+  }
+  spec.hash = hash_hex(versioned + "\n" + source);
   spec.json = std::string(spec_text);
   spec.source = std::move(source);
   spec.source_name = std::move(source_name);

@@ -13,7 +13,10 @@
 //             1 shared-memory tree in static shared memory, 2 the same tree in dynamic shared memory
 //   COMBINE   across blocks: 0 the last block to finish combines the partials in a fixed order (deterministic:
 //             bitwise identical run to run), 1 each block adds its result atomically into an accumulator that the
-//             last block reads and clears (sum: order varies, so the low bits may; max is exact either way)
+//             last block reads and clears (sum: order varies, so the low bits may; max is exact either way), 2 (float
+//             only) each block stores its result, tagged as filled, into its slot with one 64-bit store, and the
+//             first block, which waits for them instead of counting, adds them in slot order (deterministic) and
+//             clears the slots
 //   CLUSTER   blocks per thread-block cluster (compute capability 9.0): the blocks of a cluster hand their totals
 //             to the cluster's first block through distributed shared memory and one cluster barrier, and only
 //             that block takes part in the combine across blocks (in rank order: deterministic). A grid of one
@@ -21,7 +24,10 @@
 //
 // The combine across blocks costs round trips to L2 after the last load (the partial or the atomic add, the count,
 // the last block's read), which at 2^16 to 2^20 elements are a good part of the kernel: the count is one atomic with
-// release and acquire semantics rather than a full fence around it, and clusters take most blocks out of it.
+// release and acquire semantics rather than a full fence around it, and clusters take most blocks out of it. COMBINE
+// 2 has no count at all: a tagged total is complete in one 64-bit store (single-copy atomic), so nothing has to be
+// released before another write, and the first block sees the last total one load after it lands. That block waits
+// on the others, which is safe because it is the only one that waits: every other block runs to its end.
 //
 // Accuracy: a thread sums each tile's ITEMS * VEC elements (at most 32) as a pairwise tree in the element type and
 // accumulates the tile sums, the block and the grid in double, so float sums are as accurate as a double sum of
@@ -29,7 +35,9 @@
 //
 // Verification tolerance (the specs' "tolerance"), for inputs uniform in [-1, 1) against the double reference below
 // (its own error, about 1e-18 * N for 1024 threads summing in sequence in double, is negligible):
-//   float sum: |out - ref| <= 1e-6 * sqrt(N) + 2.5e-7 * |ref|. Both results are double sums rounded once to float:
+//   float sum: |out - ref| <= 1e-6 * sqrt(N) + 2.5e-7 * |ref|. Both results are double sums rounded once to float
+//     (COMBINE 2 also rounds each of G block totals, of typical size 0.58 * sqrt(N / G), to float: a random error of
+//     about 2e-8 * sqrt(N) in all, a fiftieth of the atol):
 //     at most 1 ulp apart from that (2^-23 relative: the rtol, with margin). The only other difference is the
 //     rounding inside the float tile sums: a pairwise tree of K = ITEMS * VEC <= 32 elements makes K - 1 roundings
 //     of partial sums of typical size 0.58 * sqrt(2^level), a random error of standard deviation about
@@ -45,7 +53,10 @@
 // (tail) are read one by one, and the last, partial tile with bounds checks, all by the block that owns that tile.
 //
 // Workspace (non-output buffers that the kernel leaves as it found them, so it can run again and again):
-//   partials  at least as many doubles as blocks: one partial per block, or per cluster (COMBINE 0)
+//   partials  at least as many doubles as blocks: one partial per block, or per cluster (COMBINE 0); COMBINE 2's
+//             slots (64 bits each: a tag in the upper half, the float total in the lower; zero again after the run).
+//             The tag's upper half is a denormal double's, which COMBINE 0 never leaves there (its partials are sums or
+//             maxima of floats: zero or at least 2^-149 in size), so a slot is never taken for filled by mistake
 //   state     2 x 64 bits, zero: [0] the accumulator (COMBINE 1; its bits, zero again after the last block),
 //             [1] the count of finished blocks or clusters (low 32 bits; the atomic increment wraps it back to zero
 //             at the last one)
@@ -264,6 +275,24 @@ __device__ __forceinline__ double from_key(u64 k) {
 }
 #endif
 
+#if COMBINE == 2
+static_assert(sizeof(T) == 4, "COMBINE 2 packs a float total and its tag into one 64-bit slot");
+constexpr unsigned kFilled = 0xc0deu;  // the upper half of a filled slot
+__device__ __forceinline__ void slot_store(u64* slot, T total) {
+  const u64 v = static_cast<u64>(kFilled) << 32 | __float_as_uint(total);
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slot), "l"(v) : "memory");
+}
+// The slot's total once its group has stored it (spinning until then); clears the slot for the next launch.
+__device__ __forceinline__ T slot_take(u64* slot) {
+  u64 v;
+  do {
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(slot) : "memory");
+  } while (static_cast<unsigned>(v >> 32) != kFilled);
+  *slot = 0;
+  return __uint_as_float(static_cast<unsigned>(v));
+}
+#endif
+
 // The kernel's body, separate so that tests can wrap it (e.g. at a misaligned start).
 __device__ __forceinline__ void reduce_body(T* __restrict__ out, const T* __restrict__ in, long long n,
                                             double* __restrict__ partials, long long* __restrict__ state) {
@@ -331,6 +360,18 @@ __device__ __forceinline__ void reduce_body(T* __restrict__ out, const T* __rest
   for (int b = tid; b < static_cast<int>(groups); b += BLOCK) x = op(x, static_cast<acc_t>(__ldcg(partials + b)));
   total = block_reduce<1>(x);
   if (tid == 0) out[0] = static_cast<T>(total);
+#elif COMBINE == 2
+  u64* slots = reinterpret_cast<u64*>(partials);
+  const unsigned group = blockIdx.x / CLUSTER;
+  if (group != 0) {
+    if (tid == 0) slot_store(slots + group, static_cast<T>(total));
+    return;
+  }
+  // The first group: each thread takes its slots in index order, so the sum is the same run to run.
+  acc_t x = identity<acc_t>();
+  for (unsigned g = 1 + tid; g < groups; g += BLOCK) x = op(x, static_cast<acc_t>(slot_take(slots + g)));
+  x = block_reduce<1>(x);
+  if (tid == 0) out[0] = static_cast<T>(op(total, x));
 #else
   if (tid == 0) {
 #if OP == 0

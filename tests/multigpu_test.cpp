@@ -134,6 +134,22 @@ TEST_F(MultiGpuTest, EveryConfigurationIsMeasuredOnceAndStoredOnce) {
   EXPECT_DOUBLE_EQ(r.copy_gbs, 123.0);
 }
 
+// The spec's start configurations and the run's own (--start) are measured within the budget, whatever the strategy
+// would have picked; one that is not in the space (here: ruled out by --where) is skipped.
+TEST_F(MultiGpuTest, StartConfigurationsAreMeasuredWithinTheBudget) {
+  spec_.start = {spec_.parse_config("A=5,B=4"), spec_.parse_config("A=1,B=2")};
+  spec_.restrict_to("A * B != 6");
+  TuneOptions o = options(4, "random");
+  o.start = {"A=2,B=3", "A=4,B=1", "A=5,B=4"};
+  const ShapeReport r = tune({0}, o);
+  EXPECT_EQ(r.evaluated, 4u);
+  const std::set<std::string> measured = configs(stored());
+  for (const char* c : {"A=5,B=4", "A=1,B=2", "A=4,B=1"}) EXPECT_TRUE(measured.count(c)) << c;
+  EXPECT_FALSE(measured.count("A=2,B=3"));
+  o.start = {"A=9,B=1"};
+  EXPECT_THROW(tune({0}, o, "bad.db"), InputError);
+}
+
 TEST_F(MultiGpuTest, FinalistsAreRetimedOnTheFirstGpu) {
   tune({2, 0}, options(8));
   std::ifstream in(dir_ / "worker.log");

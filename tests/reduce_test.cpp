@@ -18,20 +18,22 @@
 namespace cutune {
 namespace {
 
-// Every reduce kernel: name, -DOP, -DTYPE, and whether it is the deterministic restriction of another.
+// Every reduce kernel: name, -DOP, -DTYPE, whether it is the deterministic restriction of another, and its space's
+// sizes (see ReduceSpace.ExactCounts).
 struct ReduceKernel {
   const char* name;
   const char* op;
   const char* type;
-  const char* restricts;  // the full kernel whose COMBINE=0 configurations it holds, or null
+  const char* restricts;  // the full kernel whose deterministic (COMBINE 0 and 2) configurations it holds, or null
+  std::size_t cartesian, valid, valid_large;
 };
 constexpr ReduceKernel kKernels[] = {
-    {"reduce", "-DOP=0", "-DTYPE=float", nullptr},
-    {"reduce_det", "-DOP=0", "-DTYPE=float", "reduce"},
-    {"reduce_max", "-DOP=1", "-DTYPE=float", nullptr},
-    {"reduce_sum_f64", "-DOP=0", "-DTYPE=double", nullptr},
-    {"reduce_sum_f64_det", "-DOP=0", "-DTYPE=double", "reduce_sum_f64"},
-    {"reduce_max_f64", "-DOP=1", "-DTYPE=double", nullptr},
+    {"reduce", "-DOP=0", "-DTYPE=float", nullptr, 6480, 3024, 2880},
+    {"reduce_det", "-DOP=0", "-DTYPE=float", "reduce", 4320, 2064, 1920},
+    {"reduce_max", "-DOP=1", "-DTYPE=float", nullptr, 6480, 3024, 2880},
+    {"reduce_sum_f64", "-DOP=0", "-DTYPE=double", nullptr, 4320, 2064, 1920},
+    {"reduce_sum_f64_det", "-DOP=0", "-DTYPE=double", "reduce_sum_f64", 2160, 1104, 960},
+    {"reduce_max_f64", "-DOP=1", "-DTYPE=double", nullptr, 4320, 2064, 1920},
 };
 
 std::set<std::string> formatted(const KernelSpec& spec, const Space& space) {
@@ -71,20 +73,21 @@ TEST(ReduceTemplates, ShareOneSource) {
   }
 }
 
-// 4 BLOCK x 4 ITEMS x 3 VEC x 5 GRID x 3 SCHEME x 2 COMBINE x 3 CLUSTER = 4320 combinations. Without clusters: a
-// single block (GRID=1) has no combine step, so its 4 x 4 x 3 x 3 = 144 COMBINE=1 twins are removed: 1296. Clusters
-// of 8 and 16 come with warp shuffles (SCHEME=0) and several blocks (GRID > 1): 4 x 4 x 3 x 4 x 2 x 2 = 768, 2064 in
-// all. The deterministic kernels have COMBINE=0 only: 720 + 384 = 1104 of 2160. Nothing exceeds compute capability
+// The double kernels: 4 BLOCK x 4 ITEMS x 3 VEC x 5 GRID x 3 SCHEME x 2 COMBINE x 3 CLUSTER = 4320 combinations.
+// Without clusters: a single block (GRID=1) has no combine step, so its 4 x 4 x 3 x 3 = 144 COMBINE=1 twins are
+// removed: 1296. Clusters of 8 and 16 come with warp shuffles (SCHEME=0) and several blocks (GRID > 1): 4 x 4 x 3 x 4
+// x 2 x 2 = 768, 2064 in all. The deterministic one has COMBINE=0 only: 720 + 384 = 1104 of 2160. The float kernels
+// add COMBINE=2 (slots), which a single block does not need either: 6480 combinations, 144 + 1728 + 1152 = 3024
+// valid; their deterministic one has COMBINE 0 and 2, the double kernels' counts. Nothing exceeds compute capability
 // 9.0's limits. Beyond 2^20 elements a single block is hopeless (one SM cannot pull the bandwidth), so its 144
-// configurations go: 1920 and 960.
+// configurations go.
 TEST(ReduceSpace, ExactCounts) {
   for (const auto& k : kKernels) {
     const KernelSpec spec = load_kernel(k.name);
     const Space space = Space::enumerate(spec, std::nullopt, DeviceLimits{});
-    const bool det = k.restricts != nullptr;
-    EXPECT_EQ(space.cartesian_size(), det ? 2160u : 4320u) << k.name;
-    EXPECT_EQ(space.size(), det ? 1104u : 2064u) << k.name;
-    EXPECT_EQ(space.removed_by_constraints(), det ? 2160u - 1104u : 4320u - 2064u) << k.name;
+    EXPECT_EQ(space.cartesian_size(), k.cartesian) << k.name;
+    EXPECT_EQ(space.size(), k.valid) << k.name;
+    EXPECT_EQ(space.removed_by_constraints(), k.cartesian - k.valid) << k.name;
     EXPECT_EQ(space.removed_by_device(), 0u) << k.name;
     EXPECT_EQ(formatted(spec, space).size(), space.size()) << k.name;
     for (std::int64_t n : {1LL, 1000000LL, 1LL << 20}) {
@@ -92,7 +95,7 @@ TEST(ReduceSpace, ExactCounts) {
     }
     for (std::int64_t n : {(1LL << 20) + 1, 1LL << 28, 2147483647LL}) {
       const Space large = Space::enumerate(spec, Shape{{n}}, DeviceLimits{});
-      EXPECT_EQ(large.size(), det ? 960u : 1920u) << k.name << " N=" << n;
+      EXPECT_EQ(large.size(), k.valid_large) << k.name << " N=" << n;
       for (const auto& c : large.configs()) ASSERT_NE(c.values[3].as_int(), 1) << k.name << " N=" << n;
     }
   }
@@ -112,10 +115,14 @@ TEST(ReduceSpace, ConstraintsAndDefault) {
   EXPECT_THROW(spec.parse_config("BLOCK=64,ITEMS=4,VEC=4,GRID=1024,SCHEME=0,COMBINE=0,CLUSTER=1"), InputError);
   EXPECT_THROW(load_kernel("reduce_det").parse_config("BLOCK=256,ITEMS=4,VEC=4,GRID=1024,SCHEME=0,COMBINE=1,CLUSTER=1"),
                InputError);
+  EXPECT_TRUE(configs.count("BLOCK=256,ITEMS=4,VEC=4,GRID=256,SCHEME=0,COMBINE=2,CLUSTER=16"));  // slots
+  EXPECT_FALSE(configs.count("BLOCK=256,ITEMS=4,VEC=4,GRID=1,SCHEME=0,COMBINE=2,CLUSTER=1"));    // one block, slots
+  EXPECT_THROW(load_kernel("reduce_sum_f64").parse_config("BLOCK=256,ITEMS=4,VEC=4,GRID=1024,SCHEME=0,COMBINE=2,CLUSTER=1"),
+               InputError);  // slots hold floats only
 }
 
-// Deterministic mode is the full kernel's space restricted to COMBINE=0: the same configurations, compiled from the
-// same source with the same options, so a deterministic kernel's binaries are its full kernel's.
+// Deterministic mode is the full kernel's space without the atomics (COMBINE=1): the same configurations, compiled
+// from the same source with the same options, so a deterministic kernel's binaries are its full kernel's.
 TEST(ReduceSpace, DeterministicKernelsAreTheLastBlockCombineOfTheFullOnes) {
   for (const auto& k : kKernels) {
     if (k.restricts == nullptr) continue;
@@ -123,7 +130,7 @@ TEST(ReduceSpace, DeterministicKernelsAreTheLastBlockCombineOfTheFullOnes) {
     const auto det_configs = formatted(det, Space::enumerate(det, std::nullopt, DeviceLimits{}));
     std::set<std::string> full_last_block;
     for (const auto& c : formatted(full, Space::enumerate(full, std::nullopt, DeviceLimits{})))
-      if (c.find(",COMBINE=0,") != std::string::npos) full_last_block.insert(c);
+      if (c.find(",COMBINE=1,") == std::string::npos) full_last_block.insert(c);
     EXPECT_EQ(det_configs, full_last_block) << k.name;
     EXPECT_EQ(det.source, full.source);
     EXPECT_EQ(det.compile_options, full.compile_options);

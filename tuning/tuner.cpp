@@ -34,15 +34,35 @@ bool faster(const Result& a, const Result& b) {
   return a.median_ms < b.median_ms || (a.median_ms == b.median_ms && a.config < b.config);
 }
 
+using IndexOf = std::unordered_map<std::string, std::size_t>;
+
+// The space's configurations by their text.
+IndexOf index_by_text(const Space& space, const KernelSpec& spec) {
+  IndexOf index_of;
+  index_of.reserve(space.size());
+  for (std::size_t i = 0; i < space.size(); ++i) index_of.emplace(spec.format(space.configs()[i]), i);
+  return index_of;
+}
+
+// The configurations to evaluate first: the spec's "start", then the run's own, those in this shape's space.
+std::vector<std::size_t> start_indices(const KernelSpec& spec, const std::vector<std::string>& extra,
+                                       const IndexOf& index_of) {
+  std::vector<std::string> texts;
+  for (const Config& c : spec.start) texts.push_back(spec.format(c));
+  for (const std::string& t : extra) texts.push_back(spec.format(spec.parse_config(t)));  // InputError if malformed
+  std::vector<std::size_t> first;
+  for (const std::string& t : texts) {
+    const auto it = index_of.find(t);
+    if (it != index_of.end()) first.push_back(it->second);
+  }
+  return first;
+}
+
 // Tells the strategy every stored outcome of a configuration in the space, in configuration order (a resumed
 // search is deterministic), and hands each to `account`; returns how many there were. Stored configurations outside
 // the space (another --where, other device limits) are left out: the strategy could not propose them.
-std::size_t observe_stored(const Space& space, const KernelSpec& spec, const std::map<std::string, Result>& stored,
-                           Strategy& strategy, const std::function<void(const Result&)>& account) {
-  if (stored.empty()) return 0;
-  std::unordered_map<std::string, std::size_t> index_of;
-  index_of.reserve(space.size());
-  for (std::size_t i = 0; i < space.size(); ++i) index_of.emplace(spec.format(space.configs()[i]), i);
+std::size_t observe_stored(const IndexOf& index_of, const std::map<std::string, Result>& stored, Strategy& strategy,
+                           const std::function<void(const Result&)>& account) {
   std::size_t known = 0;
   for (const auto& [config, r] : stored) {
     const auto it = index_of.find(config);
@@ -147,7 +167,9 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   report.limit = limit;
   for (int ordinal : ordinals_) report.devices.push_back({ordinal, "GPU " + std::to_string(ordinal), 0, 0.0, {}});
   for (const auto& remote : options_.remote_lanes) report.devices.push_back({-1, remote.name, 0, 0.0, {}});
-  auto strategy = make_strategy(options_.strategy, space, options_.seed);
+  const IndexOf index_of = index_by_text(space, spec);
+  auto strategy = start_first(make_strategy(options_.strategy, space, options_.seed),
+                              start_indices(spec, options_.start, index_of));
   auto outcome = [](const Result& r) { return r.status == Status::Ok ? std::optional<double>(r.median_ms) : std::nullopt; };
   auto account = [&](const Result& r, bool resumed) {
     ++progress.done;
@@ -166,7 +188,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
 
   // What is stored counts against the budget, and the strategy hears all of it before it proposes anything, so that
   // a resumed run measures only what is missing and a model-based search continues from what it knows.
-  const std::size_t known = observe_stored(space, spec, stored, *strategy, [&](const Result& r) { account(r, true); });
+  const std::size_t known = observe_stored(index_of, stored, *strategy, [&](const Result& r) { account(r, true); });
   const std::size_t to_measure = limit > known ? limit - known : 0;
   if (to_measure == 0) {
     report.best = best;

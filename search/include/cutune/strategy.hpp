@@ -46,6 +46,13 @@ inline constexpr std::string_view kDefaultStrategy = "bayes";
 /// The names make_strategy() accepts: exhaustive, random, annealing (simulated annealing), genetic (genetic
 /// algorithm), local_search (iterated local search) and bayes (Bayesian optimisation, tree-ensemble surrogate).
 std::vector<std::string> strategy_names();
+/// `inner`, preceded by the configurations `first` (indices into the same space, in order; repeats are asked once):
+/// they are proposed before anything `inner` proposes, and their outcomes reach `inner` as observations (or as its
+/// own outcomes, if it proposed one of them meanwhile), so a model-based strategy learns from them and no
+/// configuration is evaluated twice. A configuration observed before it is asked is not asked. With no `first`,
+/// `inner` itself.
+std::unique_ptr<Strategy> start_first(std::unique_ptr<Strategy> inner, std::vector<std::size_t> first);
+
 /// A strategy by name over `space`; deterministic for a given seed. Throws InputError for an unknown name.
 /// Every strategy but exhaustive proposes each valid configuration at most once and stops proposing (ask returns
 /// nothing) only when the whole space was asked; a failure (tell with nullopt) is never taken as a good point.

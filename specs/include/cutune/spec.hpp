@@ -48,7 +48,9 @@
 //                                                // add "peak": "fp32" (default), "fp64", "tf32_tensor" or
 //                                                // "f16_tensor" (FP16 and BF16): the rate the report compares with
 //     "compile_options": ["--use_fast_math"],    // added to NVRTC's options
-//     "pipeline": {...}                          // optional: a host pipeline of chunks x streams (pipeline.hpp)
+//     "pipeline": {...},                         // optional: a host pipeline of chunks x streams (pipeline.hpp)
+//     "start": ["TILE=32,VEC=4", ...]            // optional: configurations every search evaluates first where they
+//                                                // are valid (known-good ones); not part of the kernel's version
 //   }
 //
 // Parameters reach the source as #defines; the source must also compile on its own with default values.
@@ -209,6 +211,9 @@ struct KernelSpec {
   std::vector<std::string> compile_options;
   /// Set when the spec describes a host pipeline around its kernel (cutune/pipeline.hpp); shared, never changed.
   std::shared_ptr<const PipelineSpec> pipeline;
+  /// Configurations a search evaluates before any it chooses itself ("start"), those valid at the shape: hints such
+  /// as the tiles that won on some GPU. They change no result, so they are left out of the hash.
+  std::vector<Config> start;
   std::string hash;          ///< 16 hex digits over the source and the spec text: the kernel's version
   std::string json;          ///< the spec text: with source and source_name, from_json() rebuilds this spec
 

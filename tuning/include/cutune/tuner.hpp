@@ -57,6 +57,9 @@ struct TuneOptions {
   MeasureOptions measure;
   std::string strategy = std::string(kDefaultStrategy);
   std::uint64_t seed = 1;
+  /// Configuration texts to evaluate first (`tune --start`), after the spec's own "start" ones; at each shape those
+  /// valid there, in order. They count against the budget like any other.
+  std::vector<std::string> start;
   std::size_t budget = 0;        ///< most configurations per shape, those already stored for this device model,
                                  ///< kernel version and shape included; 0: the whole space
   double time_budget_s = 0.0;    ///< wall-time budget per shape in this call, seconds; 0: no limit
