@@ -3,7 +3,8 @@
 # run once on the GPU machine from the repository root, with the build folder carried over. Build it here first:
 #   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUTUNE_BUILD_BENCH=ON -DCUTUNE_BUILD_EXAMPLES=OFF
 #   cmake --build build -j2 --target gpu_tests tune cutune-worker gemm_tc_bench
-# Usage: scripts/dev/tf32wg-gpu.sh BUILD_DIR   (about 5 minutes on an H100; logs under $OUT; a short table last)
+# Usage: scripts/dev/tf32wg-gpu.sh BUILD_DIR   (3 to 5 minutes on an H100, 6.5 at most: every step has a timeout;
+# logs under $OUT; a short table last)
 #
 # Expected on compute capability 9.0 (H100/H200); NOTES-tf32wg.md says more:
 #   1. gpu_tests *GemmWgmmaGpu.*/gemm_tf32: 2 tests PASSED; per beta and shape a line "gemm_tf32 beta=0   1x4x4  N
@@ -19,7 +20,7 @@
 #      4096x11008x4096; the table is the last 6 lines.
 source "$(dirname "$0")/gpu_env.sh" "$@"
 echo "== 1. TF32 wgmma GPU tests"
-timeout 150 "$build"/tests/gpu_tests --gtest_filter='*GemmWgmmaGpu.*/gemm_tf32' >"$out/tf32wg_tests.log" 2>&1
+timeout 120 "$build"/tests/gpu_tests --gtest_filter='*GemmWgmmaGpu.*/gemm_tf32' >"$out/tf32wg_tests.log" 2>&1
 echo "exit $?"
 grep -E "configurations|PASSED|FAILED|Failure|error" "$out/tf32wg_tests.log" | head -40
 echo "== 2. tune PATH 1 at 4096^3"
@@ -34,7 +35,7 @@ echo "exit $?"
 tail -8 "$out/tf32wg_tune.log"
 "$build"/tune best --kernel gemm_tf32 --shape 4096x4096x4096 --db "$out/tf32wg.db"
 echo "== 3. against cuBLAS"
-timeout 150 "$build"/bench/gemm_tc_bench --types tf32 --where "PATH == 1" --budget 40 --db "$out/tf32wg_bench.db" \
+timeout 180 "$build"/bench/gemm_tc_bench --types tf32 --where "PATH == 1" --budget 40 --db "$out/tf32wg_bench.db" \
   --shapes 2048x2048x2048,4096x4096x4096,8192x8192x8192,4096x11008x4096 >"$out/tf32wg_bench.log" 2>&1
 echo "exit $?"
 tail -6 "$out/tf32wg_bench.log"
