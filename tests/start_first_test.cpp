@@ -156,7 +156,7 @@ TEST(SpecStart, BuiltInStartConfigurationsAreValid) {
     for (const Config& c : spec.start) EXPECT_TRUE(valid.count(spec.format(c))) << name << ": " << spec.format(c);
     hints += spec.start.size();
   }
-  EXPECT_GE(hints, 18u);  // gemm_bf16 and gemm_f16 at least
+  EXPECT_GE(hints, 27u);  // gemm_tf32, gemm_bf16 and gemm_f16 at least
 }
 
 }  // namespace
