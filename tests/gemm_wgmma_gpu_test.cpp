@@ -4,15 +4,23 @@
 // GPU of compute capability 9.0.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <random>
 
 #include "cutune/device.hpp"
 #include "cutune/measure.hpp"
+#include "cutune/runtime.hpp"
 #include "cutune/space.hpp"
 #include "cutune/templates.hpp"
 #include "gemm_tc_gpu_support.hpp"
 #include "gpu_support.hpp"
+#include "measure/cuda_driver.hpp"
+#include "measure/workbench.hpp"
 #include "space_sample.hpp"
 
 namespace cutune {
@@ -83,6 +91,65 @@ TEST_P(GemmWgmmaGpu, MissingSlabIsCaught) {
     }
     std::printf("%s %-14s slab %d skipped: %d of %zu PATH 1 configurations wrong\n", name.c_str(), text, slab, wrong,
                 sample.size());
+  }
+}
+
+// The runtime API launches TF32's PATH 1 as any kernel: the maps encoded over the A and B pointers passed in their
+// places, split-K through the caller's counters and workspace, a cluster, edges in M. The spec's defaults are set to
+// such a configuration, so that a runtime without a database launches it.
+TEST(GemmWgmmaTf32Gpu, RuntimeLaunchesPath1WithItsTensorMaps) {
+  REQUIRE_GPU();
+  Device device;
+  if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
+  const KernelSpec base = load_kernel("gemm_tf32");
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(base.json);
+  const Config chosen = base.parse_config(
+      "PATH=1,BM=128,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=2,GROUP_M=1,EPI_VEC=4,"
+      "ALIGNED=1,WG=2,CM=2,CN=1");
+  for (std::size_t p = 0; p < base.parameters.size(); ++p)
+    j["parameters"][base.parameters[p].name]["default"] = chosen.values[p].as_int();
+  const KernelSpec spec = KernelSpec::from_json(j.dump(), base.source, base.source_name);
+  const int m = 300, n = 256, k = 512;
+  Runtime runtime({.database = {}, .cache_directory = {}, .device = device.ordinal()});
+  const RuntimeKernel& gemm = runtime.kernel(spec, spec.parse_shape("300x256x512"));
+  EXPECT_EQ(spec.format(gemm.config()), base.format(chosen));
+
+  device.make_current();
+  std::vector<float> a(static_cast<std::size_t>(m) * k), b(static_cast<std::size_t>(k) * n), c(static_cast<std::size_t>(m) * n, NAN);
+  std::mt19937 random(11);
+  for (auto* v : {&a, &b})
+    for (float& x : *v) x = std::uniform_real_distribution<float>(-1, 1)(random);
+  const std::size_t counters = static_cast<std::size_t>((m + 15) / 16) * ((n + 31) / 32);
+  const std::size_t workspace = std::min<std::size_t>(16ull * m * n, 33554432) + 1048576;
+  detail::DeviceBuffer d_a(a.size() * 4), d_b(b.size() * 4), d_c(c.size() * 4), d_counters(counters * 4),
+      d_workspace(workspace * 4);
+  CU_CHECK(cuMemcpyHtoD, d_a.get(), a.data(), d_a.bytes());
+  CU_CHECK(cuMemcpyHtoD, d_b.get(), b.data(), d_b.bytes());
+  CU_CHECK(cuMemcpyHtoD, d_c.get(), c.data(), d_c.bytes());
+  const std::vector<unsigned> zeros(counters, 0u);
+  CU_CHECK(cuMemcpyHtoD, d_counters.get(), zeros.data(), d_counters.bytes());
+  const CUdeviceptr pa = d_a.get(), pb = d_b.get(), pc = d_c.get(), pcount = d_counters.get(), pw = d_workspace.get();
+  for (int run = 0; run < 2; ++run) {  // twice: the split-K counters must be left as found
+    gemm(nullptr, m, n, k, 1.0f, pa, pb, 0.0f, pc, pcount, pw, pa, pb);
+    CU_CHECK(cuCtxSynchronize);
+    CU_CHECK(cuMemcpyDtoH, c.data(), pc, d_c.bytes());
+    // The tensor cores' inputs (the top 19 bits) multiplied exactly: what is left is the FP32 accumulation, below
+    // the spec's 1e-7 * K^1.5 = 1.2e-3 at K = 512; a wrong element is off by about 7.
+    const auto tf32 = [](float x) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &x, 4);
+      bits &= 0xffffe000u;
+      std::memcpy(&x, &bits, 4);
+      return double(x);
+    };
+    int wrong = 0;
+    for (int i = 0; i < m; ++i)
+      for (int col = 0; col < n; ++col) {
+        double sum = 0.0;
+        for (int p = 0; p < k; ++p) sum += tf32(a[std::size_t(i) * k + p]) * tf32(b[std::size_t(p) * n + col]);
+        wrong += !(std::abs(sum - c[std::size_t(i) * n + col]) < 1.2e-3);
+      }
+    EXPECT_EQ(wrong, 0) << "run " << run + 1;
   }
 }
 
