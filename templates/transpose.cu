@@ -14,7 +14,10 @@
 //   ALIGN     with SMEM: 0 chunks start at the tile's first column, wide only where every row start is aligned
 //             (row length a multiple of VEC); 1 chunks are aligned to addresses, so that rows of any length
 //             (4097, 33) are read and written with full vectors, the tile's first and last partial chunk of
-//             each row one float at a time by the thread of chunk 0
+//             each row one float at a time by the thread of chunk 0; 2 reads like 1, and shifts each output row's
+//             share of the tile back to the aligned address at or before its first column, so that every block
+//             writes whole aligned vectors only (no 32-byte sector of the output is written by two blocks, except
+//             at the ends of a row): the tile holds VEC - 1 more input rows above it for that
 // Every configuration is correct for any M x N and any 4-byte-aligned buffers. A 1 x N or N x 1 transpose is a
 // copy: every configuration copies it with aligned vectors, each block its share of the elements.
 #ifndef TILE
@@ -159,6 +162,46 @@ __device__ __forceinline__ void store_aligned(float* __restrict__ row, const flo
 }
 #endif
 
+#if SMEM && ALIGN == 2
+#define HALO (VEC - 1)  // input rows above the tile: an output row's share starts up to VEC - 1 columns earlier
+#define SHIFTED_LOADS ((TH + HALO) * LOAD_CHUNKS)
+#define SHIFTED_STORES (TW * (STORE_CHUNKS + 1))  // the last tile of a row may need one chunk more
+
+// Input rows row0 - HALO .. row0 + TH - 1 of the tile's columns into the shared tile (rows outside the matrix skipped).
+__device__ __forceinline__ void load_shifted(float* tile, const float* __restrict__ in, int row0, int col0, int M,
+                                             int N, int tid) {
+#pragma unroll
+  for (int step = 0; step < (SHIFTED_LOADS + THREADS - 1) / THREADS; ++step) {
+    const int i = tid + step * THREADS;
+    const int j = i / LOAD_CHUNKS, k = i % LOAD_CHUNKS;
+    const int r = row0 - HALO + j;
+    if (i < SHIFTED_LOADS && r >= 0 && r < M) load_aligned(tile + j * (TW + PAD), in + (size_t)r * N, col0, k, N);
+  }
+}
+
+// Output row `row` (tile column j) gets its share of the tile: from the aligned address at or before column row0 up
+// to where the next tile's share starts (the same shift, as TH is a multiple of VEC), or to M in the last tile.
+__device__ __forceinline__ void store_shifted(float* __restrict__ row, const float* tile, int j, int row0, int k,
+                                              int M) {
+  const int s = misalignment(row + row0);
+  const int first = row0 - s + k * VEC;  // output column of the chunk's first float
+  const int end = row0 + TH >= M ? M : row0 + TH - s;
+  if (first >= end) return;
+  const float* column = tile + (HALO - s + k * VEC) * (TW + PAD) + j;  // the chunk's first float in the tile
+  if (first >= 0 && first + VEC <= end) {
+    vec_t t;
+    float* f = reinterpret_cast<float*>(&t);
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) f[e] = column[e * (TW + PAD)];
+    *reinterpret_cast<vec_t*>(row + first) = t;
+  } else {  // the ends of the row: only what lies in it (the tile holds nothing before column 0 or past M)
+#pragma unroll
+    for (int e = 0; e < VEC; ++e)
+      if (first + e >= 0 && first + e < end) row[first + e] = column[e * (TW + PAD)];
+  }
+}
+#endif
+
 extern "C" __global__ void __launch_bounds__(THREADS)
 transpose(float* __restrict__ out, const float* __restrict__ in, int M, int N) {
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
@@ -178,7 +221,17 @@ transpose(float* __restrict__ out, const float* __restrict__ in, int M, int N) {
   (void)wide_out;
   float v[VEC];
   (void)v;  // the aligned chunks keep their own
-#if SMEM
+#if SMEM && ALIGN == 2
+  extern __shared__ float tile[];  // TH + HALO rows of TW + PAD floats
+  load_shifted(tile, in, row0, col0, M, N, tid);
+  __syncthreads();
+#pragma unroll
+  for (int step = 0; step < (SHIFTED_STORES + THREADS - 1) / THREADS; ++step) {
+    const int i = tid + step * THREADS;
+    const int j = i / (STORE_CHUNKS + 1), k = i % (STORE_CHUNKS + 1);
+    if (i < SHIFTED_STORES && col0 + j < N) store_shifted(out + (size_t)(col0 + j) * M, tile, j, row0, k, M);
+  }
+#elif SMEM
   extern __shared__ float tile[];  // TH rows of TW + PAD floats
 #pragma unroll
   for (int step = 0; step < STEPS; ++step) {

@@ -29,18 +29,19 @@ TEST(TransposeFullSpace, SharesTheSourceOfTranspose) {
   EXPECT_NE(full.hash, compact.hash);
 }
 
-// 6 TH x 6 TW x 3 VEC x 3 THREADS x 2 SMEM x 2 COALESCE x 2 ALIGN = 2592 combinations. Tiles of 1024 to 8192 floats
+// 6 TH x 6 TW x 3 VEC x 3 THREADS x 2 SMEM x 2 COALESCE x 3 ALIGN = 3888 combinations. Tiles of 1024 to 8192 floats
 // whose (row, chunk) pairs divide among the threads: 175 tile, vector and thread choices; each staged in shared memory
-// (chunks at the tile) or naive (two ways), and with VEC > 1 also staged with address-aligned chunks (115): 640.
+// (chunks at the tile) or naive (two ways), and with VEC > 1 also staged with address-aligned chunks, reads only or
+// reads and shifted writes (115 each): 755.
 TEST(TransposeFullSpace, ExactCounts) {
   const KernelSpec spec = load_kernel("transpose_full");
   const Space space = Space::enumerate(spec, std::nullopt, DeviceLimits{});
-  EXPECT_EQ(space.cartesian_size(), 2592u);
-  EXPECT_EQ(space.size(), 640u);
-  EXPECT_EQ(space.removed_by_constraints(), 2592u - 640u);
+  EXPECT_EQ(space.cartesian_size(), 3888u);
+  EXPECT_EQ(space.size(), 755u);
+  EXPECT_EQ(space.removed_by_constraints(), 3888u - 755u);
   EXPECT_EQ(space.removed_by_device(), 0u);
   const auto configs = formatted(spec, space);
-  EXPECT_EQ(configs.size(), 640u);
+  EXPECT_EQ(configs.size(), 755u);
   EXPECT_EQ(spec.format(spec.default_config()), "TH=32,TW=32,VEC=4,THREADS=256,SMEM=1,COALESCE=0,ALIGN=1");
   EXPECT_TRUE(configs.count(spec.format(spec.default_config())));
   // transpose's winner at 4096^2 and 8192^2 (TILE=64,VEC=4,ROWS=16): the same code.
@@ -51,6 +52,8 @@ TEST(TransposeFullSpace, ExactCounts) {
   EXPECT_FALSE(configs.count("TH=32,TW=32,VEC=4,THREADS=512,SMEM=1,COALESCE=0,ALIGN=1"));  // 256 chunks, 512 threads
   EXPECT_FALSE(configs.count("TH=32,TW=32,VEC=1,THREADS=256,SMEM=1,COALESCE=0,ALIGN=1"));  // aligned scalars: no
   EXPECT_FALSE(configs.count("TH=32,TW=32,VEC=4,THREADS=256,SMEM=0,COALESCE=0,ALIGN=1"));  // aligned needs the tile
+  EXPECT_TRUE(configs.count("TH=128,TW=32,VEC=4,THREADS=512,SMEM=1,COALESCE=0,ALIGN=2"));  // shifted writes
+  EXPECT_FALSE(configs.count("TH=32,TW=32,VEC=1,THREADS=256,SMEM=1,COALESCE=0,ALIGN=2"));  // shifted scalars: no
 }
 
 // One block per tile on a 1D grid (no 65535 limit on either side); a 1 x N or N x 1 copy gets one block per tile's
@@ -65,7 +68,7 @@ TEST(TransposeFullSpace, GeometryAtOddShapes) {
                         Case{1, 10000000}, Case{10000000, 1}, Case{1, 1}, Case{2, 2}}) {
     const Shape shape{{s.m, s.n}};
     const Space at_shape = Space::enumerate(spec, shape, DeviceLimits{});
-    EXPECT_EQ(at_shape.size(), 640u) << shape.str();
+    EXPECT_EQ(at_shape.size(), 755u) << shape.str();
     for (const auto& c : at_shape.configs()) {
       const std::int64_t th = c.values[0].as_int(), tw = c.values[1].as_int();
       const Launch l = spec.resolve(spec.launch, c, shape);
@@ -75,7 +78,8 @@ TEST(TransposeFullSpace, GeometryAtOddShapes) {
       ASSERT_EQ(l.grid[0], tiles) << spec.format(c) << " at " << shape.str();
       ASSERT_EQ(l.grid[1], 1);
       ASSERT_EQ(l.block[0], c.values[3].as_int());
-      ASSERT_EQ(l.shared_memory, c.values[4].as_int() * th * (tw + 1) * 4);
+      const std::int64_t halo = c.values[6].as_int() == 2 ? c.values[2].as_int() - 1 : 0;  // ALIGN=2: VEC - 1 rows
+      ASSERT_EQ(l.shared_memory, c.values[4].as_int() * (th + halo) * (tw + 1) * 4);
     }
   }
   // The reference's grid stays within 65535 rows of blocks at N x 1.
