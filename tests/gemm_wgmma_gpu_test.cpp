@@ -1,6 +1,7 @@
 // GPU tests of the tensor-core GEMMs' wgmma + TMA path (PATH=1 of gemm_bf16 and gemm_f16, gemm_wgmma.cu, and of
-// gemm_tf32, gemm_wgmma_tf32.cu): a sample of its configurations is correct at the smallest and odd shapes TMA allows,
-// with beta = 0 and with alpha, beta != 0, and a kernel that skips one k-slab fails verification. Skipped without a
+// gemm_tf32, gemm_wgmma_tf32.cu; the 16-bit SWAP=1, gemm_wgmma_swap.cu): a sample of its configurations is correct at
+// the smallest and odd shapes TMA allows (and skinny ones for SWAP=1), with beta = 0 and with alpha, beta != 0, and a
+// kernel that skips one k-slab fails verification. Skipped without a
 // GPU of compute capability 9.0.
 #include <gtest/gtest.h>
 
@@ -92,6 +93,54 @@ TEST_P(GemmWgmmaGpu, MissingSlabIsCaught) {
     std::printf("%s %-14s slab %d skipped: %d of %zu PATH 1 configurations wrong\n", name.c_str(), text, slab, wrong,
                 sample.size());
   }
+}
+
+// The 16-bit kernels' SWAP=1 (C^T = B^T A^T, the small M as wgmma's N) at the shapes above that it takes (M <= 128)
+// and at skinny decode-like ones, with and without beta, and a skipped k-slab caught. One kernel per instance.
+class GemmWgmmaSwapGpu : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(Kernels, GemmWgmmaSwapGpu, ::testing::Values("gemm_bf16", "gemm_f16"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+KernelSpec swapped_only(const std::string& name) {
+  KernelSpec spec = load_kernel(name);
+  spec.restrict_to("SWAP == 1");
+  return spec;
+}
+
+TEST_P(GemmWgmmaSwapGpu, SampleIsCorrectAtSkinnyShapes) {
+  REQUIRE_GPU();
+  Device device;
+  if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
+  const KernelSpec spec = swapped_only(GetParam());
+  Compiled compiled(spec, device.identity().arch());
+  std::map<std::string, std::vector<Config>> samples;
+  for (const char* text : {"1x8x8", "127x256x512", "33x4096x8", "16x512x1024", "64x1024x512", "16x4096x4096"}) {
+    samples[text] = wgmma_sample(spec, spec.parse_shape(text), device, 24);
+    ASSERT_FALSE(samples[text].empty()) << spec.name << " " << text;
+    compiled.add(samples[text]);
+  }
+  testing::expect_samples_correct(device, spec, compiled, samples);
+}
+
+TEST_P(GemmWgmmaSwapGpu, MissingSlabIsCaught) {
+  REQUIRE_GPU();
+  Device device;
+  if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
+  const KernelSpec spec = swapped_only(GetParam());
+  const KernelSpec broken = edited(spec, false, "-DCUTUNE_TEST_SKIP_SLAB=3");
+  const Shape shape = spec.parse_shape("64x1024x512");
+  const std::vector<Config> sample = wgmma_sample(spec, shape, device, 12);
+  Compiled compiled(broken, device.identity().arch());
+  compiled.add(sample);
+  Workbench bench(device, broken, shape, testing::quick_measure());
+  int wrong = 0;
+  for (const auto& c : sample) {
+    const Result r = bench.evaluate(c, compiled.get(c));
+    EXPECT_EQ(r.status, Status::WrongResult) << spec.name << " " << r.config << ": " << r.message;
+    wrong += r.status == Status::WrongResult;
+  }
+  std::printf("%s SWAP=1 64x1024x512 slab 3 skipped: %d of %zu configurations wrong\n", spec.name.c_str(), wrong,
+              sample.size());
 }
 
 // The runtime API launches TF32's PATH 1 as any kernel: the maps encoded over the A and B pointers passed in their
