@@ -11,7 +11,7 @@
 #   1. gpu_tests *GemmWgmma*: every test PASSED (the SWAP=0 and TF32 kernels were touched too: their main loop and
 #      epilogue now live in gemm_sm90.cu / gemm_sm90_transposed.cu). Per kernel, beta and shape a line
 #      "gemm_bf16 beta=0   16x4096x4096  N configurations correct, largest error E (atol A)" with E below A, and
-#      "gemm_bf16 SWAP=1 64x1024x512 slab 3 skipped: 12 of 12 configurations wrong". What a failure points at:
+#      "gemm_bf16 64x1024x512    slab 3 skipped: 12 of 12 SWAP=1 configurations wrong". What a failure points at:
 #      wrong_result at every SWAP=1 configuration, the transposed-A descriptor (mnmajor_descriptor read as wgmma's A, the
 #      "1, 1, 1, 0" immediates of MmaT in gemm_wgmma_ops.cu) or the K-major descriptor of A read as wgmma's B with
 #      N = BM; wrong only at BM = 16 with SPLITK > 1, splitk_sum's group of 2 or 4 fragments; only with EPI_VEC=8, the
