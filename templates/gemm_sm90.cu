@@ -55,6 +55,13 @@ static_assert(descriptor(0x12020, 8192, kGroup) == (0x1202ull | 512ull << 16 | 6
 __host__ __device__ constexpr u64 kmajor_descriptor(unsigned rows, int ks) {
   return descriptor(rows + ks * 32, 16, kGroup);
 }
+// 16-bit rows of 64 elements along M or N (MN-major) as TMA leaves them in 64 x BK boxes, 8192 bytes apart, starting at
+// `columns`: a k16 step is 16 k-rows (two 8-row groups, 2048 bytes) further; LBO is the distance between 64-element
+// boxes, SBO between 8-row groups. Read with the transpose bit: as B by C = A B, as A by SWAP=1's C^T = B^T A^T.
+__host__ __device__ constexpr u64 mnmajor_descriptor(unsigned columns, int ks) {
+  return descriptor(columns + ks * 2 * kGroup, 64 * kRow, kGroup);
+}
+static_assert(mnmajor_descriptor(0x10000, 1) == descriptor(0x10800, 8192, 1024), "k16 steps are 16 rows apart");
 
 // Where accumulator register r of thread t (0..127) of a warpgroup lands in its 64 x N tile (PTX ISA, wgmma's
 // FP32 D fragments): warp t / 32 owns rows 16 (t / 32) ..+15; n8 block r / 4 holds rows (t % 32) / 4 and 8 below it
@@ -255,6 +262,23 @@ __device__ __forceinline__ void stage_release(const Ring& ring, int i) {
   barrier_arrive(ring.empty + 8 * (i % STAGES));
 }
 
+// The consumers' main loop when wgmma reads both operands from shared memory (the 16-bit kernels): per slab, wait
+// for its stage, hand the accumulators to `multiply(stage)`'s wgmmas, and release the stage once they are done, one
+// slab later (wait_group 1: this slab's wgmmas keep the tensor cores busy meanwhile). Returns after every wgmma.
+template <unsigned STAGE, typename Multiply>
+__device__ __forceinline__ void consume_slabs(const Block& block, Multiply&& multiply) {
+#pragma unroll 1
+  for (int i = 0; i < block.slabs; ++i) {
+    stage_wait(block.ring, i);
+    wgmma_fence();  // the accumulators' registers are handed to the wgmmas
+    if (!skipped(block, i)) multiply(block.ring.base + (i % STAGES) * STAGE);
+    wgmma_commit();
+    wgmma_wait<1>();
+    if (i > 0) stage_release(block.ring, i - 1);
+  }
+  wgmma_wait<0>();
+}
+
 // Split-K among the consumer threads (as in PATH 0): every slice leaves its ACCS accumulators per thread in the
 // workspace; false for all but the last slice to finish the tile, which gets the sum of all slices in `acc`.
 template <int ACCS>
@@ -270,7 +294,8 @@ __device__ __forceinline__ bool splitk_reduce(float* acc, float* workspace, unsi
   consumer_sync();
   if (!*last_slice) return false;
   __threadfence();
-  splitk_sum<kFrags, kConsumerThreads, (kFrags % 16 == 0 ? 16 : 8)>(ws, acc, ct);  // kFrags: 8, 16, 24, ...
+  // kFrags: 8, 16, 24, ...; SWAP=1's BM 16 tiles 2 or 4.
+  splitk_sum<kFrags, kConsumerThreads, (kFrags % 16 == 0 ? 16 : kFrags % 8 == 0 ? 8 : kFrags)>(ws, acc, ct);
   if (ct == 0) counters[tile.index] = 0;  // rearmed for the next launch
   return true;
 }

@@ -19,8 +19,12 @@
 // Every stage starts on a 1024-byte boundary, where the swizzle pattern repeats, so descriptors' base offset is 0.
 //
 // Shapes: TMA needs 16-byte row strides (K and N multiples of 8) and reads zeros outside A and B, so any M, N, K that
-// meet that work; the specs leave the others to PATH 0.
-#if PATH == 1
+// meet that work; the specs leave the others to PATH 0. SWAP=1 computes the swapped product instead
+// (gemm_wgmma_swap.cu, compiled after this file).
+#ifndef SWAP
+#define SWAP 0
+#endif
+#if PATH == 1 && SWAP == 0
 
 namespace gemm_wgmma_detail {
 using namespace gemm_sm90;
@@ -42,7 +46,7 @@ __host__ __device__ constexpr u64 a_descriptor(unsigned stage, int tile, int ks)
   return kmajor_descriptor(stage + tile * 64 * kRow, ks);
 }
 __host__ __device__ constexpr u64 b_descriptor(unsigned stage, int ks) {
-  return descriptor(stage + kStageA + ks * 2 * kGroup, kBoxB, kGroup);
+  return mnmajor_descriptor(stage + kStageA, ks);
 }
 static_assert(b_descriptor(0x10000 - kStageA, 1) == descriptor(0x10800, 8192, 1024), "B's k16 steps are 16 rows apart");
 static_assert(accumulators_cover_tile<BN>(), "the accumulator layout must cover the tile once");
@@ -100,8 +104,6 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
   constexpr unsigned kRing = STAGES * kStage;
   if (!start_block<kRing, kStageA, BN / 64, kBoxB, 64, kReallocate>(M, N, K, &a_map, &b_map, smem_raw, block)) return;
   const Tile& tile = block.tile;
-  const Ring& ring = block.ring;
-  const int slabs = block.slabs;
   const int consumer = threadIdx.x / 128 - 1, t = threadIdx.x % 128;
   float acc[kMR][kAccs];
 #pragma unroll
@@ -109,29 +111,18 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
 #pragma unroll
     for (int r = 0; r < kAccs; ++r) acc[mr][r] = 0.0f;
 
-#pragma unroll 1
-  for (int i = 0; i < slabs; ++i) {
-    stage_wait(ring, i);
-    const unsigned stage = ring.base + (i % STAGES) * kStage;
-    wgmma_fence();  // the accumulators' registers are handed to the wgmmas
-    if (!skipped(block, i)) {
+  consume_slabs<kStage>(block, [&](unsigned stage) {
 #pragma unroll
-      for (int ks = 0; ks < BK / 16; ++ks) {
-        const u64 b = b_descriptor(stage, ks);
+    for (int ks = 0; ks < BK / 16; ++ks) {
+      const u64 b = b_descriptor(stage, ks);
 #pragma unroll
-        for (int mr = 0; mr < kMR; ++mr) Mma<BN>::run(acc[mr], a_descriptor(stage, consumer * kMR + mr, ks), b, 1);
-      }
+      for (int mr = 0; mr < kMR; ++mr) Mma<BN>::run(acc[mr], a_descriptor(stage, consumer * kMR + mr, ks), b, 1);
     }
-    wgmma_commit();
-    // The previous slab's wgmmas are done (this one's keep the tensor cores busy): its stage can be refilled.
-    wgmma_wait<1>();
-    if (i > 0) stage_release(ring, i - 1);
-  }
-  wgmma_wait<0>();
+  });
 #pragma unroll
   for (int mr = 0; mr < kMR; ++mr) pin(acc[mr]);  // every accumulator read below comes after the wait
 
-  if (SPLITK > 1 && !splitk_reduce<kMR * kAccs>(&acc[0][0], workspace, counters, tile, ring.last_slice)) return;
+  if (SPLITK > 1 && !splitk_reduce<kMR * kAccs>(&acc[0][0], workspace, counters, tile, block.ring.last_slice)) return;
 
   // N is a multiple of 8 here (TMA's row strides): every pair inside C is stored as one, and every 8-column chunk.
   const int row0 = tile.m0 + consumer * kMR * 64;
@@ -158,4 +149,4 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
       }
     }
 }
-#endif  // PATH == 1
+#endif  // PATH == 1 && SWAP == 0

@@ -1,6 +1,6 @@
 // The wgmma + TMA instruction path (PATH=1) of the TF32 tensor-core GEMM gemm_tf32, for sm_90a: the spec compiles it
-// after gemm_tc_shared.cu, gemm_tc.cu, gemm_sm90.cu (the pipeline both wgmma kernels share, described there) and
-// gemm_wgmma_tf32_ops.cu (the instructions).
+// after gemm_tc_shared.cu, gemm_tc.cu, gemm_sm90.cu (the pipeline both wgmma kernels share, described there),
+// gemm_sm90_transposed.cu (the transposed product's epilogue) and gemm_wgmma_tf32_ops.cu (the instructions).
 //
 // wgmma reads 32-bit operands from shared memory K-major only (no transpose bit). A (row-major M x K) is K-major, B
 // (row-major K x N) is not, so the kernel computes the transposed product C^T = B^T A^T: wgmma's A operand (64 x 8)
@@ -41,8 +41,7 @@ constexpr int kFrags = kNR * kSteps * 4;       // fragment registers of one slab
 constexpr unsigned kStageA = BM * kRow;
 constexpr unsigned kBoxB = BK * kRow;          // one box of B: 32 columns (128 bytes) by BK k-rows
 constexpr unsigned kStage = kStageA + BN / 32 * kBoxB;
-constexpr int kLdc = BN + 4;                   // EPI_VEC 4: staged rows of C, floats (16-byte aligned rows)
-constexpr unsigned kStaged = EPI_VEC == 4 ? BM * kLdc * 4 : 0;
+constexpr unsigned kStaged = transposed_staging_bytes<EPI_VEC == 4>();
 constexpr unsigned kRing = STAGES * kStage > kStaged ? STAGES * kStage : kStaged;
 static_assert(TYPE == 0, "this PATH 1 multiplies TF32 (float) elements");
 static_assert(BK == 32, "a slab is one 128-byte swizzle row of floats deep");
@@ -70,6 +69,9 @@ __host__ __device__ constexpr unsigned b_offset(int k, int n) {
 __host__ __device__ constexpr unsigned fragment_offset(int q, int lane, int e, int ks) {
   return b_offset(8 * ks + lane % 4 + 4 * (e / 2), chunk_col(16 * q + lane / 4 + 8 * (e % 2)));
 }
+struct ChunkColumn {
+  __host__ __device__ constexpr int operator()(int row) const { return chunk_col(row); }
+};
 // Checked when the kernel compiles: chunk_col is a permutation (so the epilogue, which uses it too, writes each
 // column once), a fragment's k8 steps are 8 k-rows (1024 bytes) apart, and every fragment load of a warp hits 32
 // different banks.
@@ -96,41 +98,10 @@ __host__ __device__ constexpr bool fragment_loads_are_conflict_free() {
       }
   return true;
 }
-// The transposed epilogue: accumulator r of thread t stands for C's element (m0 + acc_col, chunk column
-// chunk_col(acc_row)); over a warpgroup's threads and registers that is every element of BM rows x 64 columns once.
-__host__ __device__ constexpr bool epilogue_covers_chunk() {
-  unsigned char seen[BM * 64] = {};
-  for (int t = 0; t < 128; ++t)
-    for (int r = 0; r < kAccs; ++r) {
-      const int m = acc_col(t, r), n = chunk_col(acc_row(t, r));
-      if (m < 0 || m >= BM || n < 0 || n >= 64 || seen[m * 64 + n]++) return false;
-    }
-  return true;
-}
 static_assert(chunk_col_is_a_permutation(), "each wgmma row stands for one column of the chunk");
-static_assert(epilogue_covers_chunk(), "the accumulators stand for each element of a chunk of C once");
 static_assert(fragment_loads_are_conflict_free(), "fragment loads of a warp hit 32 banks, k8 steps 1024 bytes apart");
 static_assert(b_offset(9, 37) == kBoxB + 9 * kRow + ((1 ^ 1) * 16) + 4, "B's swizzle: chunk c of k-row r at c ^ r % 8");
 
-// EPI_VEC 4: where C's element (m, n) of the tile is staged, in floats. A warp's store of one accumulator register
-// writes rows m = 2 tig (+ const) and columns n = 16 (g / 4) + g % 4 (+ const) for lanes (g, tig); with rows kLdc
-// floats apart, rows 4 apart would meet columns 16 apart on one bank, so rows with bit 2 set swap neighbouring
-// 16-byte chunks (which keeps each chunk whole for the 16-byte reads).
-__host__ __device__ constexpr int staged_at(int m, int n) { return m * kLdc + (n ^ (4 * ((m >> 2) & 1))); }
-__host__ __device__ constexpr bool staged_stores_are_conflict_free() {
-  for (int q = 0; q < 4; ++q)
-    for (int r = 0; r < kAccs; ++r) {
-      bool bank[32] = {};
-      for (int lane = 0; lane < 32; ++lane) {
-        const int t = 32 * q + lane, at = staged_at(acc_col(t, r), chunk_col(acc_row(t, r)));
-        if (bank[at % 32]) return false;
-        bank[at % 32] = true;
-      }
-    }
-  return true;
-}
-static_assert(staged_stores_are_conflict_free(), "a warp's staged stores hit 32 banks");
-static_assert(staged_at(4, 8) == 4 * kLdc + 12 && staged_at(3, 8) == 3 * kLdc + 8, "chunks swap where bit 2 of m is set");
 
 // One slab's fragments of this thread: chunk nr, step ks, register e at f[(nr * kSteps + ks) * 4 + e]. `chunks` is
 // the stage's B part at this warpgroup's first chunk, `at` the thread's offsets of a0..a3 at step 0.
@@ -215,35 +186,6 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_tf32_detail::kThreads)
   if (SPLITK > 1 && !splitk_reduce<kNR * kAccs>(&acc[0][0], workspace, counters, tile, ring.last_slice)) return;
 
   // Accumulator r of chunk nr is C's element (m0 + acc_col, n of the chunk's column chunk_col(acc_row)).
-  const int col0 = consumer * kNR * 64;
-  if constexpr (EPI_VEC == 4) {
-    // Every consumer's wgmmas have read their last stage (and TMA wrote the last one before they could): the ring
-    // holds the BM x BN tile (staged_at), which the consumers then store a 16-byte chunk at a time.
-    float* staged = reinterpret_cast<float*>(smem_raw + (ring.base - smem_u32(smem_raw)));
-    consumer_sync();
-#pragma unroll
-    for (int nr = 0; nr < kNR; ++nr)
-#pragma unroll
-      for (int r = 0; r < kAccs; ++r)
-        staged[staged_at(acc_col(t, r), col0 + 64 * nr + chunk_col(acc_row(t, r)))] = acc[nr][r];
-    consumer_sync();
-    // N is a multiple of 4 here (TMA's row strides): a chunk inside C is whole.
-    for (int at4 = threadIdx.x - 128; at4 < BM * BN / 4; at4 += kConsumerThreads) {
-      const int row = at4 / (BN / 4), col = 4 * (at4 % (BN / 4));
-      const int m = tile.m0 + row, n = tile.n0 + col;
-      if (m >= M || n >= N) continue;
-      const float4 v4 = *reinterpret_cast<const float4*>(staged + staged_at(row, col));
-      const float v[4] = {v4.x, v4.y, v4.z, v4.w};
-      store_out<4>(C + (u64)m * N + n, v, alpha, beta);
-    }
-  } else {
-#pragma unroll
-    for (int nr = 0; nr < kNR; ++nr)
-#pragma unroll
-      for (int r = 0; r < kAccs; ++r) {
-        const int m = tile.m0 + acc_col(t, r), n = tile.n0 + col0 + 64 * nr + chunk_col(acc_row(t, r));
-        if (m < M && n < N) store_out<1>(C + (u64)m * N + n, &acc[nr][r], alpha, beta);
-      }
-  }
+  store_transposed<ChunkColumn, EPI_VEC == 4>(acc, tile, consumer, smem_raw, ring.base, M, N, C, alpha, beta);
 }
 #endif  // PATH == 1

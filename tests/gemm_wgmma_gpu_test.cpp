@@ -1,6 +1,7 @@
 // GPU tests of the tensor-core GEMMs' wgmma + TMA path (PATH=1 of gemm_bf16 and gemm_f16, gemm_wgmma.cu, and of
-// gemm_tf32, gemm_wgmma_tf32.cu): a sample of its configurations is correct at the smallest and odd shapes TMA allows,
-// with beta = 0 and with alpha, beta != 0, and a kernel that skips one k-slab fails verification. Skipped without a
+// gemm_tf32, gemm_wgmma_tf32.cu; the 16-bit SWAP=1, gemm_wgmma_swap.cu): a sample of its configurations is correct at
+// the smallest and odd shapes TMA allows (and skinny ones for SWAP=1), with beta = 0 and with alpha, beta != 0, and a
+// kernel that skips one k-slab fails verification. Skipped without a
 // GPU of compute capability 9.0.
 #include <gtest/gtest.h>
 
@@ -52,31 +53,22 @@ bool runs_wgmma(const Device& device) {
   return !wgmma_sample(spec, spec.parse_shape("4096x4096x4096"), device, 1).empty();
 }
 
-TEST_P(GemmWgmmaGpu, SampleIsCorrectAtShapesTmaAllows) {
-  REQUIRE_GPU();
-  Device device;
-  if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
-  const std::string& name = GetParam();
-  const KernelSpec spec = load_kernel(name);
+// Each shape's sample of PATH 1 (24 configurations) is correct, with beta = 0 and with alpha, beta != 0.
+void expect_correct_at(const Device& device, const KernelSpec& spec, const std::vector<const char*>& shapes) {
   Compiled compiled(spec, device.identity().arch());
   std::map<std::string, std::vector<Config>> samples;
-  for (const char* text : shapes_of(name)) {
+  for (const char* text : shapes) {
     samples[text] = wgmma_sample(spec, spec.parse_shape(text), device, 24);
-    ASSERT_FALSE(samples[text].empty()) << name << " " << text;
+    ASSERT_FALSE(samples[text].empty()) << spec.name << " " << text;
     compiled.add(samples[text]);
   }
   testing::expect_samples_correct(device, spec, compiled, samples);
 }
 
-// One k-slab left out (a test-only define): verification fails for every configuration, split or not (slab 10 of
-// 1000x1000x1000 exists for both slab depths, 64 and 32).
-TEST_P(GemmWgmmaGpu, MissingSlabIsCaught) {
-  REQUIRE_GPU();
-  Device device;
-  if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
-  const std::string& name = GetParam();
-  const KernelSpec spec = load_kernel(name);
-  for (const auto& [text, slab] : {std::pair{"127x256x512", 1}, {"33x4096x8", 0}, {"1000x1000x1000", 10}}) {
+// One k-slab left out (a test-only define): verification fails for every configuration of each shape's sample (12).
+void expect_missing_slab_caught(const Device& device, const KernelSpec& spec,
+                                const std::vector<std::pair<const char*, int>>& cases, const char* what) {
+  for (const auto& [text, slab] : cases) {
     const KernelSpec broken = edited(spec, false, "-DCUTUNE_TEST_SKIP_SLAB=" + std::to_string(slab));
     const Shape shape = spec.parse_shape(text);
     const std::vector<Config> sample = wgmma_sample(spec, shape, device, 12);
@@ -86,12 +78,55 @@ TEST_P(GemmWgmmaGpu, MissingSlabIsCaught) {
     int wrong = 0;
     for (const auto& c : sample) {
       const Result r = bench.evaluate(c, compiled.get(c));
-      EXPECT_EQ(r.status, Status::WrongResult) << name << " " << text << " " << r.config << ": " << r.message;
+      EXPECT_EQ(r.status, Status::WrongResult) << spec.name << " " << text << " " << r.config << ": " << r.message;
       wrong += r.status == Status::WrongResult;
     }
-    std::printf("%s %-14s slab %d skipped: %d of %zu PATH 1 configurations wrong\n", name.c_str(), text, slab, wrong,
-                sample.size());
+    std::printf("%s %-14s slab %d skipped: %d of %zu %s configurations wrong\n", spec.name.c_str(), text, slab, wrong,
+                sample.size(), what);
   }
+}
+
+TEST_P(GemmWgmmaGpu, SampleIsCorrectAtShapesTmaAllows) {
+  REQUIRE_GPU();
+  Device device;
+  if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
+  expect_correct_at(device, load_kernel(GetParam()), shapes_of(GetParam()));
+}
+
+// Split or not (slab 10 of 1000x1000x1000 exists for both slab depths, 64 and 32).
+TEST_P(GemmWgmmaGpu, MissingSlabIsCaught) {
+  REQUIRE_GPU();
+  Device device;
+  if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
+  expect_missing_slab_caught(device, load_kernel(GetParam()),
+                             {{"127x256x512", 1}, {"33x4096x8", 0}, {"1000x1000x1000", 10}}, "PATH 1");
+}
+
+// The 16-bit kernels' SWAP=1 (C^T = B^T A^T, the small M as wgmma's N) at the shapes above that it takes (M <= 128)
+// and at skinny decode-like ones. One kernel per instance.
+class GemmWgmmaSwapGpu : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(Kernels, GemmWgmmaSwapGpu, ::testing::Values("gemm_bf16", "gemm_f16"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+KernelSpec swapped_only(const std::string& name) {
+  KernelSpec spec = load_kernel(name);
+  spec.restrict_to("SWAP == 1");
+  return spec;
+}
+
+TEST_P(GemmWgmmaSwapGpu, SampleIsCorrectAtSkinnyShapes) {
+  REQUIRE_GPU();
+  Device device;
+  if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
+  expect_correct_at(device, swapped_only(GetParam()),
+                    {"1x8x8", "127x256x512", "33x4096x8", "16x512x1024", "64x1024x512", "16x4096x4096"});
+}
+
+TEST_P(GemmWgmmaSwapGpu, MissingSlabIsCaught) {
+  REQUIRE_GPU();
+  Device device;
+  if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
+  expect_missing_slab_caught(device, swapped_only(GetParam()), {{"64x1024x512", 3}, {"16x4096x4096", 40}}, "SWAP=1");
 }
 
 // The runtime API launches TF32's PATH 1 as any kernel: the maps encoded over the A and B pointers passed in their

@@ -22,22 +22,25 @@ namespace {
 
 using Values = std::set<std::int64_t>;
 
-// What each kernel's PATH 1 holds. The 16-bit kernels: WG warpgroups share BM in m64 wgmma tiles of width BN. TF32
-// (C^T = B^T A^T): they share BN in 64-column chunks, and BM is the wgmma's width.
+// What each kernel's PATH 1 holds. The 16-bit kernels (SWAP=0): WG warpgroups share BM in m64 wgmma tiles of width
+// BN. TF32 and the 16-bit SWAP=1 (C^T = B^T A^T): they share BN in 64-column chunks, and BM is the wgmma's width.
 struct Path1 {
   std::string kernel;
-  std::size_t configurations;  // pinned: a change to the rules must be deliberate
+  std::size_t configurations, swapped;  // pinned (all of PATH 1, and its SWAP=1): a change must be deliberate
   Values bm, bn, bk, stages, epi;
   std::int64_t chunk;  // elements per 16 bytes: K and N must be multiples (TMA's row strides)
-  std::int64_t width(std::int64_t bm, std::int64_t bn) const { return kernel == "gemm_tf32" ? bm : bn; }
-  std::int64_t shared(std::int64_t bm, std::int64_t bn) const { return kernel == "gemm_tf32" ? bn : bm; }
+  bool transposed(bool swap) const { return kernel == "gemm_tf32" || swap; }
+  std::int64_t width(std::int64_t bm, std::int64_t bn, bool swap) const { return transposed(swap) ? bm : bn; }
+  std::int64_t shared(std::int64_t bm, std::int64_t bn, bool swap) const { return transposed(swap) ? bn : bm; }
 };
 const std::vector<Path1> kPaths = {
-    {"gemm_tf32", 3180, {64, 128, 192, 256}, {64, 128, 256}, {32}, {2, 3, 4, 5, 6}, {1, 4}, 4},
-    {"gemm_bf16", 3000, {64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5}, {2, 8}, 8},
-    {"gemm_f16", 3000, {64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5}, {2, 8}, 8}};
+    {"gemm_tf32", 3180, 0, {64, 128, 192, 256}, {64, 128, 256}, {32}, {2, 3, 4, 5, 6}, {1, 4}, 4},
+    {"gemm_bf16", 10080, 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8}, 8},
+    {"gemm_f16", 10080, 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8}, 8}};
 // The parameters PATH 1 tunes; the others are pinned to one value for it.
 const std::vector<std::string> kTuned = {"BM", "BN", "STAGES", "SPLITK", "GROUP_M", "EPI_VEC", "WG", "CM", "CN"};
+// The 16-bit kernels' SWAP=1 alone (for the compile sample: every value it takes, not only those SWAP=0 lacks).
+std::vector<Config> swapped_configs(const KernelSpec& spec, const std::vector<Config>& all);
 
 std::int64_t value(const KernelSpec& spec, const Config& c, const std::string& name) {
   for (std::size_t p = 0; p < spec.parameters.size(); ++p)
@@ -50,6 +53,14 @@ std::vector<Config> wgmma_configs(const KernelSpec& spec, const char* shape, con
   return testing::configs_with(spec, space, "PATH", 1);
 }
 
+bool swapped(const KernelSpec& spec, const Config& c) { return spec.name != "gemm_tf32" && value(spec, c, "SWAP") == 1; }
+std::vector<Config> swapped_configs(const KernelSpec& spec, const std::vector<Config>& all) {
+  std::vector<Config> out;
+  for (const Config& c : all)
+    if (swapped(spec, c)) out.push_back(c);
+  return out;
+}
+
 TEST(GemmWgmmaSpace, EveryValueOfEveryParameterAppears) {
   for (const Path1& path : kPaths) {
     const std::string& name = path.kernel;
@@ -57,11 +68,17 @@ TEST(GemmWgmmaSpace, EveryValueOfEveryParameterAppears) {
     const std::vector<Config> all = wgmma_configs(spec, nullptr);
     EXPECT_EQ(all.size(), path.configurations) << name;
     std::map<std::string, Values> seen;
+    std::size_t swaps = 0;
     for (const Config& c : all) {
       for (const auto& p : spec.parameters) seen[p.name].insert(value(spec, c, p.name));
       const std::int64_t bm = value(spec, c, "BM"), bn = value(spec, c, "BN"), wg = value(spec, c, "WG");
-      EXPECT_EQ(path.shared(bm, bn) % (64 * wg), 0);
-      EXPECT_LE(path.shared(bm, bn) / (64 * wg) * path.width(bm, bn), 256);  // at most 128 accumulators per thread
+      const bool swap = swapped(spec, c);
+      swaps += swap;
+      EXPECT_EQ(path.shared(bm, bn, swap) % (64 * wg), 0);
+      EXPECT_LE(path.shared(bm, bn, swap) / (64 * wg) * path.width(bm, bn, swap), 256);  // <= 128 accumulators
+      // SWAP=1: wgmma n16..n128; the deeper pipelines are its own; SWAP=0 keeps the m64 tiles it had.
+      if (swap) EXPECT_TRUE(bm <= 128 && bm % 16 == 0) << spec.format(c);
+      if (!swap && spec.name != "gemm_tf32") EXPECT_TRUE(bm >= 64 && value(spec, c, "STAGES") <= 5) << spec.format(c);
       EXPECT_EQ(required_targets(spec, c), std::vector<std::string>{"sm_90a"});
       const Launch l = spec.resolve(spec.launch, c, spec.parse_shape("4096x4096x4096"));
       EXPECT_EQ(l.threads(), 128 * (wg + 1));
@@ -69,6 +86,7 @@ TEST(GemmWgmmaSpace, EveryValueOfEveryParameterAppears) {
       EXPECT_EQ(l.cluster_size(), value(spec, c, "CM") * value(spec, c, "CN"));
       EXPECT_EQ(l.grid[0] % l.cluster_size(), 0);
     }
+    EXPECT_EQ(swaps, path.swapped) << name;
     EXPECT_EQ(seen["BM"], path.bm) << name;
     EXPECT_EQ(seen["BN"], path.bn) << name;
     EXPECT_EQ(seen["BK"], path.bk) << name;
@@ -107,7 +125,8 @@ TEST(GemmWgmmaSpace, ShapesFollowTmaAlignment) {
     }
     for (const char* shape : k.with) EXPECT_FALSE(wgmma_configs(spec, shape).empty()) << k.kernel << " " << shape;
     // Clusters only where C has two tiles along their direction; split-K only with enough slabs.
-    for (const Config& c : wgmma_configs(spec, "64x4096x4096")) EXPECT_EQ(value(spec, c, "CM"), 1);
+    for (const Config& c : wgmma_configs(spec, "64x4096x4096"))
+      EXPECT_TRUE(value(spec, c, "CM") == 1 || 64 / value(spec, c, "BM") >= 2) << spec.format(c);
     for (const Config& c : wgmma_configs(spec, k.with.front())) EXPECT_EQ(value(spec, c, "SPLITK"), 1);
     Values split;
     for (const Config& c : wgmma_configs(spec, "64x4096x4096")) split.insert(value(spec, c, "SPLITK"));
@@ -153,7 +172,7 @@ TEST(GemmWgmmaSpace, TensorMapsFollowTheTile) {
   };
   for (const Case& k :
        {Case{"gemm_bf16", "PATH=1,BM=256,BN=128,BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,"
-                          "GROUP_M=1,EPI_VEC=8,ALIGNED=1,WG=2,CM=1,CN=1",
+                          "GROUP_M=1,EPI_VEC=8,ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0",
              ElementType::BFloat16, 520, 1024, 64, 256, 128, 64},
         Case{"gemm_tf32", "PATH=1,BM=192,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,"
                           "GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1",
@@ -217,16 +236,18 @@ TEST(GemmWgmmaCompile, SampleCompilesForSm90a) {
   std::vector<Job> jobs;
   for (std::size_t k = 0; k < specs.size(); ++k) {
     const KernelSpec& spec = specs[k];
-    const std::vector<Config> sample = testing::sample_configs(spec, wgmma_configs(spec, nullptr), 16);
-    std::map<std::string, Values> seen;
-    for (const Config& c : sample) {
-      for (const auto& p : kTuned) seen[p].insert(value(spec, c, p));
-      jobs.push_back({&kPaths[k], &spec, c, pool.submit([&spec, c] { return compile_config(spec, c, "sm_90"); })});
-    }
-    for (const auto& p : kTuned) {
-      Values all;
-      for (const Config& c : wgmma_configs(spec, nullptr)) all.insert(value(spec, c, p));
-      EXPECT_EQ(seen[p], all) << spec.name << " " << p;
+    // PATH 1 as a whole, then (16-bit) SWAP=1 alone: each sample holds every value its configurations take.
+    const std::vector<Config> path1 = wgmma_configs(spec, nullptr), swaps = swapped_configs(spec, path1);
+    for (const std::vector<Config>* part : {&path1, &swaps}) {
+      if (part->empty()) continue;
+      std::map<std::string, Values> seen, all;
+      for (const Config& c : testing::sample_configs(spec, *part, 16)) {
+        for (const auto& p : kTuned) seen[p].insert(value(spec, c, p));
+        jobs.push_back({&kPaths[k], &spec, c, pool.submit([&spec, c] { return compile_config(spec, c, "sm_90"); })});
+      }
+      for (const Config& c : *part)
+        for (const auto& p : kTuned) all[p].insert(value(spec, c, p));
+      for (const auto& p : kTuned) EXPECT_EQ(seen[p], all[p]) << spec.name << " " << p;
     }
   }
   std::size_t reallocating = 0;
@@ -240,9 +261,11 @@ TEST(GemmWgmmaCompile, SampleCompilesForSm90a) {
     // 168 per thread at launch: fewer, and the consumers would wait forever for registers.
     const std::int64_t wg = value(*job.spec, job.config, "WG");
     const std::int64_t bm = value(*job.spec, job.config, "BM"), bn = value(*job.spec, job.config, "BN");
-    const std::int64_t per_warpgroup = job.path->shared(bm, bn) / (64 * wg);  // m64 tiles or 64-column chunks
+    const bool swap = swapped(*job.spec, job.config);
+    const std::int64_t per_warpgroup = job.path->shared(bm, bn, swap) / (64 * wg);  // m64 tiles or 64-column chunks
     const bool tf32 = job.path->kernel == "gemm_tf32";
-    const std::int64_t registers = per_warpgroup * job.path->width(bm, bn) / 2 + (tf32 ? 2 * per_warpgroup * 16 : 0);
+    const std::int64_t registers =
+        per_warpgroup * job.path->width(bm, bn, swap) / 2 + (tf32 ? 2 * per_warpgroup * 16 : 0);
     if (wg == 2 && (tf32 ? registers > 128 : registers == 128)) {
       EXPECT_EQ(out.registers, 168) << job.spec->name << " " << job.spec->format(job.config);
       ++reallocating;
