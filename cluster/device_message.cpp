@@ -41,6 +41,7 @@ LocalGpu local_gpu_from_message(const Message& m) {
   gpu.limits.max_shared_per_block_optin = l.at("max_shared_per_block_optin").get<std::int64_t>();
   gpu.limits.compute_capability = l.at("compute_capability").get<int>();
   gpu.limits.max_cluster_size = l.at("max_cluster_size").get<std::int64_t>();
+  gpu.limits.sm_count = gpu.identity.sm_count;
   return gpu;
 }
 

@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 0; i < spec.shape_names.size(); ++i) shape_text += i ? "x3" : "3";
   try {
     const cutune::Shape shape = spec.parse_shape(shape_text);
-    spec.resolve(spec.launch, config, shape);
+    spec.resolve(spec.launch, config, shape, 132);
     spec.tolerance_at(shape);
     spec.metric_amount(shape);
     for (const auto& define : spec.defines(config)) (void)define;

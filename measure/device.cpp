@@ -86,6 +86,7 @@ Device::Device(int ordinal) : ordinal_(ordinal) {
   limits_.max_shared_per_block = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
   limits_.max_shared_per_block_optin = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   limits_.compute_capability = identity_.cc_major * 10 + identity_.cc_minor;
+  limits_.sm_count = identity_.sm_count;
   // Clusters of up to 8 blocks are portable; Hopper and later take 16 where the kernel allows a non-portable size.
   limits_.max_cluster_size = attribute(device, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) != 0 ? 16 : 1;
   l2_bytes_ = attribute(device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);

@@ -174,7 +174,7 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
   if (int regs = 0; detail::driver().cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS) {
     r.registers = regs;
   }
-  const Launch launch = spec.resolve(spec.launch, config, w.shape);
+  const Launch launch = spec.resolve(spec.launch, config, w.shape, w.device.limits().sm_count);
   if (launch.shared_memory > 0) {  // opt in: static shared memory may push the total past 48 KiB
     CUresult e = detail::driver().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                      static_cast<int>(launch.shared_memory));

@@ -279,7 +279,8 @@ void Workbench::Impl::prepare(CubinCache* cache) {
   detail::check(module.load(ref.cubin), "cuModuleLoadData(reference)");
   CUfunction f = nullptr;
   detail::check(module.function(ref.lowered_name, &f), "cuModuleGetFunction(reference)");
-  const Launch l = spec.resolve(spec.reference_config ? spec.launch : spec.reference_launch, ref_config, shape);
+  const Launch l = spec.resolve(spec.reference_config ? spec.launch : spec.reference_launch, ref_config, shape,
+                                device.limits().sm_count);
   if (l.shared_memory > 0) {  // opt in: static shared memory may push the total past 48 KiB
     CU_CHECK(cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.shared_memory));
   }

@@ -40,7 +40,7 @@ int current_device() {
 
 // Whether the GPU's architecture can run a configuration valid at the shape: its target, and its cluster.
 bool architecture_runs(const KernelSpec& spec, const Config& config, const Shape& shape, const DeviceLimits& limits) {
-  return !architecture_lacks(spec, spec.scope(config, &shape), spec.resolve(spec.launch, config, shape),
+  return !architecture_lacks(spec, spec.scope(config, &shape), spec.resolve(spec.launch, config, shape, limits.sm_count),
                              limits.compute_capability);
 }
 
@@ -195,7 +195,7 @@ const RuntimeKernel& Runtime::Impl::get(const KernelSpec& spec, const Shape& sha
   k->device = &device;
   k->choice = choose_config(db ? &*db : nullptr, spec, device.identity(), shape);
   k->config = spec.parse_config(k->choice.result.config);
-  k->geometry = spec.resolve(spec.launch, k->config, shape);
+  k->geometry = spec.resolve(spec.launch, k->config, shape, device.limits().sm_count);
   for (const auto& a : spec.arguments) {
     // A tensor map's place takes the device pointer of its tensor, over which the launch encodes the map.
     k->arg_bytes.push_back(a.is_buffer || a.tensor_map ? sizeof(CUdeviceptr) : element_size(a.type));

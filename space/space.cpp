@@ -41,6 +41,7 @@ class Enumerator {
     for (std::size_t i = 0; i < spec.shape_names.size(); ++i) {
       values_.emplace_back(shape ? shape->dims[i] : std::int64_t{0});
     }
+    values_.emplace_back(limits.sm_count);  // SM_COUNT, the grid's last slot
 
     constraints_at_.resize(n + 1);
     for (const auto& c : spec.constraints) {

@@ -70,7 +70,8 @@ PipelinePlan plan_pipeline(const KernelSpec& spec, const Config& config, const S
 
 Launch chunk_launch(const KernelSpec& spec, const Config& config, const Shape& shape, const PipelineChunk& chunk) {
   const PipelineSpec& p = pipeline_of(spec);
-  Launch launch = spec.resolve(spec.launch, config, shape);
+  // The grid is the pipeline's own (below): the spec's, and so SM_COUNT, is not used.
+  Launch launch = spec.resolve(spec.launch, config, shape, 0);
   const std::vector<Value> scope = chunk_scope(spec, config, shape, chunk);
   for (std::size_t i = 0; i < 3; ++i) {
     const Value v = p.grid[i].eval(scope);

@@ -269,8 +269,10 @@ std::vector<std::string> KernelSpec::defines(const Config& config) const {
   return out;
 }
 
-Launch KernelSpec::resolve(const Geometry& geometry, const Config& config, const Shape& shape) const {
-  const auto values = scope(config, &shape);
+Launch KernelSpec::resolve(const Geometry& geometry, const Config& config, const Shape& shape,
+                           std::int64_t sm_count) const {
+  auto values = scope(config, &shape);
+  values.emplace_back(sm_count);  // the grid's last slot
   auto integer = [&](const Expr& e, const char* field) {
     const Value v = e.eval(values);
     try {

@@ -36,6 +36,12 @@ class SpecReader final : public FieldReader {
     read_shape(required(root, "shape", "shape"));
     read_parameters(required(root, "parameters", "parameters"));
     scope_ = spec_.scope_names();
+    if (std::find(scope_.begin(), scope_.end(), kSmCountName) != scope_.end()) {
+      fail("parameters", std::string(kSmCountName) + " is the GPU's multiprocessor count in grid expressions, not a name "
+                         "a parameter or shape dimension may take");
+    }
+    grid_scope_ = scope_;
+    grid_scope_.emplace_back(kSmCountName);
 
     if (root.contains("constraints")) {
       const Json& list = root["constraints"];
@@ -115,7 +121,10 @@ class SpecReader final : public FieldReader {
     return std::nullopt;
   }
 
-  Expr expression(const Json& j, const std::string& field) const override {
+  Expr expression(const Json& j, const std::string& field) const override { return expression_in(j, field, scope_); }
+
+  // An expression bound to `names` (the grid's scope_ plus SM_COUNT, or scope_ itself).
+  Expr expression_in(const Json& j, const std::string& field, const std::vector<std::string>& names) const {
     try {
       Expr e;
       if (j.is_string()) {
@@ -125,7 +134,7 @@ class SpecReader final : public FieldReader {
       } else {
         fail(field, "must be an expression (a string or a number)");
       }
-      e.bind(scope_);
+      e.bind(names);
       return e;
     } catch (const SpecError& error) {
       if (std::string_view(error.what()).starts_with(prefix_ + ": ")) throw;
@@ -179,10 +188,14 @@ class SpecReader final : public FieldReader {
   }
 
   std::array<Expr, 3> dimensions(const Json& j, const std::string& field) const {
+    return dimensions_in(j, field, scope_);
+  }
+  std::array<Expr, 3> dimensions_in(const Json& j, const std::string& field,
+                                     const std::vector<std::string>& names) const {
     if (!j.is_array() || j.empty() || j.size() > 3) fail(field, "must be a list of 1 to 3 expressions");
     std::array<Expr, 3> dims{Expr::constant(1), Expr::constant(1), Expr::constant(1)};
-    for (auto& d : dims) d.bind(scope_);
-    for (std::size_t i = 0; i < j.size(); ++i) dims[i] = expression(j[i], field + "[" + std::to_string(i) + "]");
+    for (auto& d : dims) d.bind(names);
+    for (std::size_t i = 0; i < j.size(); ++i) dims[i] = expression_in(j[i], field + "[" + std::to_string(i) + "]", names);
     return dims;
   }
 
@@ -201,7 +214,7 @@ class SpecReader final : public FieldReader {
   Geometry geometry(const Json& object, const std::string& prefix) const {
     Geometry g;
     g.block = dimensions(required(object, "block", prefix + "block"), prefix + "block");
-    g.grid = dimensions(required(object, "grid", prefix + "grid"), prefix + "grid");
+    g.grid = dimensions_in(required(object, "grid", prefix + "grid"), prefix + "grid", grid_scope_);
     if (object.contains("shared_memory"))
       g.shared_memory = expression(object["shared_memory"], prefix + "shared_memory");
     g.shared_memory.bind(scope_);
@@ -359,6 +372,7 @@ class SpecReader final : public FieldReader {
   KernelSpec& spec_;
   std::string prefix_ = "spec";
   std::vector<std::string> scope_;
+  std::vector<std::string> grid_scope_;  // scope_, then SM_COUNT
 };
 
 }  // namespace

@@ -34,7 +34,7 @@ void T1Reader::choose_reference() {
   std::optional<KernelSpec> spec;
   if (why_not.empty()) {
     spec = build(defaults_, true);
-    const auto too_big = check_launch(spec->resolve(spec->launch, defaults_, problem_.shape), limits, true);
+    const auto too_big = check_launch(spec->resolve(spec->launch, defaults_, problem_.shape, limits.sm_count), limits, true);
     if (!too_big) {
       problem_.spec = std::move(*spec);
       note(T1Issue::Kind::Note, "reference",

@@ -15,7 +15,14 @@
 // parity alone tells the phases apart.
 //
 // Parameters beyond gemm_tc.cu's: WG (consumer warpgroups, 1 or 2), CM x CN (thread-block cluster: CM tiles along M
-// by CN along N run as one cluster on one GPC; without TMA multicast they share only L2 traffic and scheduling).
+// by CN along N run as one cluster on one GPC; without TMA multicast they share only L2 traffic and scheduling),
+// PERSIST (1: a grid of about one block, or cluster of blocks, per SM walks every tile, below).
+//
+// Persistent blocks (PERSIST=1, the 16-bit kernel without SWAP or split-K): the spec launches min(clusters of tiles,
+// SM_COUNT / (CM * CN)) clusters, and a block computes the tiles of its cluster index and of every grid-th after it,
+// in the rasterized order (GROUP_M), so the tiles in flight at once are neighbours. Producer and consumers walk the
+// same tiles; the slab counter runs on across tiles, so the ring's stages and barrier phases continue where the last
+// tile left them, and the producer fills the next tile's first STAGES slabs while the consumers store C of the last.
 #if PATH == 1
 #ifndef WG
 #define WG 1
@@ -25,6 +32,9 @@
 #endif
 #ifndef CN
 #define CN 1
+#endif
+#ifndef PERSIST
+#define PERSIST 0
 #endif
 
 namespace gemm_sm90 {
@@ -38,6 +48,7 @@ static_assert(BK * sizeof(elem_t) == kRow, "a slab is one 128-byte swizzle row d
 static_assert(WG == 1 || WG == 2, "one or two consumer warpgroups");
 static_assert(STAGES >= 2, "the pipeline needs two stages at least");
 static_assert(CM * CN <= 2, "clusters of one or two blocks");
+static_assert(PERSIST == 0 || SPLITK == 1, "persistent blocks walk whole tiles (split-K slices by blockIdx.z)");
 
 // A shared-memory matrix descriptor (PTX ISA, "matrix descriptor format"): start address, leading and stride byte
 // offsets, each as (x & 0x3FFFF) >> 4 in 14 bits at bits 0, 16 and 32; base offset 0 (stages are 1024-byte aligned);
@@ -157,20 +168,38 @@ __device__ __forceinline__ void consumer_sync() {
   asm volatile("bar.sync 1, %0;" ::"n"(kConsumerThreads) : "memory");
 }
 
-// The block's BM x BN tile of C: clusters of CM x CN tiles, rasterized like PATH 0's tiles; a block's rank in its
-// cluster picks its tile there. False for a block of a cluster over the edge of C (no block waits for another).
+// A BM x BN tile of C: clusters of CM x CN tiles, rasterized like PATH 0's tiles; a block's rank in its cluster picks
+// its tile there. False for a block of a cluster over the edge of C (no block waits for another).
 struct Tile {
   int m0, n0, index;
 };
-__device__ __forceinline__ bool place_tile(int M, int N, Tile& tile) {
+__device__ __forceinline__ bool place_tile(int M, int N, int cluster, Tile& tile) {
   const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
   const int rank = blockIdx.x % (CM * CN);
   int cm, cn;
-  tile_coords(blockIdx.x / (CM * CN), (tiles_m + CM - 1) / CM, (tiles_n + CN - 1) / CN, cm, cn);
+  tile_coords(cluster, (tiles_m + CM - 1) / CM, (tiles_n + CN - 1) / CN, cm, cn);
   const int tm = cm * CM + rank % CM, tn = cn * CN + rank / CM;
   if (tm >= tiles_m || tn >= tiles_n) return false;
   tile = {tm * BM, tn * BN, tm * tiles_n + tn};
   return true;
+}
+
+// The clusters of tiles a block computes, in order: its own only (PERSIST=0: the grid has one cluster per cluster of
+// tiles), or its own and every grid-th after it (PERSIST=1).
+struct TileWalk {
+  int cluster, stride, clusters;
+  // The next tile of this block from `cluster` on (skipping tiles over the edge of C); false when there is none.
+  __device__ __forceinline__ bool find(int M, int N, Tile& tile) {
+    for (; cluster < clusters; cluster += stride) {
+      if (place_tile(M, N, cluster, tile)) return true;
+    }
+    return false;
+  }
+};
+__device__ __forceinline__ TileWalk tile_walk(int M, int N) {
+  const int clusters = ((M + BM - 1) / BM + CM - 1) / CM * (((N + BN - 1) / BN + CN - 1) / CN);
+  return {static_cast<int>(blockIdx.x) / (CM * CN), PERSIST ? static_cast<int>(gridDim.x) / (CM * CN) : clusters,
+          clusters};
 }
 
 // The ring in dynamic shared memory: STAGES stages of STAGE bytes from a 1024-byte boundary (the swizzle's repeat;
@@ -197,23 +226,29 @@ __device__ __forceinline__ Ring make_ring(unsigned char* smem_raw) {
   return {base, full, empty, reinterpret_cast<unsigned*>(smem_raw + (empty + 8 * STAGES - raw))};
 }
 
-// The producer's thread: slab after slab, A's box of STAGE_A bytes at the stage's start and B's BOXES boxes of
-// BOX_BYTES, BOX_COLUMNS columns each, after it; STAGE_A + BOXES * BOX_BYTES bytes expected per stage.
+// The producer's thread: slab after slab of each of the block's tiles (from `tile`, the first), A's box of STAGE_A
+// bytes at the stage's start and B's BOXES boxes of BOX_BYTES, BOX_COLUMNS columns each, after it; STAGE_A + BOXES *
+// BOX_BYTES bytes expected per stage. `it` counts the slabs loaded so far: slab `it` goes to stage it % STAGES.
 template <unsigned STAGE_A, int BOXES, unsigned BOX_BYTES, int BOX_COLUMNS>
-__device__ __forceinline__ void produce(const Ring& ring, const CUtensorMap* a_map, const CUtensorMap* b_map,
-                                        const Tile& tile, int slab_begin, int slabs) {
+__device__ __forceinline__ void produce(const Ring& ring, const CUtensorMap* a_map, const CUtensorMap* b_map, int M,
+                                        int N, TileWalk walk, Tile tile, int slab_begin, int slabs) {
   constexpr unsigned kStage = STAGE_A + BOXES * BOX_BYTES;
-  for (int i = 0; i < slabs; ++i) {
-    const int s = i % STAGES;
-    if (i >= STAGES) barrier_wait(ring.empty + 8 * s, (i / STAGES - 1) & 1);
-    barrier_expect(ring.full + 8 * s, kStage);
-    const unsigned stage = ring.base + s * kStage;
-    const int k = (slab_begin + i) * BK;
-    tma_load(stage, a_map, k, tile.m0, ring.full + 8 * s);
+  int it = 0;
+  do {
+#pragma unroll 1
+    for (int i = 0; i < slabs; ++i, ++it) {
+      const int s = it % STAGES;
+      if (it >= STAGES) barrier_wait(ring.empty + 8 * s, (it / STAGES - 1) & 1);
+      barrier_expect(ring.full + 8 * s, kStage);
+      const unsigned stage = ring.base + s * kStage;
+      const int k = (slab_begin + i) * BK;
+      tma_load(stage, a_map, k, tile.m0, ring.full + 8 * s);
 #pragma unroll
-    for (int j = 0; j < BOXES; ++j)
-      tma_load(stage + STAGE_A + j * BOX_BYTES, b_map, tile.n0 + BOX_COLUMNS * j, k, ring.full + 8 * s);
-  }
+      for (int j = 0; j < BOXES; ++j)
+        tma_load(stage + STAGE_A + j * BOX_BYTES, b_map, tile.n0 + BOX_COLUMNS * j, k, ring.full + 8 * s);
+    }
+    walk.cluster += walk.stride;
+  } while (walk.find(M, N, tile));
 }
 
 // How a block of either kernel starts: its tile (false for a block without one, which leaves), its share of K, the ring
@@ -224,23 +259,39 @@ struct Block {
   Tile tile;
   int slab_begin, slabs;
   Ring ring;
+  TileWalk walk;
+  int it = 0;  // slabs of the block's earlier tiles: this tile's slab i is the ring's slab it + i
 };
 template <unsigned RING, unsigned STAGE_A, int BOXES, unsigned BOX_BYTES, int BOX_COLUMNS, bool REALLOCATE>
 __device__ __forceinline__ bool start_block(int M, int N, int K, const CUtensorMap* a_map, const CUtensorMap* b_map,
                                             unsigned char* smem_raw, Block& block) {
-  if (!place_tile(M, N, block.tile)) return false;
+  block.walk = tile_walk(M, N);
+  if (!block.walk.find(M, N, block.tile)) return false;
   k_slice(K, block.slab_begin, block.slabs);
   block.ring = make_ring<RING>(smem_raw);
   if (threadIdx.x < 128) {  // the producer warpgroup: one thread issues every load
     if constexpr (REALLOCATE) give_registers<kProducerRegisters, false>();
     if (threadIdx.x == 0) {
-      produce<STAGE_A, BOXES, BOX_BYTES, BOX_COLUMNS>(block.ring, a_map, b_map, block.tile, block.slab_begin,
-                                                      block.slabs);
+      produce<STAGE_A, BOXES, BOX_BYTES, BOX_COLUMNS>(block.ring, a_map, b_map, M, N, block.walk, block.tile,
+                                                      block.slab_begin, block.slabs);
     }
     return false;
   }
   if constexpr (REALLOCATE) give_registers<kConsumerRegisters, true>();
   return true;
+}
+
+// The consumers' next tile after the one just stored (PERSIST=1), as the producer walks them; false when none is left.
+// Its share of K is the last one's (split-K is not persistent).
+__device__ __forceinline__ bool next_tile(int M, int N, Block& block) {
+  if constexpr (PERSIST == 0) {
+    (void)M, (void)N;
+    return false;
+  } else {
+    block.it += block.slabs;
+    block.walk.cluster += block.walk.stride;
+    return block.walk.find(M, N, block.tile);
+  }
 }
 
 // Test builds only (-DCUTUNE_TEST_SKIP_SLAB=s): whether slab i of this block is slab s of K, whose wgmmas the kernel
@@ -269,14 +320,17 @@ template <unsigned STAGE, typename Multiply>
 __device__ __forceinline__ void consume_slabs(const Block& block, Multiply&& multiply) {
 #pragma unroll 1
   for (int i = 0; i < block.slabs; ++i) {
-    stage_wait(block.ring, i);
+    const int it = block.it + i;
+    stage_wait(block.ring, it);
     wgmma_fence();  // the accumulators' registers are handed to the wgmmas
-    if (!skipped(block, i)) multiply(block.ring.base + (i % STAGES) * STAGE);
+    if (!skipped(block, i)) multiply(block.ring.base + (it % STAGES) * STAGE);
     wgmma_commit();
     wgmma_wait<1>();
-    if (i > 0) stage_release(block.ring, i - 1);
+    if (i > 0) stage_release(block.ring, it - 1);
   }
   wgmma_wait<0>();
+  // The next tile's slabs may take the last stage now, while this tile's C is stored.
+  if (PERSIST) stage_release(block.ring, block.it + block.slabs - 1);
 }
 
 // Split-K among the consumer threads (as in PATH 0): every slice leaves its ACCS accumulators per thread in the

@@ -20,7 +20,8 @@
 //
 // Shapes: TMA needs 16-byte row strides (K and N multiples of 8) and reads zeros outside A and B, so any M, N, K that
 // meet that work; the specs leave the others to PATH 0. SWAP=1 computes the swapped product instead
-// (gemm_wgmma_swap.cu, compiled after this file).
+// (gemm_wgmma_swap.cu, compiled after this file). With PERSIST=1 a block computes tile after tile (gemm_sm90.cu): the
+// consumers store one tile's C while the producer already loads the next tile's slabs.
 #ifndef SWAP
 #define SWAP 0
 #endif
@@ -106,47 +107,50 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
   const Tile& tile = block.tile;
   const int consumer = threadIdx.x / 128 - 1, t = threadIdx.x % 128;
   float acc[kMR][kAccs];
+#pragma unroll 1
+  do {  // each of the block's tiles (one unless PERSIST=1)
 #pragma unroll
-  for (int mr = 0; mr < kMR; ++mr)
+    for (int mr = 0; mr < kMR; ++mr)
 #pragma unroll
-    for (int r = 0; r < kAccs; ++r) acc[mr][r] = 0.0f;
+      for (int r = 0; r < kAccs; ++r) acc[mr][r] = 0.0f;
 
-  consume_slabs<kStage>(block, [&](unsigned stage) {
+    consume_slabs<kStage>(block, [&](unsigned stage) {
 #pragma unroll
-    for (int ks = 0; ks < BK / 16; ++ks) {
-      const u64 b = b_descriptor(stage, ks);
+      for (int ks = 0; ks < BK / 16; ++ks) {
+        const u64 b = b_descriptor(stage, ks);
 #pragma unroll
-      for (int mr = 0; mr < kMR; ++mr) Mma<BN>::run(acc[mr], a_descriptor(stage, consumer * kMR + mr, ks), b, 1);
-    }
-  });
+        for (int mr = 0; mr < kMR; ++mr) Mma<BN>::run(acc[mr], a_descriptor(stage, consumer * kMR + mr, ks), b, 1);
+      }
+    });
 #pragma unroll
-  for (int mr = 0; mr < kMR; ++mr) pin(acc[mr]);  // every accumulator read below comes after the wait
+    for (int mr = 0; mr < kMR; ++mr) pin(acc[mr]);  // every accumulator read below comes after the wait
 
-  if (SPLITK > 1 && !splitk_reduce<kMR * kAccs>(&acc[0][0], workspace, counters, tile, block.ring.last_slice)) return;
+    if (SPLITK > 1 && !splitk_reduce<kMR * kAccs>(&acc[0][0], workspace, counters, tile, block.ring.last_slice)) return;
 
-  // N is a multiple of 8 here (TMA's row strides): every pair inside C is stored as one, and every 8-column chunk.
-  const int row0 = tile.m0 + consumer * kMR * 64;
+    // N is a multiple of 8 here (TMA's row strides): every pair inside C is stored as one, and every 8-column chunk.
+    const int row0 = tile.m0 + consumer * kMR * 64;
 #pragma unroll
-  for (int mr = 0; mr < kMR; ++mr)
+    for (int mr = 0; mr < kMR; ++mr)
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = row0 + mr * 64 + acc_row(t, 2 * h);
-      elem_t* crow = C + (u64)row * N;
-      if constexpr (EPI_VEC == 8) {
+      for (int h = 0; h < 2; ++h) {
+        const int row = row0 + mr * 64 + acc_row(t, 2 * h);
+        elem_t* crow = C + (u64)row * N;
+        if constexpr (EPI_VEC == 8) {
 #pragma unroll
-        for (int jj = 0; jj < BN / 32; ++jj) {
-          float v[8];
-          quad_gather(v, &acc[mr][16 * jj + 2 * h], t % 4);
-          const int col = tile.n0 + 8 * (4 * jj + t % 4);
-          if (row < M && col < N) store_out<8>(crow + col, v, alpha, beta);
-        }
-      } else {
-        if (row >= M) continue;
+          for (int jj = 0; jj < BN / 32; ++jj) {
+            float v[8];
+            quad_gather(v, &acc[mr][16 * jj + 2 * h], t % 4);
+            const int col = tile.n0 + 8 * (4 * jj + t % 4);
+            if (row < M && col < N) store_out<8>(crow + col, v, alpha, beta);
+          }
+        } else {
+          if (row >= M) continue;
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-          store_pair(crow, tile.n0 + acc_col(t, 4 * j), N, &acc[mr][4 * j + 2 * h], alpha, beta, true);
+          for (int j = 0; j < BN / 8; ++j) {
+            store_pair(crow, tile.n0 + acc_col(t, 4 * j), N, &acc[mr][4 * j + 2 * h], alpha, beta, true);
+          }
         }
       }
-    }
+  } while (next_tile(M, N, block));
 }
 #endif  // PATH == 1 && SWAP == 0

@@ -27,7 +27,7 @@ Json clustered_spec() {
 
 TEST(Cluster, ResolvesWithTheGeometry) {
   const KernelSpec spec = testing::spec_from_json(clustered_spec());
-  const Launch l = spec.resolve(spec.launch, spec.parse_config("BLOCK=128,CX=4"), spec.parse_shape("4096"));
+  const Launch l = spec.resolve(spec.launch, spec.parse_config("BLOCK=128,CX=4"), spec.parse_shape("4096"), 132);
   EXPECT_EQ(l.cluster, (std::array<std::int64_t, 3>{4, 1, 1}));
   EXPECT_EQ(l.cluster_size(), 4);
   EXPECT_EQ(l.grid[0], 32);
@@ -35,7 +35,7 @@ TEST(Cluster, ResolvesWithTheGeometry) {
   Json j = clustered_spec();
   j.erase("cluster");
   const KernelSpec plain = testing::spec_from_json(j);
-  EXPECT_EQ(plain.resolve(plain.launch, plain.default_config(), plain.parse_shape("8")).cluster_size(), 1);
+  EXPECT_EQ(plain.resolve(plain.launch, plain.default_config(), plain.parse_shape("8"), 132).cluster_size(), 1);
 }
 
 TEST(Cluster, ErrorsNameTheField) {

@@ -28,7 +28,7 @@ TEST(Copy2dTma, SpaceNeedsHopperAndRowsOf16Bytes) {
   const Space odd = Space::enumerate(spec, spec.parse_shape("33x100"), DeviceLimits{});
   EXPECT_EQ(odd.size(), 1176u);
   for (const Config& c : odd.configs()) {
-    const Launch l = spec.resolve(spec.launch, c, spec.parse_shape("33x100"));
+    const Launch l = spec.resolve(spec.launch, c, spec.parse_shape("33x100"), 132);
     ASSERT_EQ(l.grid[0] % l.cluster[0], 0) << spec.format(c);
     ASSERT_EQ(l.grid[1] % l.cluster[1], 0) << spec.format(c);
   }

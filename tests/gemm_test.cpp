@@ -43,7 +43,7 @@ TEST(GemmSpace, ThousandsOfConfigurationsAndShapeRules) {
   for (const auto& c : big.configs()) {
     ++splits_big[value(spec, c, "SPLITK")];
     // Every configuration launches: at most 1024 threads, shared memory within the device's limit.
-    const Launch l = spec.resolve(spec.launch, c, spec.parse_shape("4096x4096x4096"));
+    const Launch l = spec.resolve(spec.launch, c, spec.parse_shape("4096x4096x4096"), 132);
     EXPECT_LE(l.threads(), 256);
     EXPECT_GE(l.threads(), 64);
     EXPECT_LE(l.shared_memory, 227 * 1024);

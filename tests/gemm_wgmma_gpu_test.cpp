@@ -1,6 +1,6 @@
 // GPU tests of the tensor-core GEMMs' wgmma + TMA path (PATH=1 of gemm_bf16 and gemm_f16, gemm_wgmma.cu, and of
 // gemm_tf32, gemm_wgmma_tf32.cu; the 16-bit SWAP=1, gemm_wgmma_swap.cu): a sample of its configurations is correct at
-// the smallest and odd shapes TMA allows (and skinny ones for SWAP=1), with beta = 0 and with alpha, beta != 0, and a
+// the smallest and odd shapes TMA allows (and skinny ones for SWAP=1; many tiles per block for PERSIST >= 1), with beta = 0 and with alpha, beta != 0, and a
 // kernel that skips one k-slab fails verification. Skipped without a
 // GPU of compute capability 9.0.
 #include <gtest/gtest.h>
@@ -127,6 +127,33 @@ TEST_P(GemmWgmmaSwapGpu, MissingSlabIsCaught) {
   Device device;
   if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
   expect_missing_slab_caught(device, swapped_only(GetParam()), {{"64x1024x512", 3}, {"16x4096x4096", 40}}, "SWAP=1");
+}
+
+// The 16-bit kernels' persistent blocks (PERSIST 1 and 2): many tiles per block, partial tiles at the edges of C,
+// clusters over the edge, a partial last k-slab, and the ring's phases carried across tiles. One kernel per instance.
+class GemmWgmmaPersistGpu : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(Kernels, GemmWgmmaPersistGpu, ::testing::Values("gemm_bf16", "gemm_f16"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+KernelSpec persistent_only(const std::string& name) {
+  KernelSpec spec = load_kernel(name);
+  spec.restrict_to("PERSIST >= 1");
+  return spec;
+}
+
+TEST_P(GemmWgmmaPersistGpu, SampleIsCorrectWithManyTilesPerBlock) {
+  REQUIRE_GPU();
+  Device device;
+  if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
+  expect_correct_at(device, persistent_only(GetParam()), {"1000x1000x1000", "2050x3000x520", "8200x1032x136"});
+}
+
+TEST_P(GemmWgmmaPersistGpu, MissingSlabIsCaught) {
+  REQUIRE_GPU();
+  Device device;
+  if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
+  expect_missing_slab_caught(device, persistent_only(GetParam()), {{"1000x1000x1000", 10}, {"2050x3000x520", 7}},
+                             "PERSIST >= 1");
 }
 
 // The runtime API launches TF32's PATH 1 as any kernel: the maps encoded over the A and B pointers passed in their

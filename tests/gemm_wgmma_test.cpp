@@ -35,10 +35,15 @@ struct Path1 {
 };
 const std::vector<Path1> kPaths = {
     {"gemm_tf32", 3180, 0, {64, 128, 192, 256}, {64, 128, 256}, {32}, {2, 3, 4, 5, 6}, {1, 4}, 4},
-    {"gemm_bf16", 10080, 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8}, 8},
-    {"gemm_f16", 10080, 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8}, 8}};
-// The parameters PATH 1 tunes; the others are pinned to one value for it.
+    {"gemm_bf16", 10800, 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8}, 8},
+    {"gemm_f16", 10800, 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8}, 8}};
+// The parameters PATH 1 tunes (and the 16-bit kernels' PERSIST); the others are pinned to one value for it.
 const std::vector<std::string> kTuned = {"BM", "BN", "STAGES", "SPLITK", "GROUP_M", "EPI_VEC", "WG", "CM", "CN"};
+std::vector<std::string> tuned(const KernelSpec& spec) {
+  std::vector<std::string> names = kTuned;
+  if (spec.name != "gemm_tf32") names.push_back("PERSIST");
+  return names;
+}
 // The 16-bit kernels' SWAP=1 alone (for the compile sample: every value it takes, not only those SWAP=0 lacks).
 std::vector<Config> swapped_configs(const KernelSpec& spec, const std::vector<Config>& all);
 
@@ -80,11 +85,15 @@ TEST(GemmWgmmaSpace, EveryValueOfEveryParameterAppears) {
       if (swap) EXPECT_TRUE(bm <= 128 && bm % 16 == 0) << spec.format(c);
       if (!swap && spec.name != "gemm_tf32") EXPECT_TRUE(bm >= 64 && value(spec, c, "STAGES") <= 5) << spec.format(c);
       EXPECT_EQ(required_targets(spec, c), std::vector<std::string>{"sm_90a"});
-      const Launch l = spec.resolve(spec.launch, c, spec.parse_shape("4096x4096x4096"));
+      const Launch l = spec.resolve(spec.launch, c, spec.parse_shape("4096x4096x4096"), 132);
       EXPECT_EQ(l.threads(), 128 * (wg + 1));
       EXPECT_LE(l.shared_memory, 227 * 1024);
       EXPECT_EQ(l.cluster_size(), value(spec, c, "CM") * value(spec, c, "CN"));
       EXPECT_EQ(l.grid[0] % l.cluster_size(), 0);
+      // Persistent blocks: PERSIST per SM of the 132 given, in whole clusters (4096 x 4096 has more tiles).
+      const std::int64_t persist = spec.name == "gemm_tf32" ? 0 : value(spec, c, "PERSIST");
+      if (persist > 0) EXPECT_EQ(l.grid[0], persist * 132 / l.cluster_size() * l.cluster_size()) << spec.format(c);
+      if (persist > 0) EXPECT_TRUE(!swap && value(spec, c, "SPLITK") == 1) << spec.format(c);
     }
     EXPECT_EQ(swaps, path.swapped) << name;
     EXPECT_EQ(seen["BM"], path.bm) << name;
@@ -97,6 +106,7 @@ TEST(GemmWgmmaSpace, EveryValueOfEveryParameterAppears) {
     EXPECT_EQ(seen["CM"], (Values{1, 2})) << name;
     EXPECT_EQ(seen["CN"], (Values{1, 2})) << name;
     EXPECT_EQ(seen["EPI_VEC"], path.epi) << name;
+    if (name != "gemm_tf32") EXPECT_EQ(seen["PERSIST"], (Values{0, 1, 2})) << name;
     for (const char* pinned : {"WARPS_M", "WARPS_N", "SWIZZLE", "PREFETCH", "ALIGNED"}) {
       EXPECT_EQ(seen[pinned].size(), 1u) << name << " " << pinned;
     }
@@ -172,7 +182,7 @@ TEST(GemmWgmmaSpace, TensorMapsFollowTheTile) {
   };
   for (const Case& k :
        {Case{"gemm_bf16", "PATH=1,BM=256,BN=128,BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,"
-                          "GROUP_M=1,EPI_VEC=8,ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0",
+                          "GROUP_M=1,EPI_VEC=8,ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=0",
              ElementType::BFloat16, 520, 1024, 64, 256, 128, 64},
         Case{"gemm_tf32", "PATH=1,BM=192,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,"
                           "GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1",
@@ -205,7 +215,7 @@ TEST(GemmWgmmaSpace, TensorMapsFollowTheTile) {
     EXPECT_EQ(spec.arguments[b.buffer_index].name, "B");
     // What the producer expects per stage (the kernels' kStage): one A box and BN / b_columns B boxes.
     EXPECT_EQ(a.box_bytes() + k.bn / k.b_columns * b.box_bytes(), (k.bm + k.bn) * 128u) << k.kernel;
-    EXPECT_EQ(spec.resolve(spec.launch, c, shape).shared_memory, std::int64_t{4} * (k.bm + k.bn) * 128 + 1024 + 128)
+    EXPECT_EQ(spec.resolve(spec.launch, c, shape, 132).shared_memory, std::int64_t{4} * (k.bm + k.bn) * 128 + 1024 + 128)
         << k.kernel;
     EXPECT_TRUE(tensor_map_used(spec, spec.arguments[maps[0]], c));
     EXPECT_FALSE(tensor_map_used(spec, spec.arguments[maps[0]], spec.default_config()));
@@ -214,7 +224,7 @@ TEST(GemmWgmmaSpace, TensorMapsFollowTheTile) {
   const KernelSpec tf32 = load_kernel("gemm_tf32");
   const Config staged = tf32.parse_config("PATH=1,BM=256,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=2,PREFETCH=1,"
                                           "SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1");
-  EXPECT_EQ(tf32.resolve(tf32.launch, staged, tf32.parse_shape("300x1028x520")).shared_memory,
+  EXPECT_EQ(tf32.resolve(tf32.launch, staged, tf32.parse_shape("300x1028x520"), 132).shared_memory,
             256 * (128 + 4) * 4 + 1024 + 128);
 }
 
@@ -242,12 +252,12 @@ TEST(GemmWgmmaCompile, SampleCompilesForSm90a) {
       if (part->empty()) continue;
       std::map<std::string, Values> seen, all;
       for (const Config& c : testing::sample_configs(spec, *part, 16)) {
-        for (const auto& p : kTuned) seen[p].insert(value(spec, c, p));
+        for (const auto& p : tuned(spec)) seen[p].insert(value(spec, c, p));
         jobs.push_back({&kPaths[k], &spec, c, pool.submit([&spec, c] { return compile_config(spec, c, "sm_90"); })});
       }
       for (const Config& c : *part)
-        for (const auto& p : kTuned) all[p].insert(value(spec, c, p));
-      for (const auto& p : kTuned) EXPECT_EQ(seen[p], all[p]) << spec.name << " " << p;
+        for (const auto& p : tuned(spec)) all[p].insert(value(spec, c, p));
+      for (const auto& p : tuned(spec)) EXPECT_EQ(seen[p], all[p]) << spec.name << " " << p;
     }
   }
   std::size_t reallocating = 0;

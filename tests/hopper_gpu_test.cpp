@@ -32,7 +32,7 @@ namespace fs = std::filesystem;
   GTEST_SKIP() << "copy2d_tma needs compute capability 9.0; this GPU has " << (device).identity().arch()
 
 bool clustered(const KernelSpec& spec, const Config& c) {
-  return spec.resolve(spec.launch, c, spec.parse_shape("64x64")).cluster_size() > 1;
+  return spec.resolve(spec.launch, c, spec.parse_shape("64x64"), 132).cluster_size() > 1;
 }
 
 bool has(const KernelSpec& spec, const Config& c, const char* name, int value) {

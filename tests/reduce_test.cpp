@@ -156,7 +156,7 @@ TEST(ReduceSpace, GeometryAndWorkspaceFitEveryConfigurationAndLength) {
     for (std::int64_t n : {1LL, 2LL, 33LL, 4097LL, (1LL << 20) + 7, 1LL << 28, 2147483647LL}) {
       const Shape shape{{n}};
       for (const auto& c : space.configs()) {
-        const Launch l = spec.resolve(spec.launch, c, shape);
+        const Launch l = spec.resolve(spec.launch, c, shape, 132);
         const auto scope = spec.scope(c, &shape);
         const std::int64_t block = c.values[0].as_int(), items = c.values[1].as_int(), vec = c.values[2].as_int();
         const std::int64_t grid_cap = c.values[3].as_int(), scheme = c.values[4].as_int();

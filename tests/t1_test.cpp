@@ -174,7 +174,7 @@ TEST_F(T1, TranslatesGeometryArgumentsAndReference) {
   const T1Problem p = read();
   const KernelSpec& s = p.spec;
   const Config c = s.parse_config("block_size_x=16,block_size_y=4,tile=3,unroll=0,radius=7");
-  const cutune::Launch l = s.resolve(s.launch, c, p.shape);
+  const cutune::Launch l = s.resolve(s.launch, c, p.shape, 132);
   EXPECT_EQ(l.block, (std::array<std::int64_t, 3>{16, 4, 1}));
   // GridDivX divides ProblemSize[0] by block_size_x * tile; Y by block_size_y (Kernel Tuner's default); no Z.
   EXPECT_EQ(l.grid, (std::array<std::int64_t, 3>{(1000 + 47) / 48, 300 / 4, 1}));
@@ -235,9 +235,9 @@ TEST_F(T1, GlobalSizeInBlocksOrThreads) {
   };
   const T1Problem cuda = read(without_divisors("CUDA"));
   const Config c = cuda.spec.parse_config("block_size_x=16,block_size_y=4,tile=3,unroll=0,radius=7");
-  EXPECT_EQ(cuda.spec.resolve(cuda.spec.launch, c, cuda.shape).grid, (std::array<std::int64_t, 3>{256, 1, 1}));
+  EXPECT_EQ(cuda.spec.resolve(cuda.spec.launch, c, cuda.shape, 132).grid, (std::array<std::int64_t, 3>{256, 1, 1}));
   const T1Problem opencl = read(without_divisors("OpenCL"));  // global size in threads: divided by the block
-  EXPECT_EQ(opencl.spec.resolve(opencl.spec.launch, c, opencl.shape).grid, (std::array<std::int64_t, 3>{16, 1, 1}));
+  EXPECT_EQ(opencl.spec.resolve(opencl.spec.launch, c, opencl.shape, 132).grid, (std::array<std::int64_t, 3>{16, 1, 1}));
 }
 
 TEST_F(T1, UnsupportedConstructsAndBadSpacesNameTheField) {

@@ -71,7 +71,7 @@ TEST(TransposeFullSpace, GeometryAtOddShapes) {
     EXPECT_EQ(at_shape.size(), 755u) << shape.str();
     for (const auto& c : at_shape.configs()) {
       const std::int64_t th = c.values[0].as_int(), tw = c.values[1].as_int();
-      const Launch l = spec.resolve(spec.launch, c, shape);
+      const Launch l = spec.resolve(spec.launch, c, shape, 132);
       const bool copy = s.m == 1 || s.n == 1;
       const std::int64_t tiles = copy ? (s.m * s.n + th * tw - 1) / (th * tw)
                                       : ((s.n + tw - 1) / tw) * ((s.m + th - 1) / th);
@@ -83,7 +83,7 @@ TEST(TransposeFullSpace, GeometryAtOddShapes) {
     }
   }
   // The reference's grid stays within 65535 rows of blocks at N x 1.
-  const Launch r = spec.resolve(spec.reference_launch, spec.default_config(), Shape{{10000000, 1}});
+  const Launch r = spec.resolve(spec.reference_launch, spec.default_config(), Shape{{10000000, 1}}, 132);
   EXPECT_EQ(r.grid[1], 65535);
   EXPECT_FALSE(check_launch(r, DeviceLimits{}, true));
 }

@@ -25,6 +25,8 @@ struct DeviceLimits {
   int compute_capability = 90;
   /// Blocks per cluster; above 8 (the portable size) the launch allows a non-portable size for the kernel.
   std::int64_t max_cluster_size = 16;
+  /// Multiprocessors: SM_COUNT in grid expressions (an H100 SXM's or H200's 132 where no device is known).
+  std::int64_t sm_count = 132;
 };
 
 /// The limits of a GPU of compute capability `cc` (major * 10 + minor) where they are not known from a device: those

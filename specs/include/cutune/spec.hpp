@@ -16,7 +16,8 @@
 //     },
 //     "constraints": ["TILE % ROWS == 0"],       // every one must hold for a configuration to be valid
 //     "block": ["TILE // VEC", "ROWS"],          // 1 to 3 entries, missing ones are 1
-//     "grid": ["ceil_div(N, TILE)", "ceil_div(M, TILE)"],
+//     "grid": ["ceil_div(N, TILE)", "ceil_div(M, TILE)"],   // may also name SM_COUNT, the GPU's multiprocessor
+//                                                // count, e.g. a persistent kernel's "min(ceil_div(M, BM), SM_COUNT)"
 //     "shared_memory": "TILE * (TILE + PAD) * 4",// dynamic shared memory in bytes, default 0
 //     "cluster": ["CX", "CY", 1],                // blocks per thread-block cluster, over parameter names; default
 //                                                // [1, 1, 1]. Several blocks: launched with cuLaunchKernelEx, only on
@@ -138,7 +139,12 @@ struct Argument {
   std::optional<TensorMapArg> tensor_map;  ///< set for CUtensorMap arguments (then is_buffer is false)
 };
 
-/// Launch geometry as expressions; see resolve() for numbers.
+/// The name a grid expression may use for the GPU's multiprocessor count (a persistent kernel's block count); no
+/// parameter or shape dimension may take it.
+inline constexpr std::string_view kSmCountName = "SM_COUNT";
+
+/// Launch geometry as expressions; see resolve() for numbers. The grid's expressions are bound to scope_names() and
+/// then kSmCountName.
 struct Geometry {
   std::array<Expr, 3> block;
   std::array<Expr, 3> grid;
@@ -237,7 +243,9 @@ struct KernelSpec {
   /// The "-DNAME=VALUE" options for a configuration.
   std::vector<std::string> defines(const Config& config) const;
 
-  Launch resolve(const Geometry& geometry, const Config& config, const Shape& shape) const;
+  /// The geometry in numbers at a configuration and shape on a GPU of `sm_count` multiprocessors (SM_COUNT in the
+  /// grid's expressions).
+  Launch resolve(const Geometry& geometry, const Config& config, const Shape& shape, std::int64_t sm_count) const;
   /// Adds a constraint of the user's (the command line's --where, e.g. "SPLITK == 1"): only part of the space is
   /// searched, the kernel is the same, so its version (hash) does not change. Throws InputError naming `text` on a
   /// syntax error or an unknown name.
