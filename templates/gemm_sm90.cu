@@ -16,7 +16,15 @@
 //
 // Parameters beyond gemm_tc.cu's: WG (consumer warpgroups, 1 or 2), CM x CN (thread-block cluster: CM tiles along M
 // by CN along N run as one cluster on one GPC; without TMA multicast they share only L2 traffic and scheduling),
-// PERSIST (1: a grid of about one block, or cluster of blocks, per SM walks every tile, below).
+// PERSIST (1: a grid of about one block, or cluster of blocks, per SM walks every tile, below), MC (1: the two
+// blocks of a CM = 2 cluster share B's tile, and each loads half of its boxes with TMA multicast into both blocks'
+// shared memory, so that L2 serves B once per cluster instead of twice).
+//
+// Multicast: a block's stage then fills from both producers, so a producer may reuse a stage only once the consumers
+// of both blocks are done with it: "empty" counts one arrival per consumer warp of either block (its own directly,
+// the other's through the cluster), the barriers are initialised before either block loads (a cluster barrier), and
+// no block leaves while the other may still arrive on its barriers (a cluster barrier at the end). A block whose tile
+// lies beyond C still loads its half of B for the other one; its own rows are all past M, so it stores nothing.
 //
 // Persistent blocks (PERSIST=1, the 16-bit kernel without SWAP or split-K): the spec launches min(clusters of tiles,
 // SM_COUNT / (CM * CN)) clusters, and a block computes the tiles of its cluster index and of every grid-th after it,
@@ -36,6 +44,9 @@
 #ifndef PERSIST
 #define PERSIST 0
 #endif
+#ifndef MC
+#define MC 0
+#endif
 
 namespace gemm_sm90 {
 using namespace gemm_tc_shared;
@@ -49,6 +60,10 @@ static_assert(WG == 1 || WG == 2, "one or two consumer warpgroups");
 static_assert(STAGES >= 2, "the pipeline needs two stages at least");
 static_assert(CM * CN <= 2, "clusters of one or two blocks");
 static_assert(PERSIST == 0 || SPLITK == 1, "persistent blocks walk whole tiles (split-K slices by blockIdx.z)");
+constexpr bool kMulticast = MC == 1;
+static_assert(!kMulticast || CM == 2 && CN == 1 && SPLITK == 1, "multicast of B within a cluster of two tiles along M");
+// Arrivals that free a stage: every consumer thread, or with multicast one per consumer warp of either block.
+constexpr unsigned kReleases = kMulticast ? 2 * kConsumerThreads / 32 : kConsumerThreads;
 
 // A shared-memory matrix descriptor (PTX ISA, "matrix descriptor format"): start address, leading and stride byte
 // offsets, each as (x & 0x3FFFF) >> 4 in 14 bits at bits 0, 16 and 32; base offset 0 (stages are 1024-byte aligned);
@@ -124,6 +139,33 @@ __device__ __forceinline__ void tma_load(unsigned dst, const CUtensorMap* map, i
       : "memory");
 }
 
+// Multicast (MC=1): the load lands at `dst` in every block of the cluster in `mask`, completing on `bar` in each.
+__device__ __forceinline__ void tma_load_multicast(unsigned dst, const CUtensorMap* map, int x, int y, unsigned bar,
+                                                   unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;"
+      ::"r"(dst), "l"(reinterpret_cast<u64>(map)), "r"(x), "r"(y), "r"(bar), "h"(mask)
+      : "memory");
+}
+// An arrival on the barrier at the same place in block `rank` of the cluster. The default (CTA-scope) release: with
+// .release.cluster the kernel ran at half speed on an H100 (0.51x cuBLAS at 4096^3 against 0.83x), and what the
+// other block's producer then overwrites was only read by wgmmas that the arrival's wait already covered.
+__device__ __forceinline__ void barrier_arrive_in(unsigned bar, unsigned rank) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(bar), "r"(rank));
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+}
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return rank;
+}
+// Every thread of both blocks of the cluster (threads may arrive apart: not .aligned).
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
+}
+
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int N>
@@ -179,7 +221,7 @@ __device__ __forceinline__ bool place_tile(int M, int N, int cluster, Tile& tile
   int cm, cn;
   tile_coords(cluster, (tiles_m + CM - 1) / CM, (tiles_n + CN - 1) / CN, cm, cn);
   const int tm = cm * CM + rank % CM, tn = cn * CN + rank / CM;
-  if (tm >= tiles_m || tn >= tiles_n) return false;
+  if (!kMulticast && (tm >= tiles_m || tn >= tiles_n)) return false;  // multicast: the other block needs its loads
   tile = {tm * BM, tn * BN, tm * tiles_n + tn};
   return true;
 }
@@ -217,12 +259,16 @@ __device__ __forceinline__ Ring make_ring(unsigned char* smem_raw) {
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       barrier_init(full + 8 * s, 1);                 // the producer's arrival, plus the loads' bytes
-      barrier_init(empty + 8 * s, kConsumerThreads);  // every consumer thread, once its wgmmas have read the stage
+      barrier_init(empty + 8 * s, kReleases);  // the consumers, once their wgmmas have read the stage
     }
     // The async proxy (TMA) must see the initialised barriers.
     asm volatile("fence.mbarrier_init.release.cluster;\nfence.proxy.async.shared::cta;" ::: "memory");
   }
-  __syncthreads();
+  if constexpr (kMulticast) {
+    cluster_sync();  // the other block's loads and arrivals reach initialised barriers
+  } else {
+    __syncthreads();
+  }
   return {base, full, empty, reinterpret_cast<unsigned*>(smem_raw + (empty + 8 * STAGES - raw))};
 }
 
@@ -233,6 +279,7 @@ template <unsigned STAGE_A, int BOXES, unsigned BOX_BYTES, int BOX_COLUMNS>
 __device__ __forceinline__ void produce(const Ring& ring, const CUtensorMap* a_map, const CUtensorMap* b_map, int M,
                                         int N, TileWalk walk, Tile tile, int slab_begin, int slabs) {
   constexpr unsigned kStage = STAGE_A + BOXES * BOX_BYTES;
+  const int rank = kMulticast ? static_cast<int>(cluster_rank()) : 0;
   int it = 0;
   do {
 #pragma unroll 1
@@ -244,8 +291,14 @@ __device__ __forceinline__ void produce(const Ring& ring, const CUtensorMap* a_m
       const int k = (slab_begin + i) * BK;
       tma_load(stage, a_map, k, tile.m0, ring.full + 8 * s);
 #pragma unroll
-      for (int j = 0; j < BOXES; ++j)
-        tma_load(stage + STAGE_A + j * BOX_BYTES, b_map, tile.n0 + BOX_COLUMNS * j, k, ring.full + 8 * s);
+      for (int j = 0; j < BOXES; ++j) {
+        const unsigned dst = stage + STAGE_A + j * BOX_BYTES;
+        if constexpr (kMulticast) {  // B's boxes alternate between the two blocks, each landing in both
+          if (j % 2 == rank) tma_load_multicast(dst, b_map, tile.n0 + BOX_COLUMNS * j, k, ring.full + 8 * s, 3);
+        } else {
+          tma_load(dst, b_map, tile.n0 + BOX_COLUMNS * j, k, ring.full + 8 * s);
+        }
+      }
     }
     walk.cluster += walk.stride;
   } while (walk.find(M, N, tile));
@@ -275,6 +328,7 @@ __device__ __forceinline__ bool start_block(int M, int N, int K, const CUtensorM
       produce<STAGE_A, BOXES, BOX_BYTES, BOX_COLUMNS>(block.ring, a_map, b_map, M, N, block.walk, block.tile,
                                                       block.slab_begin, block.slabs);
     }
+    if constexpr (kMulticast) cluster_sync();  // finish_block()'s, for the producer warpgroup
     return false;
   }
   if constexpr (REALLOCATE) give_registers<kConsumerRegisters, true>();
@@ -310,7 +364,19 @@ __device__ __forceinline__ void stage_wait(const Ring& ring, int i) {
   barrier_wait(ring.full + 8 * (i % STAGES), (i / STAGES) & 1);
 }
 __device__ __forceinline__ void stage_release(const Ring& ring, int i) {
-  barrier_arrive(ring.empty + 8 * (i % STAGES));
+  const unsigned bar = ring.empty + 8 * (i % STAGES);
+  if constexpr (kMulticast) {
+    if (threadIdx.x % 32 == 0) {  // after the warp's wgmma wait: the whole warp is done with the stage
+      barrier_arrive(bar);
+      barrier_arrive_in(bar, cluster_rank() ^ 1u);
+    }
+  } else {
+    barrier_arrive(bar);
+  }
+}
+// The consumers' last step: with multicast, no block leaves while the other may still arrive on its barriers.
+__device__ __forceinline__ void finish_block() {
+  if constexpr (kMulticast) cluster_sync();
 }
 
 // The consumers' main loop when wgmma reads both operands from shared memory (the 16-bit kernels): per slab, wait

@@ -21,7 +21,8 @@
 // Shapes: TMA needs 16-byte row strides (K and N multiples of 8) and reads zeros outside A and B, so any M, N, K that
 // meet that work; the specs leave the others to PATH 0. SWAP=1 computes the swapped product instead
 // (gemm_wgmma_swap.cu, compiled after this file). With PERSIST=1 a block computes tile after tile (gemm_sm90.cu): the
-// consumers store one tile's C while the producer already loads the next tile's slabs.
+// consumers store one tile's C while the producer already loads the next tile's slabs; with MC=1 the two blocks of a
+// cluster share B's loads (TMA multicast).
 #ifndef SWAP
 #define SWAP 0
 #endif
@@ -152,5 +153,6 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
         }
       }
   } while (next_tile(M, N, block));
+  finish_block();
 }
 #endif  // PATH == 1 && SWAP == 0

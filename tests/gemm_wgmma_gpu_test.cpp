@@ -156,6 +156,33 @@ TEST_P(GemmWgmmaPersistGpu, MissingSlabIsCaught) {
                              "PERSIST >= 1");
 }
 
+// The 16-bit kernels' multicast of B within a cluster (MC=1), persistent or not: an odd number of tile rows leaves the
+// last cluster's second block beyond C, loading for the first without storing. One kernel per instance.
+class GemmWgmmaMulticastGpu : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(Kernels, GemmWgmmaMulticastGpu, ::testing::Values("gemm_bf16", "gemm_f16"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+KernelSpec multicast_only(const std::string& name) {
+  KernelSpec spec = load_kernel(name);
+  spec.restrict_to("MC == 1");
+  return spec;
+}
+
+TEST_P(GemmWgmmaMulticastGpu, SampleIsCorrectWithSharedLoads) {
+  REQUIRE_GPU();
+  Device device;
+  if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
+  expect_correct_at(device, multicast_only(GetParam()),
+                    {"127x256x512", "1000x1000x1000", "2050x3000x520", "8200x1032x136"});
+}
+
+TEST_P(GemmWgmmaMulticastGpu, MissingSlabIsCaught) {
+  REQUIRE_GPU();
+  Device device;
+  if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
+  expect_missing_slab_caught(device, multicast_only(GetParam()), {{"1000x1000x1000", 10}, {"2050x3000x520", 7}}, "MC=1");
+}
+
 // The runtime API launches TF32's PATH 1 as any kernel: the maps encoded over the A and B pointers passed in their
 // places, split-K through the caller's counters and workspace, a cluster, edges in M. The spec's defaults are set to
 // such a configuration, so that a runtime without a database launches it.
