@@ -28,6 +28,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -48,7 +49,8 @@ constexpr int kWarmup = 3;  // untimed launches of each GEMM per convention
 // Sets the L2 cache's state before a timed launch, on a stream.
 class L2State {
  public:
-  explicit L2State(std::int64_t l2_bytes) : write_(std::size_t{256} << 20), read_(static_cast<std::size_t>(2 * l2_bytes)), sum_(sizeof(float)) {
+  explicit L2State(std::int64_t l2_bytes)
+      : write_(std::size_t{256} << 20), read_(static_cast<std::size_t>(2 * l2_bytes)), sum_(sizeof(float)) {
     check(cudaMemset(read_.get(), 0x3f, read_.bytes()), "cudaMemset");  // floats of about 0.75
     check(cublasSetPointerMode(cublas_.get(), CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode");
   }
@@ -57,8 +59,8 @@ class L2State {
       check(cudaMemsetAsync(write_.get(), 0, write_.bytes(), stream), "cudaMemsetAsync");
     } else if (convention == "read") {
       check(cublasSetStream(cublas_.get(), stream), "cublasSetStream");
-      check(cublasSasum(cublas_.get(), static_cast<int>(read_.bytes() / sizeof(float)), static_cast<const float*>(read_.get()),
-                        1, static_cast<float*>(sum_.get())),
+      const int n = static_cast<int>(read_.bytes() / sizeof(float));
+      check(cublasSasum(cublas_.get(), n, static_cast<const float*>(read_.get()), 1, static_cast<float*>(sum_.get())),
             "cublasSasum");
     }
   }
@@ -119,14 +121,14 @@ std::pair<double, double> time_pair(const std::function<void()>& ours, const std
     }
   }
   const cutune::Timing a = cutune::summarize(samples[0]), b = cutune::summarize(samples[1]);
-  fmt::print(stderr, "  {:<5} cutune {:.4f} ms (spread {:.3f}), cuBLAS {:.4f} ms (spread {:.3f})\n", convention, a.median,
-             a.spread, b.median, b.spread);
+  fmt::print(stderr, "  {:<5} cutune {:.4f} ms (spread {:.3f}), cuBLAS {:.4f} ms (spread {:.3f})\n", convention,
+             a.median, a.spread, b.median, b.spread);
   return {a.median, b.median};
 }
 
 struct Row {
-  std::string shape, config, problem;  // problem: why the row has no ratios
-  std::vector<double> ours_ms, theirs_ms;  // one per convention
+  std::string shape{}, config{}, problem{};  // problem: why the row has no ratios
+  std::vector<double> ours_ms{}, theirs_ms{};  // one per convention
   double flops = 0.0, difference = 0.0;
 };
 
@@ -158,7 +160,8 @@ Row measure_shape(cutune::Runtime& runtime, const std::string& kernel, const std
   }
   const cutune::KernelSpec& spec = gemm.spec();
   const auto count_of = [&](const std::string& name) {
-    const auto a = std::find_if(spec.arguments.begin(), spec.arguments.end(), [&](const auto& x) { return x.name == name; });
+    const auto a =
+        std::find_if(spec.arguments.begin(), spec.arguments.end(), [&](const auto& x) { return x.name == name; });
     return static_cast<std::size_t>(a->size.eval(spec.scope(gemm.config(), &gemm.shape())).as_int());
   };
   const Element e = cutune::bench::element(kernel);
@@ -169,7 +172,8 @@ Row measure_shape(cutune::Runtime& runtime, const std::string& kernel, const std
   const DeviceBuffer a(cutune::bench::random_elements(e, count_of("A"), rng));
   const DeviceBuffer b(cutune::bench::random_elements(e, count_of("B"), rng));
   const DeviceBuffer c_ours(count_of("C") * e.bytes), c_theirs(count_of("C") * e.bytes);
-  const DeviceBuffer counters(count_of("counters") * sizeof(unsigned)), workspace(count_of("workspace") * sizeof(float));
+  const DeviceBuffer counters(count_of("counters") * sizeof(unsigned));
+  const DeviceBuffer workspace(count_of("workspace") * sizeof(float));
   check(cudaMemset(counters.get(), 0, counters.bytes()), "cudaMemset");  // each launch leaves them zero again
   const cutune::bench::Cublas cublas;
   check(cublasSetStream(cublas.get(), stream), "cublasSetStream");
@@ -178,7 +182,9 @@ Row measure_shape(cutune::Runtime& runtime, const std::string& kernel, const std
   const auto ours = [&] {
     gemm(stream, m, n, k, alpha, a.get(), b.get(), beta, c_ours.get(), counters.get(), workspace.get(), a.get(), b.get());
   };
-  const auto theirs = [&] { cutune::bench::gemm_row_major(cublas.get(), e, m, n, k, a.get(), b.get(), c_theirs.get()); };
+  const auto theirs = [&] {
+    cutune::bench::gemm_row_major(cublas.get(), e, m, n, k, a.get(), b.get(), c_theirs.get());
+  };
   const double bound = e.bytes == 2 ? 1e-2 : 5e-3;
   const auto verify = [&](const char* when) {
     check(cudaMemset(c_ours.get(), 0xff, c_ours.bytes()), "cudaMemset");  // NaN in every element type
@@ -188,7 +194,9 @@ Row measure_shape(cutune::Runtime& runtime, const std::string& kernel, const std
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     const double d = relative_difference(e, c_ours, c_theirs);
     row.difference = std::max(row.difference, d);
-    if (!(d <= bound)) row.problem = fmt::format("WRONG {} timing: |cutune - cuBLAS| {:.2e} of the largest element", when, d);
+    if (!(d <= bound)) {
+      row.problem = fmt::format("WRONG {} timing: |cutune - cuBLAS| {:.2e} of the largest element", when, d);
+    }
   };
   verify("before");
   for (const auto& convention : conventions) {
@@ -203,7 +211,8 @@ Row measure_shape(cutune::Runtime& runtime, const std::string& kernel, const std
 }
 
 // The table of one type, and its summary line; false when a row failed.
-bool print_table(const std::string& kernel, const std::vector<Row>& rows, const std::vector<std::string>& conventions) {
+bool print_table(const std::string& kernel, const std::vector<Row>& rows,
+                 const std::vector<std::string>& conventions) {
   fmt::print("\n{}: ratio = cuBLAS time / cutune time (above 1: cutune faster); TFLOP/s under '{}'\n", kernel,
              conventions.front());
   std::string header = fmt::format("{:<16} {:>7} {:>7}", "shape", "cutune", "cuBLAS");
@@ -230,10 +239,11 @@ bool print_table(const std::string& kernel, const std::vector<Row>& rows, const 
     faster_under_all += faster;
   }
   std::string means;
-  for (std::size_t c = 0; c < conventions.size() && measured > 0; ++c)
-    means += fmt::format("{} {:.3f}{}", conventions[c], std::exp(log_sum[c] / double(measured)), c + 1 < conventions.size() ? ", " : "");
-  fmt::print("summary {}: cutune faster under every convention at {} of {} shapes; geometric mean ratio {}{}\n", kernel,
-             faster_under_all, rows.size(), means.empty() ? "-" : means,
+  for (std::size_t c = 0; c < conventions.size() && measured > 0; ++c) {
+    means += fmt::format("{}{} {:.3f}", c ? ", " : "", conventions[c], std::exp(log_sum[c] / double(measured)));
+  }
+  fmt::print("summary {}: cutune faster under every convention at {} of {} shapes; geometric mean ratio {}{}\n",
+             kernel, faster_under_all, measured, means.empty() ? "-" : means,
              measured < rows.size() ? fmt::format("; {} FAILED", rows.size() - measured) : "");
   return measured == rows.size();
 }
@@ -267,13 +277,17 @@ int main(int argc, char** argv) {
   int repeats = 30;
   bool keep_db = false;
   std::vector<std::string> where;
-  app.add_option("--types", types, "element types: bf16, f16, tf32")->delimiter(',')->check(CLI::IsMember({"bf16", "f16", "tf32"}));
+  app.add_option("--types", types, "element types: bf16, f16, tf32")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"bf16", "f16", "tf32"}));
   app.add_option("--shapes", shapes, "shapes MxNxK")->delimiter(',');
-  app.add_option("--budget", budget, "configurations tuned per shape, as `tune --budget` (0: the whole space)")->capture_default_str();
+  app.add_option("--budget", budget, "configurations tuned per shape, as `tune --budget` (0: the whole space)")
+      ->capture_default_str();
   app.add_option("--time", seconds, "wall time of tuning per shape, seconds, as `tune --time` (0: no limit)");
   app.add_option("--strategy", strategy, "search strategy (default: the CLI's)");
   app.add_option("--where", where, "an extra constraint on the configurations, as `tune --where` (repeatable)");
-  auto* db_flag = app.add_option("--db", db_option, "results database, kept (tuning resumes from it; default: a fresh temporary file)");
+  auto* db_flag = app.add_option("--db", db_option,
+                                 "results database, kept (tuning resumes from it; default: a fresh temporary file)");
   app.add_flag("--keep-db", keep_db, "keep the temporary database and print its path")->excludes(db_flag);
   app.add_option("--repeats", repeats, "timed launches of each GEMM per convention; the median counts")
       ->capture_default_str()->check(CLI::Range(1, 10000));
@@ -294,6 +308,7 @@ int main(int argc, char** argv) {
     std::string command;
     for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
 
+    std::map<std::string, std::string> tuned;  // "kernel shape" -> the tuner's best configuration
     {  // 1. tuning, as `tune` does it; the database is closed before the application opens it
       cutune::Database db(db_files.path.string());
       for (const auto& type : types) {
@@ -302,6 +317,7 @@ int main(int argc, char** argv) {
         cutune::Tuner tuner(device, db, cutune::bench::tune_options(command, budget, strategy, seconds));
         for (const auto& text : shapes) {
           const cutune::ShapeReport r = tuner.tune(spec, spec.parse_shape(text));
+          if (r.best) tuned[spec.name + " " + text] = r.best->config;
           fmt::print("tuned {} {} in {:.1f} s ({} of {} configurations): {}\n", spec.name, text, r.seconds,
                      r.evaluated + r.resumed, r.space_size, r.best ? r.best->config : "nothing correct");
           std::fflush(stdout);
@@ -320,10 +336,21 @@ int main(int argc, char** argv) {
     for (const auto& type : types) {
       auto& [kernel, rows] = tables.emplace_back("gemm_" + type, std::vector<Row>{});
       for (const auto& text : shapes) {
-        rows.push_back(measure_shape(runtime, kernel, text, conventions, repeats, l2, stream));
+        try {
+          rows.push_back(measure_shape(runtime, kernel, text, conventions, repeats, l2, stream));
+        } catch (const cutune::Error& ex) {  // a kernel that does not load or launch fails its row, not the run
+          fmt::print(stderr, "error: {} {}: {}\n", kernel, text, ex.what());
+          rows.push_back({.shape = text, .config = tuned[kernel + " " + text], .problem = ex.what()});
+        }
         const Row& r = rows.back();
+        if (r.config != tuned[kernel + " " + text]) {
+          fmt::print(stderr, "note: {} {}: the runtime chose {}, the tuning reported {}\n", kernel, text, r.config,
+                     tuned[kernel + " " + text]);
+        }
         std::string ratios;
-        for (std::size_t c = 0; c < r.ours_ms.size(); ++c) ratios += fmt::format(" {} {:.2f}", conventions[c], r.theirs_ms[c] / r.ours_ms[c]);
+        for (std::size_t c = 0; c < r.ours_ms.size(); ++c) {
+          ratios += fmt::format(" {} {:.2f}", conventions[c], r.theirs_ms[c] / r.ours_ms[c]);
+        }
         fmt::print("timed {} {}:{} {}\n", kernel, text, r.problem.empty() ? ratios : " FAILED",
                    fmt::format("(largest difference {:.1e})", r.difference));
         std::fflush(stdout);
@@ -335,8 +362,10 @@ int main(int argc, char** argv) {
     fmt::print("\nTensor-core GEMM on {} ({}, {} SMs): tuned as `tune --budget {}{}` ({} strategy, {} database), "
                "launched through the runtime API; median of {} launches against cublasGemmEx, FP32 compute\n",
                id.name, id.arch(), id.sm_count, budget, seconds > 0 ? fmt::format(" --time {}", seconds) : "",
-               strategy.empty() ? std::string(cutune::kDefaultStrategy) : strategy, db_option.empty() ? "fresh" : "given",
-               repeats);
+               strategy.empty() ? std::string(cutune::kDefaultStrategy) : strategy,
+               db_option.empty() ? "fresh" : "given", repeats);
+    fmt::print("L2 before each launch: write = a 256 MB cudaMemsetAsync (dirty lines), read = cublasSasum over twice "
+               "the L2 ({} MB, clean lines), none = back to back\n", device.l2_bytes() >> 19);
     bool ok = true;
     for (const auto& [kernel, rows] : tables) ok = print_table(kernel, rows, conventions) && ok;
     if (keep_db) fmt::print(stderr, "database kept: {}\n", db_files.path.string());
