@@ -299,7 +299,6 @@ int main(int argc, char** argv) {
 
   try {
     cutune::Device device;  // without a GPU: NoDeviceError, one line below
-    cutune::bench::share_context(device);
     DatabaseFiles db_files{db_option.empty() ? std::filesystem::temp_directory_path() /
                                                    fmt::format("gemm_user_view-{}.db", ::getpid())
                                              : std::filesystem::path(db_option),
@@ -325,7 +324,9 @@ int main(int argc, char** argv) {
       }
     }
 
-    // 2. the application: the runtime API on the database just written, against cuBLAS
+    // 2. the application: the runtime API on the database just written, against cuBLAS; this process had no CUDA
+    // context while tuning (as `tune` has none: its workers measure), and the runtime and cuBLAS now share one
+    cutune::bench::share_context(device);
     cutune::RuntimeOptions options;
     options.database = db_files.path;
     cutune::Runtime runtime(options);
