@@ -19,6 +19,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
+#include <spdlog/cfg/env.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -296,6 +297,7 @@ int main(int argc, char** argv) {
       ->delimiter(',')->check(CLI::IsMember({"write", "read", "none"}))->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   spdlog::stderr_color_mt("cutune")->set_level(spdlog::level::warn);  // the library's warnings, as `tune` shows them
+  spdlog::cfg::load_env_levels();
 
   try {
     cutune::Device device;  // without a GPU: NoDeviceError, one line below
