@@ -1,10 +1,11 @@
-// What the benchmarks share: CUDA runtime checks, and tuning a shape before timing its best configuration.
+// What the benchmarks share: CUDA runtime checks, device buffers, and tuning a shape before timing its best configuration.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "cutune/compiler.hpp"
 #include "cutune/database.hpp"
@@ -18,6 +19,31 @@ namespace cutune::bench {
 inline void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw CudaError(std::string(what) + ": " + cudaGetErrorString(e));
 }
+
+/// A device allocation, freed with its owner.
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) { check(cudaMalloc(&ptr_, bytes), "cudaMalloc"); }
+  /// A device copy of host bytes.
+  explicit DeviceBuffer(const std::vector<unsigned char>& host) : DeviceBuffer(host.size()) {
+    check(cudaMemcpy(ptr_, host.data(), host.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
+  ~DeviceBuffer() { cudaFree(ptr_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+  /// The buffer's bytes, copied to the host (synchronous).
+  std::vector<unsigned char> download() const {
+    std::vector<unsigned char> host(bytes_);
+    check(cudaMemcpy(host.data(), ptr_, bytes_, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    return host;
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
 
 /// Makes `device` current for both cutune (driver API) and the CUDA runtime, which then share its primary
 /// context: buffers and streams of either work with the other.
@@ -37,17 +63,25 @@ inline MeasureOptions timing(int repeats = 50, int warmup = 5) {
   return options;
 }
 
-/// Tunes one shape (resuming from the database; `budget` configurations with the default strategy, 0: the whole
-/// space; at most `seconds` of wall time, 0: no limit) and returns the report; throws when no configuration was correct.
-inline ShapeReport tune_shape(const Device& device, Database& db, const KernelSpec& spec, const Shape& shape,
-                              const std::string& command, std::size_t budget = 0, const std::string& strategy = {},
-                              double seconds = 0.0) {
+/// What `tune --budget N --time S --strategy X` tunes with (`budget` configurations per shape, 0: the whole space; at
+/// most `seconds` of wall time per shape, 0: no limit; empty `strategy`: the default one): every other setting,
+/// measurement included, at the CLI's default. `command` is stored as the run's provenance.
+inline TuneOptions tune_options(const std::string& command, std::size_t budget = 0, const std::string& strategy = {},
+                                double seconds = 0.0) {
   TuneOptions options;
   options.command = command;
   options.budget = budget;
   options.time_budget_s = seconds;
   if (!strategy.empty()) options.strategy = strategy;
-  ShapeReport report = Tuner(device, db, options).tune(spec, shape);
+  return options;
+}
+
+/// Tunes one shape (resuming from the database) with tune_options() and returns the report; throws when no
+/// configuration was correct.
+inline ShapeReport tune_shape(const Device& device, Database& db, const KernelSpec& spec, const Shape& shape,
+                              const std::string& command, std::size_t budget = 0, const std::string& strategy = {},
+                              double seconds = 0.0) {
+  ShapeReport report = Tuner(device, db, tune_options(command, budget, strategy, seconds)).tune(spec, shape);
   if (!report.best) throw Error("no correct " + spec.name + " configuration at " + shape.str());
   return report;
 }

@@ -8,13 +8,10 @@
 // inputs' type (TF32: CUBLAS_COMPUTE_32F_FAST_TF32), alpha = 1, beta = 0, like the tuned kernel's verification runs.
 #include <CLI/CLI.hpp>
 #include <cublas_v2.h>
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
 #include <cmath>
-#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,6 +23,7 @@
 namespace {
 
 using cutune::bench::check;
+using cutune::bench::Element;
 
 struct Row {
   std::string kernel, shape, config;
@@ -33,75 +31,22 @@ struct Row {
   std::size_t tried;
 };
 
-// The element type of a kernel, as cuBLAS names it, and host conversions to and from it.
-struct Element {
-  cudaDataType_t type;
-  cublasComputeType_t compute;
-  std::size_t bytes;
-  void (*store)(void* dst, std::size_t i, float v);
-  float (*load)(const void* src, std::size_t i);
-};
-
-Element element(const std::string& kernel) {
-  if (kernel == "gemm_tf32") {
-    return {CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4,
-            [](void* d, std::size_t i, float v) { static_cast<float*>(d)[i] = v; },
-            [](const void* s, std::size_t i) { return static_cast<const float*>(s)[i]; }};
-  }
-  if (kernel == "gemm_bf16") {
-    return {CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2,
-            [](void* d, std::size_t i, float v) { static_cast<__nv_bfloat16*>(d)[i] = __float2bfloat16(v); },
-            [](const void* s, std::size_t i) { return __bfloat162float(static_cast<const __nv_bfloat16*>(s)[i]); }};
-  }
-  if (kernel == "gemm_f16") {
-    return {CUDA_R_16F, CUBLAS_COMPUTE_32F, 2,
-            [](void* d, std::size_t i, float v) { static_cast<__half*>(d)[i] = __float2half(v); },
-            [](const void* s, std::size_t i) { return __half2float(static_cast<const __half*>(s)[i]); }};
-  }
-  throw cutune::InputError("no cuBLAS comparison for " + kernel);
-}
-
-// A device copy of host bytes, freed with its owner.
-class DeviceBytes {
- public:
-  explicit DeviceBytes(const std::vector<unsigned char>& host) {
-    check(cudaMalloc(&ptr_, host.size()), "cudaMalloc");
-    check(cudaMemcpy(ptr_, host.data(), host.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
-  }
-  ~DeviceBytes() { cudaFree(ptr_); }
-  DeviceBytes(const DeviceBytes&) = delete;
-  DeviceBytes& operator=(const DeviceBytes&) = delete;
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-};
-
 // cublasGemmEx on row-major matrices (computed as the column-major C^T = B^T A^T), timed on the workbench and
 // checked at sampled elements against a double-precision host product of the same (rounded) inputs.
 double cublas_gflops(cutune::Workbench& bench, const Element& e, std::int64_t m, std::int64_t n, std::int64_t k) {
   const auto count = [](std::int64_t r, std::int64_t c) { return static_cast<std::size_t>(r * c); };
-  std::vector<unsigned char> a(count(m, k) * e.bytes), b(count(k, n) * e.bytes), c(count(m, n) * e.bytes);
   std::mt19937 rng(7);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (std::size_t i = 0; i < count(m, k); ++i) e.store(a.data(), i, dist(rng));
-  for (std::size_t i = 0; i < count(k, n); ++i) e.store(b.data(), i, dist(rng));
-  const DeviceBytes da(a), db(b), dc(c);
-  std::unique_ptr<cublasContext, decltype(&cublasDestroy)> owner(nullptr, &cublasDestroy);
-  cublasHandle_t handle = nullptr;
-  check(cublasCreate(&handle), "cublasCreate");
-  owner.reset(handle);
-  const float alpha = 1.0f, beta = 0.0f;
+  const std::vector<unsigned char> a = cutune::bench::random_elements(e, count(m, k), rng);
+  const std::vector<unsigned char> b = cutune::bench::random_elements(e, count(k, n), rng);
+  std::vector<unsigned char> c(count(m, n) * e.bytes);
+  const cutune::bench::DeviceBuffer da(a), db(b), dc(c);
+  const cutune::bench::Cublas handle;
   auto enqueue = [&](void* stream) {
-    check(cublasSetStream(handle, static_cast<cudaStream_t>(stream)), "cublasSetStream");
-    check(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
-                       &alpha, db.get(), e.type, static_cast<int>(n), da.get(), e.type, static_cast<int>(k), &beta,
-                       dc.get(), e.type,
-                       static_cast<int>(n), e.compute, CUBLAS_GEMM_DEFAULT),
-          "cublasGemmEx");
+    check(cublasSetStream(handle.get(), static_cast<cudaStream_t>(stream)), "cublasSetStream");
+    cutune::bench::gemm_row_major(handle.get(), e, m, n, k, da.get(), db.get(), dc.get());
   };
   const cutune::Timing t = cutune::summarize(bench.time(enqueue));
-  check(cudaMemcpy(c.data(), dc.get(), c.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  c = dc.download();
   // A layout check, not a precision test: TF32 or 16-bit outputs differ from the exact product by far less than this.
   for (std::int64_t i = 0; i < m; i += std::max<std::int64_t>(1, m / 7)) {
     for (std::int64_t j = 0; j < n; j += std::max<std::int64_t>(1, n / 5)) {
@@ -145,7 +90,7 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     for (const auto& type : types) {
       const std::string kernel = "gemm_" + type;
-      const Element e = element(kernel);
+      const Element e = cutune::bench::element(kernel);
       cutune::KernelSpec spec = cutune::load_kernel(kernel);
       for (const auto& w : where) spec.restrict_to(w);
       for (const auto& text : shapes) {
