@@ -73,10 +73,11 @@ int main(int argc, char** argv) {
     example::check(cudaMemcpyAsync(d_a.ptr, a.data(), a.size() * 2, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
     example::check(cudaMemcpyAsync(d_b.ptr, b.data(), b.size() * 2, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
     const float alpha = 1.0f, beta = 0.0f;
-    // The spec's arguments: M, N, K, alpha, A, B, beta, C, counters, workspace, a_map, b_map. The tensor maps of the
-    // wgmma path take the device pointers of A and B: the runtime encodes them for the chosen tile (or passes zeros
-    // when the configuration chosen does not read them).
-    gemm(stream, m, n, k, alpha, d_a.ptr, d_b.ptr, beta, d_c.ptr, d_counters.ptr, d_workspace.ptr, d_a.ptr, d_b.ptr);
+    // The spec's arguments: M, N, K, alpha, A, B, beta, C, counters, workspace, a_map, b_map, c_map. The tensor maps
+    // of the wgmma path take the device pointers of A, B and C: the runtime encodes them for the chosen tile (or
+    // passes zeros when the configuration chosen does not read them).
+    gemm(stream, m, n, k, alpha, d_a.ptr, d_b.ptr, beta, d_c.ptr, d_counters.ptr, d_workspace.ptr, d_a.ptr, d_b.ptr,
+         d_c.ptr);
     example::check(cudaMemcpyAsync(c.data(), d_c.ptr, c.size() * 2, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
     example::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 

@@ -166,6 +166,34 @@ __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
 }
 
+// TMA stores (EPI_VEC 64): the box at coordinates (x innermost, y) of `map` from shared memory at `src`, in the
+// thread's bulk group; commit closes the group; wait_read<N> returns once at most N groups still read shared memory,
+// wait_all<N> once at most N are still writing. The threads' own writes of `src` must reach the async proxy first.
+__device__ __forceinline__ void tma_store(const CUtensorMap* map, unsigned src, int x, int y) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
+               ::"l"(reinterpret_cast<u64>(map)), "r"(x), "r"(y), "r"(src)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+template <int N>
+__device__ __forceinline__ void bulk_wait_all() {
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+// The 128 threads of consumer warpgroup `consumer` (0 or 1): named barriers 2 and 3 (immediates, so that ptxas
+// reserves only the barriers used).
+__device__ __forceinline__ void warpgroup_sync(int consumer) {
+  if (consumer == 0) {
+    asm volatile("bar.sync 2, 128;" ::: "memory");
+  } else {
+    asm volatile("bar.sync 3, 128;" ::: "memory");
+  }
+}
+
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int N>

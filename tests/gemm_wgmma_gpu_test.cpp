@@ -1,8 +1,8 @@
 // GPU tests of the tensor-core GEMMs' wgmma + TMA path (PATH=1 of gemm_bf16 and gemm_f16, gemm_wgmma.cu, and of
 // gemm_tf32, gemm_wgmma_tf32.cu; the 16-bit SWAP=1, gemm_wgmma_swap.cu): a sample of its configurations is correct at
-// the smallest and odd shapes TMA allows (and skinny ones for SWAP=1; many tiles per block for PERSIST >= 1), with beta = 0 and with alpha, beta != 0, and a
-// kernel that skips one k-slab fails verification. Skipped without a
-// GPU of compute capability 9.0.
+// the smallest and odd shapes TMA allows (skinny ones for SWAP=1, many tiles for the other variants), with beta = 0
+// and with alpha, beta != 0, and a kernel that skips one k-slab fails verification. Skipped without a GPU of compute
+// capability 9.0.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -129,58 +129,45 @@ TEST_P(GemmWgmmaSwapGpu, MissingSlabIsCaught) {
   expect_missing_slab_caught(device, swapped_only(GetParam()), {{"64x1024x512", 3}, {"16x4096x4096", 40}}, "SWAP=1");
 }
 
-// The 16-bit kernels' persistent blocks (PERSIST 1 and 2): many tiles per block, partial tiles at the edges of C,
-// clusters over the edge, a partial last k-slab, and the ring's phases carried across tiles. One kernel per instance.
-class GemmWgmmaPersistGpu : public ::testing::TestWithParam<std::string> {};
-INSTANTIATE_TEST_SUITE_P(Kernels, GemmWgmmaPersistGpu, ::testing::Values("gemm_bf16", "gemm_f16"),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+// The 16-bit kernels' PATH 1 variants, each alone: persistent blocks (PERSIST 1 and 2: many tiles per block, the
+// ring's phases carried across tiles), multicast of B within a cluster (MC=1: odd numbers of tile rows leave the last
+// cluster's second block beyond C, loading for the first without storing) and TMA stores of C (EPI_VEC 64: clipped at
+// the edges, C read for beta). Partial tiles at the edges, a partial last k-slab. One kernel and variant per instance.
+struct Variant {
+  const char* kernel;
+  const char* where;
+  const char* name;
+};
+class GemmWgmmaVariantGpu : public ::testing::TestWithParam<Variant> {};
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, GemmWgmmaVariantGpu,
+    ::testing::Values(Variant{"gemm_bf16", "PERSIST >= 1", "persist"}, Variant{"gemm_f16", "PERSIST >= 1", "persist"},
+                      Variant{"gemm_bf16", "MC == 1", "multicast"}, Variant{"gemm_f16", "MC == 1", "multicast"},
+                      Variant{"gemm_bf16", "EPI_VEC == 64", "tma_store"},
+                      Variant{"gemm_f16", "EPI_VEC == 64", "tma_store"}),
+    [](const ::testing::TestParamInfo<Variant>& info) {
+      return std::string(info.param.kernel) + "_" + info.param.name;
+    });
 
-KernelSpec persistent_only(const std::string& name) {
-  KernelSpec spec = load_kernel(name);
-  spec.restrict_to("PERSIST >= 1");
+KernelSpec variant_only(const Variant& v) {
+  KernelSpec spec = load_kernel(v.kernel);
+  spec.restrict_to(v.where);
   return spec;
 }
 
-TEST_P(GemmWgmmaPersistGpu, SampleIsCorrectWithManyTilesPerBlock) {
+TEST_P(GemmWgmmaVariantGpu, SampleIsCorrectAtManyTiles) {
   REQUIRE_GPU();
   Device device;
   if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
-  expect_correct_at(device, persistent_only(GetParam()), {"1000x1000x1000", "2050x3000x520", "8200x1032x136"});
+  expect_correct_at(device, variant_only(GetParam()), {"1000x1000x1000", "2050x3000x520", "8200x1032x136"});
 }
 
-TEST_P(GemmWgmmaPersistGpu, MissingSlabIsCaught) {
+TEST_P(GemmWgmmaVariantGpu, MissingSlabIsCaught) {
   REQUIRE_GPU();
   Device device;
   if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
-  expect_missing_slab_caught(device, persistent_only(GetParam()), {{"1000x1000x1000", 10}, {"2050x3000x520", 7}},
-                             "PERSIST >= 1");
-}
-
-// The 16-bit kernels' multicast of B within a cluster (MC=1), persistent or not: an odd number of tile rows leaves the
-// last cluster's second block beyond C, loading for the first without storing. One kernel per instance.
-class GemmWgmmaMulticastGpu : public ::testing::TestWithParam<std::string> {};
-INSTANTIATE_TEST_SUITE_P(Kernels, GemmWgmmaMulticastGpu, ::testing::Values("gemm_bf16", "gemm_f16"),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
-
-KernelSpec multicast_only(const std::string& name) {
-  KernelSpec spec = load_kernel(name);
-  spec.restrict_to("MC == 1");
-  return spec;
-}
-
-TEST_P(GemmWgmmaMulticastGpu, SampleIsCorrectWithSharedLoads) {
-  REQUIRE_GPU();
-  Device device;
-  if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
-  expect_correct_at(device, multicast_only(GetParam()),
-                    {"127x256x512", "1000x1000x1000", "2050x3000x520", "8200x1032x136"});
-}
-
-TEST_P(GemmWgmmaMulticastGpu, MissingSlabIsCaught) {
-  REQUIRE_GPU();
-  Device device;
-  if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
-  expect_missing_slab_caught(device, multicast_only(GetParam()), {{"1000x1000x1000", 10}, {"2050x3000x520", 7}}, "MC=1");
+  expect_missing_slab_caught(device, variant_only(GetParam()), {{"1000x1000x1000", 10}, {"2050x3000x520", 7}},
+                             GetParam().where);
 }
 
 // The runtime API launches TF32's PATH 1 as any kernel: the maps encoded over the A and B pointers passed in their

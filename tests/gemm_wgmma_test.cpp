@@ -35,8 +35,8 @@ struct Path1 {
 };
 const std::vector<Path1> kPaths = {
     {"gemm_tf32", 3180, 0, {64, 128, 192, 256}, {64, 128, 256}, {32}, {2, 3, 4, 5, 6}, {1, 4}, 4},
-    {"gemm_bf16", 11052, 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8}, 8},
-    {"gemm_f16", 11052, 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8}, 8}};
+    {"gemm_bf16", 12806, 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8, 64}, 8},
+    {"gemm_f16", 12806, 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8, 64}, 8}};
 // The parameters PATH 1 tunes (and the 16-bit kernels' PERSIST); the others are pinned to one value for it.
 const std::vector<std::string> kTuned = {"BM", "BN", "STAGES", "SPLITK", "GROUP_M", "EPI_VEC", "WG", "CM", "CN"};
 std::vector<std::string> tuned(const KernelSpec& spec) {
@@ -193,7 +193,7 @@ TEST(GemmWgmmaSpace, TensorMapsFollowTheTile) {
              ElementType::Float32, 520, 1028, 32, 192, 128, 32}}) {
     const KernelSpec spec = load_kernel(k.kernel);
     const std::vector<std::size_t> maps = tensor_map_arguments(spec);
-    ASSERT_EQ(maps.size(), 2u);
+    ASSERT_EQ(maps.size(), k.kernel == "gemm_tf32" ? 2u : 3u);  // the 16-bit kernels' c_map: TMA stores (EPI_VEC 64)
     EXPECT_EQ(spec.arguments[maps[0]].name, "a_map");
     EXPECT_EQ(spec.arguments[maps[1]].name, "b_map");
     const Shape shape = spec.parse_shape("300x" + std::to_string(k.n) + "x" + std::to_string(k.k));
@@ -223,6 +223,23 @@ TEST(GemmWgmmaSpace, TensorMapsFollowTheTile) {
         << k.kernel;
     EXPECT_TRUE(tensor_map_used(spec, spec.arguments[maps[0]], c));
     EXPECT_FALSE(tensor_map_used(spec, spec.arguments[maps[0]], spec.default_config()));
+    if (k.kernel == "gemm_tf32") continue;
+    // c_map: each consumer warpgroup's rows (BM / WG) in boxes of 64 columns (128 bytes, the swizzle span), only where
+    // EPI_VEC 64 stages C for TMA stores; that configuration's shared memory holds the staged tile after the stages.
+    EXPECT_EQ(spec.arguments[maps[2]].name, "c_map");
+    EXPECT_FALSE(tensor_map_used(spec, spec.arguments[maps[2]], c));
+    const Config staged = spec.parse_config(std::string(k.config).replace(std::string(k.config).find("EPI_VEC=8"), 9,
+                                                                          "EPI_VEC=64"));
+    EXPECT_TRUE(tensor_map_used(spec, spec.arguments[maps[2]], staged));
+    const TensorMapLayout cm = tensor_map_layout(spec, spec.arguments[maps[2]], staged, shape);
+    EXPECT_EQ(cm.dims[0], k.n);
+    EXPECT_EQ(cm.dims[1], 300u);
+    EXPECT_EQ(cm.box[0], 64u);
+    EXPECT_EQ(cm.box[1], k.bm / 2);  // WG=2
+    EXPECT_EQ(cm.swizzle, 128);
+    EXPECT_EQ(spec.arguments[cm.buffer_index].name, "C");
+    EXPECT_EQ(spec.resolve(spec.launch, staged, shape, 132).shared_memory,
+              std::int64_t{4} * (k.bm + k.bn) * 128 + std::int64_t{2} * k.bm * k.bn + 1024 + 128);
   }
   // TF32's EPI_VEC 4 stages the tile in the ring, which grows where the tile is larger than the stages.
   const KernelSpec tf32 = load_kernel("gemm_tf32");
