@@ -21,7 +21,7 @@
 // shared memory, so that L2 serves B once per cluster instead of twice).
 //
 // Multicast: a block's stage then fills from both producers, so a producer may reuse a stage only once the consumers
-// of both blocks are done with it: "empty" counts one arrival per consumer warp of either block (its own directly,
+// of both blocks are done with it: "empty" counts one arrival per consumer warpgroup of either block (its own directly,
 // the other's through the cluster), the barriers are initialised before either block loads (a cluster barrier), and
 // no block leaves while the other may still arrive on its barriers (a cluster barrier at the end). A block whose tile
 // lies beyond C still loads its half of B for the other one; its own rows are all past M, so it stores nothing.
@@ -62,8 +62,9 @@ static_assert(CM * CN <= 2, "clusters of one or two blocks");
 static_assert(PERSIST == 0 || SPLITK == 1, "persistent blocks walk whole tiles (split-K slices by blockIdx.z)");
 constexpr bool kMulticast = MC == 1;
 static_assert(!kMulticast || CM == 2 && CN == 1 && SPLITK == 1, "multicast of B within a cluster of two tiles along M");
-// Arrivals that free a stage: every consumer thread, or with multicast one per consumer warp of either block.
-constexpr unsigned kReleases = kMulticast ? 2 * kConsumerThreads / 32 : kConsumerThreads;
+// Arrivals that free a stage: every consumer thread, or with multicast one per consumer warpgroup of either block (its
+// wgmmas, which alone read the stage there, complete for the whole warpgroup at once).
+constexpr unsigned kReleases = kMulticast ? 2 * WG : kConsumerThreads;
 
 // A shared-memory matrix descriptor (PTX ISA, "matrix descriptor format"): start address, leading and stride byte
 // offsets, each as (x & 0x3FFFF) >> 4 in 14 bits at bits 0, 16 and 32; base offset 0 (stages are 1024-byte aligned);
@@ -394,7 +395,7 @@ __device__ __forceinline__ void stage_wait(const Ring& ring, int i) {
 __device__ __forceinline__ void stage_release(const Ring& ring, int i) {
   const unsigned bar = ring.empty + 8 * (i % STAGES);
   if constexpr (kMulticast) {
-    if (threadIdx.x % 32 == 0) {  // after the warp's wgmma wait: the whole warp is done with the stage
+    if (threadIdx.x % 128 == 0) {  // after the wgmma wait: the warpgroup's wgmmas are done with the stage
       barrier_arrive(bar);
       barrier_arrive_in(bar, cluster_rank() ^ 1u);
     }
