@@ -95,66 +95,14 @@ __device__ __forceinline__ void quad_gather(float (&out)[8], const float* pairs,
 // Two consumer warpgroups of 128 accumulators each reallocate registers (gemm_sm90.cu says why and how).
 constexpr bool kReallocate = WG == 2 && kMR * kAccs == 128;
 
-// EPI_VEC 64: each consumer warpgroup's kMR * 64 rows of the tile go through shared memory after the ring's stages, as
-// BN / 64 boxes of kMR * 64 rows x 128 bytes with the 128-byte swizzle that c_map's TMA stores undo (row r's 16-byte
-// chunk c at chunk c ^ (r % 8); every box starts on a 1024-byte boundary). A warp's 4-byte writes of one n8 block then
-// hit 32 different banks: its 8 rows put the same chunk in 8 different places, its 4 quad lanes fill the chunk.
-constexpr unsigned kStageC = EPI_VEC == 64 ? kMR * 64 * BN * 2 : 0;  // bytes per consumer warpgroup
-constexpr unsigned kBoxC = kMR * 64 * kRow;                          // 64 columns of its rows
-static_assert(kStage % 1024 == 0 && kBoxC % 1024 == 0, "the boxes start where the swizzle pattern does");
-__host__ __device__ constexpr unsigned staged_at(int row, int col) {
-  return (col / 64) * kBoxC + row * kRow + (((col % 64) / 8) ^ (row % 8)) * 16 + (col % 8) * 2;
-}
-__host__ __device__ constexpr bool staged_writes_are_conflict_free() {
-  for (int h = 0; h < 2; ++h)
-    for (int j = 0; j < BN / 8; ++j) {  // one store instruction: an n8 block of one warp
-      unsigned banks = 0;
-      for (int lane = 0; lane < 32; ++lane) banks |= 1u << (staged_at(acc_row(lane, 2 * h), acc_col(lane, 4 * j)) / 4 % 32);
-      if (banks != 0xffffffffu) return false;
-    }
-  return true;
-}
-static_assert(EPI_VEC != 64 || staged_writes_are_conflict_free(), "the staged writes of C are free of bank conflicts");
-
-// Stages this warpgroup's rows of the tile (alpha * acc + beta * C) at `staging` and has thread 0 store them with TMA:
-// the stores run on while the consumers go on to the next tile, whose staging waits for them to have read the rows.
-template <typename Acc>
-__device__ __forceinline__ void store_tile_tma(const Acc& acc, const Tile& tile, int consumer, unsigned staging,
-                                               const CUtensorMap* c_map, int M, int N, const elem_t* C, float alpha,
-                                               float beta) {
-  const int t = threadIdx.x % 128, row0 = tile.m0 + consumer * kMR * 64;
-  if (t == 0) bulk_wait_read<0>();  // the last tile's stores are done reading the staging rows
-  warpgroup_sync(consumer);
-#pragma unroll
-  for (int mr = 0; mr < kMR; ++mr)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = mr * 64 + acc_row(t, 2 * h);
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        const int col = acc_col(t, 4 * j);
-        float v0 = alpha * acc[mr][4 * j + 2 * h], v1 = alpha * acc[mr][4 * j + 2 * h + 1];
-        if (beta != 0.0f && row0 + row < M && tile.n0 + col < N) {  // N is even: the pair is inside
-          const elem_t* c = C + (u64)(row0 + row) * N + tile.n0 + col;
-          v0 += beta * to_float(c[0]), v1 += beta * to_float(c[1]);
-        }
-        union { elem_t e[2]; unsigned u; } pair;
-        pair.e[0] = from_float(v0), pair.e[1] = from_float(v1);
-        asm volatile("st.shared.u32 [%0], %1;" ::"r"(staging + staged_at(row, col)), "r"(pair.u) : "memory");
-      }
-    }
-  fence_proxy_async();  // the writes above reach the TMA unit
-  warpgroup_sync(consumer);
-  if (t == 0) {
-#pragma unroll
-    for (int b = 0; b < BN / 64; ++b) tma_store(c_map, staging + b * kBoxC, tile.n0 + 64 * b, row0);  // clipped at M, N
-    bulk_commit();
-  }
-}
+// EPI_VEC 64: the rows of each consumer warpgroup staged for TMA stores after the ring's stages (gemm_sm90_store.cu).
+using StagedC = gemm_sm90_store::StagedC<kMR>;
+constexpr unsigned kStageC = EPI_VEC == 64 ? StagedC::kBytes : 0;  // bytes per consumer warpgroup
+static_assert(kStage % 1024 == 0, "the staged boxes start where the swizzle pattern does");
 
 }  // namespace gemm_wgmma_detail
 
-extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
+extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads, PERSIST == 2 ? 2 : 1)
     gemm_tc(GEMM_TC_PARAMETERS) {
   using namespace gemm_wgmma_detail;
   (void)A, (void)B;  // read through the tensor maps
@@ -171,6 +119,8 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
     for (int mr = 0; mr < kMR; ++mr)
 #pragma unroll
       for (int r = 0; r < kAccs; ++r) acc[mr][r] = 0.0f;
+#pragma unroll
+    for (int mr = 0; mr < kMR; ++mr) pin(acc[mr]);  // zeroed before the first wgmma: ptxas then keeps them in flight
 
     consume_slabs<kStage>(block, [&](unsigned stage) {
 #pragma unroll
@@ -186,8 +136,8 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads)
     if (SPLITK > 1 && !splitk_reduce<kMR * kAccs>(&acc[0][0], workspace, counters, tile, block.ring.last_slice)) return;
 
     if constexpr (EPI_VEC == 64) {
-      store_tile_tma(acc, tile, consumer, block.ring.base + STAGES * kStage + consumer * kStageC, &c_map, M, N, C, alpha,
-                     beta);
+      gemm_sm90_store::store_tile<kMR, kAccs>(acc, tile, consumer, block.ring.base + STAGES * kStage + consumer * kStageC,
+                                              &c_map, M, N, C, alpha, beta);
       continue;
     }
     // N is a multiple of 8 here (TMA's row strides): every pair inside C is stored as one, and every 8-column chunk.

@@ -132,7 +132,7 @@ TEST_P(GemmWgmmaSwapGpu, MissingSlabIsCaught) {
 // The 16-bit kernels' PATH 1 variants, each alone: persistent blocks (PERSIST 1 and 2: many tiles per block, the
 // ring's phases carried across tiles), multicast of B within a cluster (MC=1: odd numbers of tile rows leave the last
 // cluster's second block beyond C, loading for the first without storing) and TMA stores of C (EPI_VEC 64: clipped at
-// the edges, C read for beta). Partial tiles at the edges, a partial last k-slab. One kernel and variant per instance.
+// the edges, C read for beta; EPI_SLICE 1: a box at a time in alternating buffers). Partial tiles at the edges, a partial last k-slab. One kernel and variant per instance.
 struct Variant {
   const char* kernel;
   const char* where;
@@ -144,7 +144,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Variant{"gemm_bf16", "PERSIST >= 1", "persist"}, Variant{"gemm_f16", "PERSIST >= 1", "persist"},
                       Variant{"gemm_bf16", "MC == 1", "multicast"}, Variant{"gemm_f16", "MC == 1", "multicast"},
                       Variant{"gemm_bf16", "EPI_VEC == 64", "tma_store"},
-                      Variant{"gemm_f16", "EPI_VEC == 64", "tma_store"}),
+                      Variant{"gemm_f16", "EPI_VEC == 64", "tma_store"},
+                      Variant{"gemm_bf16", "EPI_SLICE == 1", "tma_store_sliced"}),
     [](const ::testing::TestParamInfo<Variant>& info) {
       return std::string(info.param.kernel) + "_" + info.param.name;
     });

@@ -1,0 +1,91 @@
+// The 16-bit wgmma kernel's TMA-store epilogue (EPI_VEC 64, gemm_wgmma.cu): each consumer warpgroup stages its rows of
+// C in shared memory and one of its threads writes them with TMA stores, which run on while the warpgroup goes on to
+// the next tile. The specs compile it after gemm_sm90.cu.
+//
+// A warpgroup owns MR m64 tiles: MR * 64 rows of the BM x BN tile. They are staged as boxes of 64 columns (128 bytes,
+// the swizzle span) by MR * 64 rows, each box on a 1024-byte boundary with the 128-byte swizzle that c_map's stores
+// undo (row r's 16-byte chunk c at chunk c ^ (r % 8)); a warp's 4-byte writes of one n8 block then hit 32 different
+// banks (its 8 rows put the same chunk in 8 places, its 4 quad lanes fill the chunk). EPI_SLICE 0 stages all BN / 64
+// boxes at once (MR * 64 * BN * 2 bytes per warpgroup); EPI_SLICE 1 stages one box at a time in two alternating
+// buffers (4 boxes of shared memory fewer for BN = 256: room for another stage of the ring), the store of one box
+// overlapping the writes of the next.
+#ifndef EPI_SLICE
+#define EPI_SLICE 0
+#endif
+#if PATH == 1 && TYPE != 0
+
+namespace gemm_sm90_store {
+using namespace gemm_sm90;
+
+template <int MR>
+struct StagedC {
+  static constexpr unsigned kBox = MR * 64 * kRow;           // one box: 64 columns of the warpgroup's rows
+  static constexpr int kBoxes = BN / 64;                     // boxes of a tile row
+  static constexpr int kPerRound = EPI_SLICE ? 1 : kBoxes;   // boxes staged, then stored, together
+  static constexpr int kSets = EPI_SLICE ? 2 : 1;            // alternating buffers of kPerRound boxes
+  static constexpr unsigned kBytes = kSets * kPerRound * kBox;  // per warpgroup
+  static_assert(kBox % 1024 == 0, "the boxes start where the swizzle pattern does");
+  static_assert(EPI_SLICE == 0 || kBoxes % 2 == 0, "alternating single boxes need an even number per tile row");
+
+  // Byte offset of column `col` (within the round's boxes) of row `row` (within the warpgroup's rows).
+  __host__ __device__ static constexpr unsigned at(int row, int col) {
+    return (col / 64) * kBox + row * kRow + (((col % 64) / 8) ^ (row % 8)) * 16 + (col % 8) * 2;
+  }
+  __host__ __device__ static constexpr bool writes_are_conflict_free() {
+    for (int h = 0; h < 2; ++h)
+      for (int j = 0; j < 8 * kPerRound; ++j) {  // one store instruction: an n8 block of one warp
+        unsigned banks = 0;
+        for (int lane = 0; lane < 32; ++lane) banks |= 1u << (at(acc_row(lane, 2 * h), acc_col(lane, 4 * j)) / 4 % 32);
+        if (banks != 0xffffffffu) return false;
+      }
+    return true;
+  }
+};
+
+// Stages this warpgroup's rows of the tile (alpha * acc + beta * C) round by round at `staging` and has thread 0 store
+// each round with TMA (one bulk group per round, clipped at M and N). Before a round's buffer is written again, the
+// store that last read it must be done reading: at most kSets - 1 younger groups may still be reading, across tiles too.
+template <int MR, int ACCS, typename Acc>
+__device__ __forceinline__ void store_tile(const Acc& acc, const Tile& tile, int consumer, unsigned staging,
+                                           const CUtensorMap* c_map, int M, int N, const elem_t* C, float alpha,
+                                           float beta) {
+  using S = StagedC<MR>;
+  static_assert(S::writes_are_conflict_free(), "the staged writes of C are free of bank conflicts");
+  const int t = threadIdx.x % 128, row0 = tile.m0 + consumer * MR * 64;
+#pragma unroll
+  for (int r = 0; r < S::kBoxes / S::kPerRound; ++r) {
+    const unsigned set = staging + (r % S::kSets) * S::kPerRound * S::kBox;
+    if (t == 0) bulk_wait_read<S::kSets - 1>();
+    warpgroup_sync(consumer);
+#pragma unroll
+    for (int mr = 0; mr < MR; ++mr)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = mr * 64 + acc_row(t, 2 * h);
+#pragma unroll
+        for (int jr = 0; jr < 8 * S::kPerRound; ++jr) {  // the round's n8 blocks
+          const int j = 8 * S::kPerRound * r + jr, col = acc_col(t, 4 * j);
+          float v0 = alpha * acc[mr][4 * j + 2 * h], v1 = alpha * acc[mr][4 * j + 2 * h + 1];
+          if (beta != 0.0f && row0 + row < M && tile.n0 + col < N) {  // N is even: the pair is inside
+            const elem_t* c = C + (u64)(row0 + row) * N + tile.n0 + col;
+            v0 += beta * to_float(c[0]), v1 += beta * to_float(c[1]);
+          }
+          union { elem_t e[2]; unsigned u; } pair;
+          pair.e[0] = from_float(v0), pair.e[1] = from_float(v1);
+          asm volatile("st.shared.u32 [%0], %1;" ::"r"(set + S::at(row, acc_col(t, 4 * jr))), "r"(pair.u) : "memory");
+        }
+      }
+    fence_proxy_async();  // the writes above reach the TMA unit
+    warpgroup_sync(consumer);
+    if (t == 0) {
+#pragma unroll
+      for (int b = 0; b < S::kPerRound; ++b)
+        tma_store(c_map, set + b * S::kBox, tile.n0 + 64 * (S::kPerRound * r + b), row0);
+      bulk_commit();
+    }
+  }
+  static_assert(ACCS == BN / 2, "the accumulators of an m64 x BN tile");
+}
+
+}  // namespace gemm_sm90_store
+#endif  // PATH == 1 && TYPE != 0
