@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "cutune/compiler.hpp"
@@ -27,22 +28,24 @@ inline void share_context(const Device& device) {
   device.make_current();
 }
 
-/// The benchmarks' timing method: `warmup` untimed runs, then `repeats` runs, each after an L2 flush (outside the
-/// events), timed with CUDA events; the median counts.
-inline MeasureOptions timing(int repeats = 50, int warmup = 5) {
+/// The benchmarks' timing method: `warmup` untimed runs, then `repeats` runs, each after the L2 convention `flush`
+/// (outside the events; unset: the spec's, else read, as tuning does), timed with CUDA events; the median counts.
+inline MeasureOptions timing(int repeats = 50, int warmup = 5, std::optional<L2Flush> flush = std::nullopt) {
   MeasureOptions options;
   options.repeats = repeats;
   options.warmup = warmup;
-  options.flush_l2 = true;
+  options.flush = flush;
   return options;
 }
 
 /// Tunes one shape (resuming from the database; `budget` configurations with the default strategy, 0: the whole
-/// space; at most `seconds` of wall time, 0: no limit) and returns the report; throws when no configuration was correct.
+/// space; at most `seconds` of wall time, 0: no limit; under the L2 convention `flush`, unset: the spec's, else read)
+/// and returns the report; throws when no configuration was correct.
 inline ShapeReport tune_shape(const Device& device, Database& db, const KernelSpec& spec, const Shape& shape,
                               const std::string& command, std::size_t budget = 0, const std::string& strategy = {},
-                              double seconds = 0.0) {
+                              double seconds = 0.0, std::optional<L2Flush> flush = std::nullopt) {
   TuneOptions options;
+  options.measure.flush = flush;
   options.command = command;
   options.budget = budget;
   options.time_budget_s = seconds;

@@ -252,6 +252,13 @@ std::vector<RunRecord> own_runs(const Json& doc, const std::string& source) {
     run.host = own_text(j, "host", where, source);
     run.cutune_version = own_text(j, "cutune_version", where, source);
     run.command = own_text(j, "command", where, source);
+    if (const std::string flush = own_text(j, "flush", where, source); !flush.empty()) {  // absent: older exports
+      const auto parsed = parse_l2_flush(flush);
+      if (!parsed) {
+        fail(source, where + ".flush is \"" + flush + "\", not one of " + std::string(kL2FlushNames));
+      }
+      run.flush = *parsed;
+    }
     run.kernel = {own_text(j, "kernel", where, source), own_text(j, "kernel_hash", where, source)};
     const Json& d = j.contains("device") ? j["device"] : kNoObject;
     const std::string device = where + ".device";
@@ -353,7 +360,7 @@ void write_t4(const std::vector<RunRecord>& runs, std::ostream& out) {
     const DeviceIdentity& d = run.device;
     cutune_runs.push_back(Json{{"uid", run.uid}, {"started_at", run.started_at}, {"host", run.host},
                                {"cutune_version", run.cutune_version}, {"command", run.command},
-                               {"kernel", run.kernel.name}, {"kernel_hash", run.kernel.hash},
+                               {"flush", to_string(run.flush)}, {"kernel", run.kernel.name}, {"kernel_hash", run.kernel.hash},
                                {"device", Json{{"name", d.name}, {"cc_major", d.cc_major}, {"cc_minor", d.cc_minor},
                                                {"sm_count", d.sm_count}, {"uuid", d.uuid},
                                                {"driver_version", d.driver_version},
