@@ -1,10 +1,11 @@
 // The "t4" exchange format: cutune's runs written as T4 1.0.0 results, and T4 files of other tools read as runs.
 //
-// T4 has no place for a device, kernel or problem size, so a file written here carries them in fields the schema
-// allows besides its own: "metadata.cutune_runs" (each run's provenance and identity) and a "cutune" object per
-// result (run index, shape, canonical configuration, message). Reading such a file gives back its runs; a T4
-// file of another tool (Kernel Tuner's dialect: metadata.timeunit, times.compilation; KTT's: no metadata,
-// times.compilation_time, the objective's unit in its measurement) becomes one foreign run (foreign.hpp).
+// T4 has no place for a device, kernel, problem size or L2 convention, so a file written here carries them in fields
+// the schema allows besides its own: "metadata.cutune_runs" (each run's provenance, identity and L2 convention; a run
+// without one is 'read') and a "cutune" object per result (run index, shape, canonical configuration, message).
+// Reading such a file gives back its runs; a T4 file of another tool (Kernel Tuner's dialect: metadata.timeunit,
+// times.compilation; KTT's: no metadata, times.compilation_time, the objective's unit in its measurement) becomes one
+// foreign run (foreign.hpp).
 #include <cmath>
 #include <istream>
 #include <limits>

@@ -194,17 +194,14 @@ INSERT INTO tuned VALUES(1, 1, '1024x1024');
 inline void write_version3_database(const fs::path& path) {
   write_version2_database(path);
   SQLite::Database db(path.string(), SQLite::OPEN_READWRITE);
-  db.exec(R"sql(
-ALTER TABLE results ADD COLUMN spill_bytes INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE results ADD COLUMN static_smem INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE results ADD COLUMN dynamic_smem INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE results ADD COLUMN threads_per_block INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE results ADD COLUMN blocks INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE results ADD COLUMN blocks_per_sm INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE results ADD COLUMN peak REAL DEFAULT 0;
-UPDATE results SET threads_per_block = 256, blocks = 1024, blocks_per_sm = 2, peak = 3000.0 WHERE status = 'ok';
-UPDATE meta SET value = '3' WHERE key = 'schema_version';
-)sql");
+  for (const char* column : {"spill_bytes", "static_smem", "dynamic_smem", "threads_per_block", "blocks",
+                             "blocks_per_sm"}) {
+    db.exec(std::string("ALTER TABLE results ADD COLUMN ") + column + " INTEGER NOT NULL DEFAULT 0");
+  }
+  db.exec("ALTER TABLE results ADD COLUMN peak REAL DEFAULT 0");
+  db.exec("UPDATE results SET threads_per_block = 256, blocks = 1024, blocks_per_sm = 2, peak = 3000.0 "
+          "WHERE status = 'ok'");
+  db.exec("UPDATE meta SET value = '3' WHERE key = 'schema_version'");
 }
 
 }  // namespace cutune::testing
