@@ -175,7 +175,8 @@ RunRecord read_run(const Reader& in) {
 }  // namespace
 
 void write_json(const std::vector<RunRecord>& runs, std::ostream& out) {
-  const bool all_read = std::all_of(runs.begin(), runs.end(), [](const RunRecord& r) { return r.flush == L2Flush::Read; });
+  const bool all_read =
+      std::all_of(runs.begin(), runs.end(), [](const RunRecord& r) { return r.flush == L2Flush::Read; });
   Json document{{"format", kFormat}, {"format_version", all_read ? 1 : kFormatVersion},
                 {"exported_by", std::string("cutune ") + CUTUNE_VERSION}, {"runs", Json::array()}};
   for (const auto& run : runs) document["runs"].push_back(to_json(run));

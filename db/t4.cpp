@@ -361,7 +361,8 @@ void write_t4(const std::vector<RunRecord>& runs, std::ostream& out) {
     const DeviceIdentity& d = run.device;
     cutune_runs.push_back(Json{{"uid", run.uid}, {"started_at", run.started_at}, {"host", run.host},
                                {"cutune_version", run.cutune_version}, {"command", run.command},
-                               {"flush", to_string(run.flush)}, {"kernel", run.kernel.name}, {"kernel_hash", run.kernel.hash},
+                               {"flush", to_string(run.flush)}, {"kernel", run.kernel.name},
+                               {"kernel_hash", run.kernel.hash},
                                {"device", Json{{"name", d.name}, {"cc_major", d.cc_major}, {"cc_minor", d.cc_minor},
                                                {"sm_count", d.sm_count}, {"uuid", d.uuid},
                                                {"driver_version", d.driver_version},

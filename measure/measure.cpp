@@ -194,8 +194,8 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
   }
   std::vector<void*> params = w.parameters(config);
 
-  // The first run is timed like the others (after the L2 convention's flush) and verified on reset outputs: its time counts only
-  // if the output is right. One launch fewer per configuration matters when a run takes milliseconds.
+  // The first run is timed like the others (after the L2 convention's flush) and verified on reset outputs: its time
+  // counts only if the output is right. One launch fewer per configuration matters when a run takes milliseconds.
   w.reset_outputs();
   w.flush_l2();
   EventPairs first_run(1);

@@ -178,7 +178,9 @@ KernelSpec KernelSpec::load(const std::filesystem::path& spec_file) {
   return from_json(text, std::move(source.text), std::move(source.name));
 }
 
-L2Flush KernelSpec::l2_flush(std::optional<L2Flush> asked) const { return asked.value_or(flush.value_or(L2Flush::Read)); }
+L2Flush KernelSpec::l2_flush(std::optional<L2Flush> asked) const {
+  return asked.value_or(flush.value_or(L2Flush::Read));
+}
 
 std::vector<std::string> KernelSpec::scope_names() const {
   std::vector<std::string> names;

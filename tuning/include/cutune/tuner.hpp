@@ -112,10 +112,11 @@ class Tuner {
   Tuner& operator=(const Tuner&) = delete;
 
   /// Tunes one shape under the L2 convention spec.l2_flush(options.measure.flush): configurations already stored
-  /// for this device, kernel version, shape and convention are skipped (resume); every new result is committed as it arrives. Throws CudaError when a candidate's fault leaves
-  /// the CUDA context unusable (its result is stored first, so running again resumes past it). A GPU whose worker
-  /// keeps failing leaves the run with a warning and the others go on; the last one's error is thrown. The worker
-  /// processes stay up from one call to the next, so tune several shapes with one Tuner.
+  /// for this device, kernel version, shape and convention are skipped (resume); every new result is committed as
+  /// it arrives. Throws CudaError when a candidate's fault leaves the CUDA context unusable (its result is stored
+  /// first, so running again resumes past it). A GPU whose worker keeps failing leaves the run with a warning and the
+  /// others go on; the last one's error is thrown. The worker processes stay up from one call to the next, so tune
+  /// several shapes with one Tuner.
   ShapeReport tune(const KernelSpec& spec, const Shape& shape);
 
  private:
