@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,22 +54,24 @@ inline void share_context(const Device& device) {
   device.make_current();
 }
 
-/// The benchmarks' timing method: `warmup` untimed runs, then `repeats` runs, each after an L2 flush (outside the
-/// events), timed with CUDA events; the median counts.
-inline MeasureOptions timing(int repeats = 50, int warmup = 5) {
+/// The benchmarks' timing method: `warmup` untimed runs, then `repeats` runs, each after the L2 convention `flush`
+/// (outside the events; unset: the spec's, else read, as tuning does), timed with CUDA events; the median counts.
+inline MeasureOptions timing(int repeats = 50, int warmup = 5, std::optional<L2Flush> flush = std::nullopt) {
   MeasureOptions options;
   options.repeats = repeats;
   options.warmup = warmup;
-  options.flush_l2 = true;
+  options.flush = flush;
   return options;
 }
 
-/// What `tune --budget N --time S --strategy X` tunes with (`budget` configurations per shape, 0: the whole space; at
-/// most `seconds` of wall time per shape, 0: no limit; empty `strategy`: the default one): every other setting,
-/// measurement included, at the CLI's default. `command` is stored as the run's provenance.
+/// What `tune --budget N --time S --strategy X --flush F` tunes with (`budget` configurations per shape, 0: the whole
+/// space; at most `seconds` of wall time per shape, 0: no limit; empty `strategy`: the default one; `flush` unset: the
+/// spec's L2 convention, else read): every other setting, measurement included, at the CLI's default. `command` is
+/// stored as the run's provenance.
 inline TuneOptions tune_options(const std::string& command, std::size_t budget = 0, const std::string& strategy = {},
-                                double seconds = 0.0) {
+                                double seconds = 0.0, std::optional<L2Flush> flush = std::nullopt) {
   TuneOptions options;
+  options.measure.flush = flush;
   options.command = command;
   options.budget = budget;
   options.time_budget_s = seconds;
@@ -80,8 +83,9 @@ inline TuneOptions tune_options(const std::string& command, std::size_t budget =
 /// configuration was correct.
 inline ShapeReport tune_shape(const Device& device, Database& db, const KernelSpec& spec, const Shape& shape,
                               const std::string& command, std::size_t budget = 0, const std::string& strategy = {},
-                              double seconds = 0.0) {
-  ShapeReport report = Tuner(device, db, tune_options(command, budget, strategy, seconds)).tune(spec, shape);
+                              double seconds = 0.0, std::optional<L2Flush> flush = std::nullopt) {
+  ShapeReport report =
+      Tuner(device, db, tune_options(command, budget, strategy, seconds, flush)).tune(spec, shape);
   if (!report.best) throw Error("no correct " + spec.name + " configuration at " + shape.str());
   return report;
 }

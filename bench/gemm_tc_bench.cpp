@@ -81,23 +81,32 @@ int main(int argc, char** argv) {
   app.add_option("--time", seconds, "wall time of tuning per shape, seconds (0: no limit)");
   app.add_option("--strategy", strategy, "search strategy (default: the tuner's)");
   app.add_option("--where", where, "an extra constraint on the configurations (repeatable)");
+  std::string flush_name;
+  app.add_option("--flush", flush_name,
+                 "L2 state before each timed launch, of tuning and cuBLAS alike: read, write or none (default: the "
+                 "spec's, else read)")
+      ->check(CLI::IsMember({"read", "write", "none"}));
   CLI11_PARSE(app, argc, argv);
+  const std::optional<cutune::L2Flush> flush =
+      flush_name.empty() ? std::nullopt : cutune::parse_l2_flush(flush_name);
 
   try {
     cutune::Device device;
     cutune::bench::share_context(device);
     cutune::Database db(db_path);
     std::vector<Row> rows;
+    std::string_view convention = cutune::to_string(cutune::L2Flush::Read);  // the built-in specs name none
     for (const auto& type : types) {
       const std::string kernel = "gemm_" + type;
       const Element e = cutune::bench::element(kernel);
       cutune::KernelSpec spec = cutune::load_kernel(kernel);
       for (const auto& w : where) spec.restrict_to(w);
+      convention = cutune::to_string(spec.l2_flush(flush));
       for (const auto& text : shapes) {
         const cutune::Shape shape = spec.parse_shape(text);
         const cutune::ShapeReport report =
-            cutune::bench::tune_shape(device, db, spec, shape, "gemm_tc_bench", budget, strategy, seconds);
-        cutune::Workbench bench(device, spec, shape, cutune::bench::timing());
+            cutune::bench::tune_shape(device, db, spec, shape, "gemm_tc_bench", budget, strategy, seconds, flush);
+        cutune::Workbench bench(device, spec, shape, cutune::bench::timing(50, 5, flush));
         const cutune::Result tuned = cutune::bench::time_best(device, bench, spec, report);
         const double cublas = cublas_gflops(bench, e, shape.dims[0], shape.dims[1], shape.dims[2]);
         rows.push_back({kernel, text, tuned.config, tuned.metric, cublas, report.evaluated + report.resumed});
@@ -106,8 +115,8 @@ int main(int argc, char** argv) {
       }
     }
 
-    fmt::print("\nTensor-core GEMM on {} ({}, {} SMs), median of 50 runs, L2 flushed, TFLOP/s\n",
-               device.identity().name, device.identity().arch(), device.identity().sm_count);
+    fmt::print("\nTensor-core GEMM on {} ({}, {} SMs), median of 50 runs, L2 flush {}, TFLOP/s\n",
+               device.identity().name, device.identity().arch(), device.identity().sm_count, convention);
     fmt::print("{:<10} {:<16} {:>7} {:>7} {:>6} {:>6}  {}\n", "kernel", "shape", "tuned", "cuBLAS", "ratio", "tried",
                "best configuration");
     for (const auto& r : rows) {

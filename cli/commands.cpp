@@ -115,7 +115,23 @@ void add_best_command(CLI::App& app, Subcommands& out) {
   cmd->add_option("--db", args->db, "SQLite database file")->capture_default_str();
   cmd->add_option("--gpu", args->gpu, "device name as stored (default: this machine's GPU, or the only one stored)");
   cmd->add_flag("--exact", args->exact, "only a result for this very shape and GPU (no fallback)");
+  add_flush_option(*cmd, args->flush,
+                   "only results measured under this L2 convention: read, write or none (default: the spec's "
+                   "\"measure\", else read)");
   out.push_back({cmd, [args] { return run_best(*args); }});
+}
+
+CLI::Option* add_flush_option(CLI::App& app, std::string& flush, const std::string& help) {
+  std::vector<std::string> names;
+  for (const L2Flush f : {L2Flush::Read, L2Flush::Write, L2Flush::None}) names.emplace_back(to_string(f));
+  return app.add_option("--flush", flush, help)->check(CLI::IsMember(names));
+}
+
+std::optional<L2Flush> flush_from_option(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  const auto flush = parse_l2_flush(text);
+  if (!flush) throw InputError("--flush '" + text + "': expected one of " + std::string(kL2FlushNames));
+  return flush;
 }
 
 void add_list_command(CLI::App& app, Subcommands& out) {
@@ -223,12 +239,13 @@ int run_tune(const TuneArgs& args) {
 int run_best(const BestArgs& args) {
   const KernelSpec spec = load_kernel(args.kernel);
   const Shape shape = spec.parse_shape(args.shape);
+  const L2Flush flush = spec.l2_flush(flush_from_option(args.flush));
   if (!std::filesystem::exists(args.db)) throw InputError("database '" + args.db + "' does not exist");
   Database db(args.db);
 
   std::vector<DeviceIdentity> candidates;
   for (const auto& e : db.entries()) {
-    if (e.kernel.name != spec.name) continue;
+    if (e.kernel.name != spec.name || e.flush != flush) continue;
     if (!args.gpu.empty() && e.device.name != normalized_device_name(args.gpu)) continue;
     bool seen = false;
     for (const auto& d : candidates) seen = seen || (d.name == e.device.name && d.cc_major == e.device.cc_major &&
@@ -241,7 +258,8 @@ int run_best(const BestArgs& args) {
   } else if (candidates.size() == 1) {
     device = candidates.front();
   } else if (candidates.empty()) {
-    throw InputError("no results for " + spec.name + (args.gpu.empty() ? "" : " on '" + args.gpu + "'") + " in " + args.db);
+    throw InputError("no results for " + spec.name + (args.gpu.empty() ? "" : " on '" + args.gpu + "'") +
+                     " measured under L2 flush " + std::string(to_string(flush)) + " in " + args.db);
   } else {
     std::string names;
     for (const auto& d : candidates) names += (names.empty() ? "" : ", ") + d.name;
@@ -249,11 +267,12 @@ int run_best(const BestArgs& args) {
   }
 
   // The fallback chain answers for shapes and GPUs nobody tuned; --exact asks for this very shape only.
-  const std::optional<BestConfig> found = args.exact ? db.best({spec.name, spec.hash, device, shape.str()})
-                                                     : choose_config(&db, spec, device, shape);
+  const std::optional<BestConfig> found = args.exact ? db.best({spec.name, spec.hash, device, shape.str(), flush})
+                                                     : choose_config(&db, spec, device, shape, flush);
   if (!found) {
     throw InputError("no correct configuration of " + spec.name + " (this version, " + spec.hash + ") for shape " +
-                     shape.str() + " on " + device.name + " in " + args.db);
+                     shape.str() + " on " + device.name + " measured under L2 flush " +
+                     std::string(to_string(flush)) + " in " + args.db);
   }
   if (auto why = invalid_config(spec, found->result.config, found->shape)) {  // choose_config checked the others
     throw DatabaseError("database " + args.db + ": the stored best configuration of " + spec.name + " at " +
@@ -271,6 +290,7 @@ int run_best(const BestArgs& args) {
             << "device   " << found->device.name << " (" << found->device.arch() << ", " << found->device.sm_count << " SMs)\n"
             << "shape    " << found->shape << "\n"
             << "rule     " << rule.str() << "\n"
+            << "flush    " << to_string(flush) << " (the L2 state before each timed launch)\n"
             << "config   " << r.config << "\n";
   if (found->match != Match::Default) {
     std::cout << "time     " << r.median_ms << " ms (median of " << r.samples_ms.size() << ")\n"

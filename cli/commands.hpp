@@ -49,6 +49,7 @@ struct BestArgs {
   std::string db = "cutune.db";
   std::string gpu;  ///< device name to look up instead of the GPU of this machine
   bool exact = false;  ///< no fallback: only a result for this very shape
+  std::string flush;   ///< --flush: the L2 convention whose results count; empty: the spec's, else read
 };
 
 struct SpaceArgs {
@@ -82,6 +83,10 @@ void add_best_command(CLI::App& app, Subcommands& out);
 void add_list_command(CLI::App& app, Subcommands& out);
 /// --where: extra constraints (repeatable) for tuning and counting.
 void add_where_option(CLI::App& app, std::vector<std::string>& where);
+/// --flush read|write|none, as text that CLI11 checks (a bad value is one error line and a non-zero exit).
+CLI::Option* add_flush_option(CLI::App& app, std::string& flush, const std::string& help);
+/// The convention --flush names; nullopt when it was not given.
+std::optional<L2Flush> flush_from_option(const std::string& text);
 /// --shard i/n, as text: parse_shard() reads it, so that a bad value gets one line of this program's own.
 void add_shard_option(CLI::App& app, std::string& shard);
 /// The part --shard names (1/1 when empty); throws InputError with the option's name for a bad value.

@@ -102,7 +102,14 @@ int main(int argc, char** argv) {
   app.add_option("--jobs,-j", tune.jobs, "compile threads (0: every core)")->capture_default_str();
   app.add_option("--repeats", tune.measure.repeats, "timed runs per configuration")->capture_default_str()->check(CLI::Range(1, 100000));
   app.add_option("--warmup", tune.measure.warmup, "untimed runs before timing")->capture_default_str()->check(CLI::Range(0, 100000));
-  app.add_flag("!--no-flush", tune.measure.flush_l2, "do not flush the L2 cache between timed runs");
+  std::string flush;
+  bool no_flush = false;
+  auto* flush_option = add_flush_option(
+      app, flush,
+      "L2 state before each timed launch: read (a buffer twice the L2 size is read: clean lines), write (a 256 MB "
+      "memset: dirty lines, as nvbench and Triton's do_bench), none (back-to-back launches); default: the spec's "
+      "\"measure\", else read. Results are stored under it and compared only with results of the same one");
+  app.add_flag("--no-flush", no_flush, "the same as --flush none")->excludes(flush_option);
   app.add_option("--cache-dir", tune.cache_dir, "cubin cache folder (default: $CUTUNE_CACHE_DIR or ~/.cache/cutune)");
   app.add_flag("!--no-cache", tune.use_cache, "compile everything afresh, without the cubin cache");
   app.add_flag("!--no-isolate", tune.isolate, "measure in this process instead of a worker process (a faulting "
@@ -131,6 +138,7 @@ int main(int argc, char** argv) {
   try {
     if (!time_budget.empty()) tune.time_budget_s = parse_duration(time_budget);
     tune.shard = parse_shard(shard);
+    tune.measure.flush = no_flush ? cutune::L2Flush::None : flush_from_option(flush);
     for (const auto& sub : subcommands)
       if (sub.app->parsed()) return sub.action();
     if (tune.problem.empty() && ((tune.kernel.empty() && tune.spec.empty()) || tune.shapes.empty())) {

@@ -51,8 +51,8 @@ void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, co
              spec.name, r.shape.str(), device.name, device.arch(), device.sm_count, r.space_size, r.evaluated,
              r.resumed, r.failed, r.seconds);
   if (r.evaluated == 0 && r.resumed > 0 && r.resumed >= r.limit) {
-    fmt::print("  nothing to measure: {} configurations of this shape already stored, the {} ({}) reached\n",
-               r.resumed, r.limit < r.space_size ? "budget" : "whole space", r.limit);
+    fmt::print("  nothing to measure: {} configurations of this shape already stored under L2 flush {}, the {} ({}) "
+               "reached\n", r.resumed, to_string(r.flush), r.limit < r.space_size ? "budget" : "whole space", r.limit);
   }
   if (r.evaluated > 0) {
     const bool several = r.devices.size() > 1;
@@ -79,8 +79,8 @@ void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, co
   }
   const Result& b = *r.best;
   fmt::print("  best        {}\n", b.config);
-  fmt::print("  time        {:.4f} ms (median of {}, interquartile spread {:.1f}%)\n", b.median_ms, b.samples_ms.size(),
-             100.0 * b.spread);
+  fmt::print("  time        {:.4f} ms (median of {}, interquartile spread {:.1f}%, L2 flush {})\n", b.median_ms,
+             b.samples_ms.size(), 100.0 * b.spread, to_string(r.flush));
   if (r.copy_gbs > 0) {
     // A host pipeline's bound is its link's: the longer of the whole-array copies in and out (measure.hpp).
     fmt::print("  throughput  {:.0f} {} = {:.1f}% of {} ({:.0f} GB/s, same run)\n", b.metric, spec.metric.unit(),

@@ -24,7 +24,7 @@ Database& Database::operator=(Database&& other) noexcept {
 }
 
 std::int64_t Database::begin_run(const DeviceIdentity& device, const KernelIdentity& kernel,
-                                 const std::string& command) {
+                                 const std::string& command, L2Flush flush) {
   auto& db = detail::connection(db_, path_);
   return detail::guarded(path_, "starting a run", [&] {
     return detail::write_transaction(db, [&] {
@@ -38,6 +38,7 @@ std::int64_t Database::begin_run(const DeviceIdentity& device, const KernelIdent
       run.host = detail::host_name();
       run.cutune_version = CUTUNE_VERSION;
       run.command = command;
+      run.flush = flush;
       SQLite::Statement insert(db, detail::kInsertRun);
       detail::bind_run(insert, run, device_id, kernel_id);
       insert.exec();
@@ -51,53 +52,69 @@ void Database::record(std::int64_t run_id, const std::string& shape, const Resul
   detail::guarded(path_, "recording a result", [&] {
     detail::write_transaction(db, [&] {
       // The key comes from the run, so a result cannot be filed under another device or kernel version.
-      SQLite::Statement run(db, "SELECT device_id, kernel_id FROM runs WHERE id = ?");
+      SQLite::Statement run(db, "SELECT device_id, kernel_id, flush FROM runs WHERE id = ?");
       run.bind(1, run_id);
       if (!run.executeStep()) {
         throw DatabaseError("database " + detail::quoted(path_) + " has no run " + std::to_string(run_id));
       }
       const std::int64_t device_id = run.getColumn(0).getInt64();
       const std::int64_t kernel_id = run.getColumn(1).getInt64();
-      SQLite::Statement upsert(db,
-          "INSERT INTO results(run_id, device_id, kernel_id, " + std::string(detail::kMeasurementColumns) +
-          ") VALUES(:run, :device, :kernel, " + detail::kMeasurementValues +
-          ") ON CONFLICT(run_id, shape, config) DO UPDATE SET " + detail::kMeasurementUpdates);
+      const L2Flush flush = detail::read_flush(run.getColumn(2), path_);
+      SQLite::Statement upsert(db, detail::insert_measurement_sql(
+                                       "ON CONFLICT(run_id, shape, config) DO UPDATE SET " +
+                                       std::string(detail::kMeasurementUpdates)));
       upsert.bind(":run", run_id);
       upsert.bind(":device", device_id);
       upsert.bind(":kernel", kernel_id);
       detail::bind_result(upsert, Measurement{shape, result, detail::utc_now()});
       upsert.exec();
-      // The latest measurement of the configuration becomes current; in two steps, as the unique index demands.
-      constexpr const char* kKey = "device_id = :device AND kernel_id = :kernel AND shape = :shape AND config = :config";
+      // The latest measurement of the configuration under this convention becomes current; in two steps, as the
+      // unique index demands.
+      constexpr const char* kKey =
+          "device_id = :device AND kernel_id = :kernel AND flush = :flush AND shape = :shape AND config = :config";
       SQLite::Statement clear(db, std::string("UPDATE results SET current = 0 WHERE current = 1 AND ") + kKey);
       SQLite::Statement mark(db,
           "UPDATE results SET current = 1 WHERE id = (SELECT r.id FROM results r JOIN runs u ON u.id = r.run_id "
-          "WHERE r.device_id = :device AND r.kernel_id = :kernel AND r.shape = :shape AND r.config = :config "
-          "ORDER BY r.measured_at DESC, u.uid DESC LIMIT 1)");
+          "WHERE r.device_id = :device AND r.kernel_id = :kernel AND r.flush = :flush AND r.shape = :shape AND "
+          "r.config = :config ORDER BY r.measured_at DESC, u.uid DESC LIMIT 1)");
       for (SQLite::Statement* statement : {&clear, &mark}) {
         statement->bind(":device", device_id);
         statement->bind(":kernel", kernel_id);
+        statement->bind(":flush", std::string(to_string(flush)));
         statement->bind(":shape", shape);
         statement->bind(":config", result.config);
         statement->exec();
       }
-      detail::refresh_tuned(db, device_id, kernel_id, shape);
+      detail::refresh_tuned(db, device_id, kernel_id, flush, shape);
     });
   });
 }
 
+namespace {
+
+// The current results of one key (device, kernel version, shape, convention): `columns` from them, in `order`.
+SQLite::Statement key_query(SQLite::Database& db, const std::string& columns, std::string_view order,
+                            const DeviceIdentity& device, const KernelIdentity& kernel, const std::string& shape,
+                            L2Flush flush) {
+  SQLite::Statement query(db,
+      "SELECT " + columns + " FROM results r JOIN devices d ON d.id = r.device_id JOIN kernels k ON k.id = r.kernel_id "
+      "WHERE " + std::string(detail::kDeviceKeyMatch) + " AND k.name = :kernel AND k.hash = :hash "
+      "AND r.shape = :shape AND r.flush = :flush AND r.current = 1 " + std::string(order));
+  detail::bind_device_key(query, device);
+  query.bind(":kernel", kernel.name);
+  query.bind(":hash", kernel.hash);
+  query.bind(":shape", shape);
+  query.bind(":flush", std::string(to_string(flush)));
+  return query;
+}
+
+}  // namespace
+
 std::set<std::string> Database::measured(const DeviceIdentity& device, const KernelIdentity& kernel,
-                                         const std::string& shape) {
+                                         const std::string& shape, L2Flush flush) {
   auto& db = detail::connection(db_, path_);
   return detail::guarded(path_, "reading measured configurations", [&] {
-    SQLite::Statement query(db,
-        "SELECT r.config FROM results r JOIN devices d ON d.id = r.device_id JOIN kernels k ON k.id = r.kernel_id "
-        "WHERE " + std::string(detail::kDeviceKeyMatch) + " AND k.name = :kernel AND k.hash = :hash "
-        "AND r.shape = :shape AND r.current = 1");
-    detail::bind_device_key(query, device);
-    query.bind(":kernel", kernel.name);
-    query.bind(":hash", kernel.hash);
-    query.bind(":shape", shape);
+    SQLite::Statement query = key_query(db, "r.config", "", device, kernel, shape, flush);
     std::set<std::string> configs;
     while (query.executeStep()) configs.insert(query.getColumn(0).getString());
     return configs;
@@ -105,19 +122,13 @@ std::set<std::string> Database::measured(const DeviceIdentity& device, const Ker
 }
 
 std::vector<Result> Database::results(const DeviceIdentity& device, const KernelIdentity& kernel,
-                                      const std::string& shape) {
+                                      const std::string& shape, L2Flush flush) {
   auto& db = detail::connection(db_, path_);
   return detail::guarded(path_, "reading results", [&] {
-    SQLite::Statement query(db,
-        "SELECT " + std::string(detail::kResultColumns) +
-        " FROM results r JOIN devices d ON d.id = r.device_id JOIN kernels k ON k.id = r.kernel_id "
-        "WHERE " + std::string(detail::kDeviceKeyMatch) + " AND k.name = :kernel AND k.hash = :hash "
-        "AND r.shape = :shape AND r.current = 1 "
-        "ORDER BY r.status <> 'ok', CASE WHEN r.status = 'ok' THEN r.median_ms END, r.config");
-    detail::bind_device_key(query, device);
-    query.bind(":kernel", kernel.name);
-    query.bind(":hash", kernel.hash);
-    query.bind(":shape", shape);
+    SQLite::Statement query =
+        key_query(db, detail::kResultColumns,
+                  "ORDER BY r.status <> 'ok', CASE WHEN r.status = 'ok' THEN r.median_ms END, r.config", device,
+                  kernel, shape, flush);
     std::vector<Result> found;
     while (query.executeStep()) found.push_back(detail::read_result(query, path_));
     return found;
@@ -129,12 +140,12 @@ std::vector<TunedEntry> Database::entries() {
   return detail::guarded(path_, "listing tuned entries", [&] {
     // Provenance comes from the latest run that contributed to the entry.
     SQLite::Statement query(db,
-        "SELECT " + std::string(detail::kDeviceColumns) + ", k.name, k.hash, g.shape, g.results, g.ok "
-        "FROM (SELECT device_id, kernel_id, shape, COUNT(*) AS results, SUM(status = 'ok') AS ok, "
-        "MAX(run_id) AS last_run FROM results WHERE current = 1 GROUP BY device_id, kernel_id, shape) g "
+        "SELECT " + std::string(detail::kDeviceColumns) + ", k.name, k.hash, g.shape, g.results, g.ok, g.flush "
+        "FROM (SELECT device_id, kernel_id, flush, shape, COUNT(*) AS results, SUM(status = 'ok') AS ok, "
+        "MAX(run_id) AS last_run FROM results WHERE current = 1 GROUP BY device_id, kernel_id, flush, shape) g "
         "JOIN devices d ON d.id = g.device_id JOIN kernels k ON k.id = g.kernel_id "
         "JOIN runs ru ON ru.id = g.last_run "
-        "ORDER BY k.name, d.name, g.shape, k.hash, d.cc_major, d.cc_minor, d.sm_count");
+        "ORDER BY k.name, d.name, g.shape, k.hash, d.cc_major, d.cc_minor, d.sm_count, g.flush");
     std::vector<TunedEntry> entries;
     while (query.executeStep()) {
       TunedEntry entry;
@@ -144,6 +155,7 @@ std::vector<TunedEntry> Database::entries() {
       entry.shape = query.getColumn(12).getString();
       entry.results = query.getColumn(13).getInt();
       entry.ok = query.getColumn(14).getInt();
+      entry.flush = detail::read_flush(query.getColumn(15), path_);
       entries.push_back(std::move(entry));
     }
     return entries;

@@ -1,4 +1,5 @@
 // The json exchange format: every run and measurement with its provenance, written and read back losslessly.
+#include <algorithm>
 #include <cmath>
 #include <istream>
 #include <limits>
@@ -16,7 +17,9 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::string_view kFormat = "cutune-runs";
 // Raised when a field changes meaning or is removed; readers refuse documents newer than they know.
-constexpr int kFormatVersion = 1;
+// Version 2: runs carry "flush", their L2 convention. A reader of version 1 would take every run for 'read', so a
+// document is written as version 2 only when a run is of another convention; without "flush" a run is 'read'.
+constexpr int kFormatVersion = 2;
 
 // NaN has no JSON spelling: null stands for it, both ways.
 Json number(double value) { return std::isnan(value) ? Json(nullptr) : Json(value); }
@@ -44,6 +47,7 @@ Json to_json(const RunRecord& run) {
               {"host", run.host},
               {"cutune_version", run.cutune_version},
               {"command", run.command},
+              {"flush", to_string(run.flush)},
               {"kernel", Json{{"name", run.kernel.name}, {"hash", run.kernel.hash}}},
               {"device", Json{{"name", d.name}, {"cc_major", d.cc_major}, {"cc_minor", d.cc_minor},
                               {"sm_count", d.sm_count}, {"uuid", d.uuid}, {"driver_version", d.driver_version},
@@ -81,6 +85,14 @@ class Reader {
     return object_.contains(key) ? integer<Int>(key) : Int{0};
   }
   double optional_real(const char* key) const { return object_.contains(key) ? real(key) : 0.0; }
+  // An L2 convention (format version 2); absent in documents of version 1, whose runs all read a buffer.
+  L2Flush flush(const char* key) const {
+    if (!object_.contains(key)) return L2Flush::Read;
+    const std::string name = text(key);
+    if (const auto flush = parse_l2_flush(name)) return *flush;
+    fail("has an unknown L2 convention \"" + std::string(key) + "\": \"" + name + "\" (known: " +
+         std::string(kL2FlushNames) + ")");
+  }
   double real(const char* key) const { return real_value(at(key), key); }
   double real_value(const Json& v, const char* key) const {
     if (v.is_null()) return std::numeric_limits<double>::quiet_NaN();
@@ -135,6 +147,7 @@ RunRecord read_run(const Reader& in) {
   run.host = in.text("host");
   run.cutune_version = in.text("cutune_version");
   run.command = in.text("command");
+  run.flush = in.flush("flush");
   const Reader kernel = in.child("kernel");
   run.kernel.name = kernel.text("name");
   run.kernel.hash = kernel.text("hash");
@@ -162,7 +175,9 @@ RunRecord read_run(const Reader& in) {
 }  // namespace
 
 void write_json(const std::vector<RunRecord>& runs, std::ostream& out) {
-  Json document{{"format", kFormat}, {"format_version", kFormatVersion},
+  const bool all_read =
+      std::all_of(runs.begin(), runs.end(), [](const RunRecord& r) { return r.flush == L2Flush::Read; });
+  Json document{{"format", kFormat}, {"format_version", all_read ? 1 : kFormatVersion},
                 {"exported_by", std::string("cutune ") + CUTUNE_VERSION}, {"runs", Json::array()}};
   for (const auto& run : runs) document["runs"].push_back(to_json(run));
   out << document.dump(1) << "\n";

@@ -63,7 +63,8 @@ Database::Statements::Statements(SQLite::Database& db)
       exact(db, "SELECT " + std::string(detail::kResultColumns) + ", " + detail::kDeviceColumns +
                     ", k.name, k.hash FROM results r JOIN runs ru ON ru.id = r.run_id "
                     "JOIN devices d ON d.id = r.device_id JOIN kernels k ON k.id = r.kernel_id "
-                    "WHERE r.device_id = :device_id AND r.kernel_id = :kernel_id AND r.shape = :shape AND " +
+                    "WHERE r.device_id = :device_id AND r.kernel_id = :kernel_id AND r.flush = :flush AND "
+                    "r.shape = :shape AND " +
                     detail::kTuned + " ORDER BY r.median_ms, r.config LIMIT 1"),
       latest_on_device(db, "SELECT k.hash FROM devices d JOIN results r ON r.device_id = d.id "
                            "JOIN kernels k ON k.id = r.kernel_id WHERE " + std::string(detail::kDeviceKeyMatch) +
@@ -71,9 +72,9 @@ Database::Statements::Statements(SQLite::Database& db)
       latest_on_arch(db, "SELECT k.hash FROM devices d JOIN results r ON r.device_id = d.id "
                          "JOIN kernels k ON k.id = r.kernel_id WHERE d.cc_major = :cc_major AND d.cc_minor = :cc_minor "
                          "AND k.name = :kernel ORDER BY r.measured_at DESC, r.id DESC LIMIT 1"),
-      device_shapes(db, "SELECT shape FROM tuned WHERE kernel_id = ? AND device_id = ?"),
+      device_shapes(db, "SELECT shape FROM tuned WHERE kernel_id = ? AND device_id = ? AND flush = ?"),
       arch_shapes(db, "SELECT d.id, d.name, d.sm_count, t.shape FROM tuned t JOIN devices d ON d.id = t.device_id "
-                      "WHERE t.kernel_id = ? AND d.cc_major = ? AND d.cc_minor = ?") {}
+                      "WHERE t.kernel_id = ? AND t.flush = ? AND d.cc_major = ? AND d.cc_minor = ?") {}
 
 std::optional<std::int64_t> Database::Statements::device_id(const DeviceIdentity& device) {
   std::string key = normalized_device_name(device.name);
@@ -117,10 +118,12 @@ std::string_view to_string(Match m) {
 namespace {
 
 std::optional<BestConfig> exact_best(Database::Statements& s, const std::filesystem::path& path,
-                                     std::int64_t device_id, std::int64_t kernel_id, const std::string& shape) {
+                                     std::int64_t device_id, std::int64_t kernel_id, L2Flush flush,
+                                     const std::string& shape) {
   detail::Use select(s.exact);
   select->bind(":device_id", device_id);
   select->bind(":kernel_id", kernel_id);
+  select->bind(":flush", std::string(to_string(flush)));
   select->bind(":shape", shape);
   if (!select->executeStep()) return std::nullopt;
   BestConfig best;
@@ -129,6 +132,7 @@ std::optional<BestConfig> exact_best(Database::Statements& s, const std::filesys
   best.kernel.name = select->getColumn(detail::kResultColumnCount + detail::kDeviceColumnCount).getString();
   best.kernel.hash = select->getColumn(detail::kResultColumnCount + detail::kDeviceColumnCount + 1).getString();
   best.shape = shape;
+  best.flush = flush;
   return best;
 }
 
@@ -162,7 +166,7 @@ std::optional<BestConfig> Database::best(const BestQuery& query) {
     const auto device_id = s.device_id(query.device);
     const auto kernel_id = s.kernel_id(query.kernel, *hash);
     if (!device_id || !kernel_id) return std::nullopt;
-    return exact_best(s, path_, *device_id, *kernel_id, query.shape);
+    return exact_best(s, path_, *device_id, *kernel_id, query.flush, query.shape);
   });
 }
 
@@ -176,10 +180,11 @@ std::optional<BestConfig> Database::best_with_fallback(const BestQuery& query) {
     if (!kernel_id) return std::nullopt;
     const auto device_id = s.device_id(query.device);
     const auto logs = detail::log_dims(query.shape);
+    const std::string flush(to_string(query.flush));
     const double inf = std::numeric_limits<double>::infinity();
 
     if (device_id) {
-      if (auto found = exact_best(s, path_, *device_id, *kernel_id, query.shape)) return found;
+      if (auto found = exact_best(s, path_, *device_id, *kernel_id, query.flush, query.shape)) return found;
       // Nearest tuned shape on this device; ties go to the smaller shape text, so the answer never depends on
       // row order.
       std::string nearest;
@@ -188,6 +193,7 @@ std::optional<BestConfig> Database::best_with_fallback(const BestQuery& query) {
         detail::Use shapes(s.device_shapes);
         shapes->bind(1, *kernel_id);
         shapes->bind(2, *device_id);
+        shapes->bind(3, flush);
         while (shapes->executeStep()) {
           const std::string shape = shapes->getColumn(0).getString();
           const double d = detail::distance(logs, query.shape, shape);
@@ -198,7 +204,7 @@ std::optional<BestConfig> Database::best_with_fallback(const BestQuery& query) {
         }
       }
       if (nearest_distance < inf) {
-        if (auto found = exact_best(s, path_, *device_id, *kernel_id, nearest)) {
+        if (auto found = exact_best(s, path_, *device_id, *kernel_id, query.flush, nearest)) {
           found->match = Match::NearestShape;
           found->distance = nearest_distance;
           return found;
@@ -218,8 +224,9 @@ std::optional<BestConfig> Database::best_with_fallback(const BestQuery& query) {
     {
       detail::Use rows(s.arch_shapes);
       rows->bind(1, *kernel_id);
-      rows->bind(2, query.device.cc_major);
-      rows->bind(3, query.device.cc_minor);
+      rows->bind(2, flush);
+      rows->bind(3, query.device.cc_major);
+      rows->bind(4, query.device.cc_minor);
       while (rows->executeStep()) {
         Candidate c;
         c.device_id = rows->getColumn(0).getInt64();
@@ -233,7 +240,7 @@ std::optional<BestConfig> Database::best_with_fallback(const BestQuery& query) {
       }
     }
     if (!chosen) return std::nullopt;
-    auto found = exact_best(s, path_, chosen->device_id, *kernel_id, chosen->shape);
+    auto found = exact_best(s, path_, chosen->device_id, *kernel_id, query.flush, chosen->shape);
     if (found) {
       found->match = Match::SameArchitecture;
       found->distance = chosen->distance;

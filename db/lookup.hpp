@@ -17,11 +17,11 @@ struct Database::Statements {
 
   SQLite::Statement find_device;
   SQLite::Statement find_kernel;
-  SQLite::Statement exact;             // fastest current Ok result of (device id, kernel id, shape)
+  SQLite::Statement exact;             // fastest current Ok result of (device id, kernel id, convention, shape)
   SQLite::Statement latest_on_device;  // the kernel version measured last on a device
   SQLite::Statement latest_on_arch;    // the kernel version measured last on any device of a compute capability
-  SQLite::Statement device_shapes;     // tuned shapes of a kernel version on a device
-  SQLite::Statement arch_shapes;       // devices and their tuned shapes at a compute capability
+  SQLite::Statement device_shapes;     // tuned shapes of a kernel version and convention on a device
+  SQLite::Statement arch_shapes;       // devices and their tuned shapes at a compute capability, one convention
 
  private:
   std::unordered_map<std::string, std::int64_t> device_ids_;

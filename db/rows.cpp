@@ -80,6 +80,24 @@ Result read_result(const SQLite::Statement& row, const fs::path& path) {
   return r;
 }
 
+std::string insert_measurement_sql(std::string_view on_conflict) {
+  std::string sql = "INSERT INTO results(run_id, device_id, kernel_id, flush, ";
+  for (const std::string_view part : {std::string_view(kMeasurementColumns),
+                                      std::string_view(") VALUES(:run, :device, :kernel, "
+                                                       "(SELECT flush FROM runs WHERE id = :run), "),
+                                      std::string_view(kMeasurementValues), std::string_view(") "), on_conflict}) {
+    sql += part;
+  }
+  return sql;
+}
+
+L2Flush read_flush(const SQLite::Column& column, const fs::path& path) {
+  const std::string text = column.getString();
+  if (const auto flush = parse_l2_flush(text)) return *flush;
+  throw DatabaseError("database " + quoted(path) + " holds an unknown L2 convention '" + text + "' (known: " +
+                      std::string(kL2FlushNames) + ")");
+}
+
 DeviceIdentity read_device(const SQLite::Statement& row, int first) {
   DeviceIdentity d;
   d.name = row.getColumn(first).getString();

@@ -20,6 +20,7 @@ void bind_run(SQLite::Statement& insert, const RunRecord& run, std::int64_t devi
   insert.bind(11, run.device.memory_clock_khz);
   insert.bind(12, run.device.memory_bus_bits);
   insert.bind(13, run.device.total_memory);
+  insert.bind(14, std::string(to_string(run.flush)));
 }
 
 std::vector<RunRecord> read_runs(SQLite::Database& db, const fs::path& path) {
@@ -28,7 +29,7 @@ std::vector<RunRecord> read_runs(SQLite::Database& db, const fs::path& path) {
     std::map<std::int64_t, std::size_t> index;
     SQLite::Statement select(db,
         "SELECT " + std::string(kDeviceColumns) + ", ru.id, ru.uid, k.name, k.hash, ru.started_at, ru.host, "
-        "ru.cutune_version, ru.command FROM runs ru JOIN devices d ON d.id = ru.device_id "
+        "ru.cutune_version, ru.command, ru.flush FROM runs ru JOIN devices d ON d.id = ru.device_id "
         "JOIN kernels k ON k.id = ru.kernel_id ORDER BY ru.started_at, ru.uid");
     while (select.executeStep()) {
       RunRecord run;
@@ -42,6 +43,7 @@ std::vector<RunRecord> read_runs(SQLite::Database& db, const fs::path& path) {
       run.host = select.getColumn(c + 5).getString();
       run.cutune_version = select.getColumn(c + 6).getString();
       run.command = select.getColumn(c + 7).getString();
+      run.flush = read_flush(select.getColumn(c + 8), path);
       runs.push_back(std::move(run));
     }
     SQLite::Statement results(db,
@@ -95,11 +97,9 @@ ImportSummary Database::add_runs(const std::vector<RunRecord>& runs, std::string
     return detail::write_transaction(db, [&] {
       ImportSummary summary;
       SQLite::Statement insert_run(db, detail::kInsertRun);
-      SQLite::Statement find_run(db, "SELECT id, device_id, kernel_id FROM runs WHERE uid = ?");
+      SQLite::Statement find_run(db, "SELECT id, device_id, kernel_id, flush FROM runs WHERE uid = ?");
       SQLite::Statement insert_result(db,
-          "INSERT INTO results(run_id, device_id, kernel_id, " + std::string(detail::kMeasurementColumns) +
-          ") VALUES(:run, :device, :kernel, " + detail::kMeasurementValues +
-          ") ON CONFLICT(run_id, shape, config) DO NOTHING");
+          detail::insert_measurement_sql("ON CONFLICT(run_id, shape, config) DO NOTHING"));
       // The same run's later copy of a measurement (it was re-recorded within the run) replaces an older one.
       SQLite::Statement update_result(db,
           "UPDATE results SET " + std::string(detail::kMeasurementUpdates) +
@@ -119,9 +119,10 @@ ImportSummary Database::add_runs(const std::vector<RunRecord>& runs, std::string
           find_run.bind(1, run.uid);
           find_run.executeStep();
           run_id = find_run.getColumn(0).getInt64();
-          if (find_run.getColumn(1).getInt64() != device_id || find_run.getColumn(2).getInt64() != kernel_id) {
+          if (find_run.getColumn(1).getInt64() != device_id || find_run.getColumn(2).getInt64() != kernel_id ||
+              find_run.getColumn(3).getString() != to_string(run.flush)) {
             throw DatabaseError("run '" + run.uid + "' is stored in " + detail::quoted(path_) +
-                                " for another device or kernel version: the runs cannot be the same");
+                                " for another device, kernel version or L2 convention: the runs cannot be the same");
           }
         }
         for (const Measurement& m : run.measurements) {

@@ -14,6 +14,9 @@ constexpr std::string_view kApplication = "cutune";
 // (run, shape, configuration); `current` marks the latest of each (device, kernel version, shape, configuration).
 // Version 3: results carry the configuration's resources (Result's last fields); the columns come last, as
 // migrating a version-2 file appends them.
+// Version 4: runs carry the L2 convention they were measured under (l2_flush.hpp), and so do their results (a copy
+// of the run's, which the indexes need): `current` and `tuned` are per convention, as times of different
+// conventions are never compared. Older rows were measured reading a buffer larger than L2: 'read'.
 constexpr const char* kTables = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS devices(
@@ -31,7 +34,8 @@ CREATE TABLE IF NOT EXISTS runs(
   kernel_id INTEGER NOT NULL REFERENCES kernels(id),
   started_at TEXT NOT NULL, host TEXT NOT NULL, cutune_version TEXT NOT NULL, command TEXT NOT NULL,
   driver_version INTEGER NOT NULL, nvrtc_version INTEGER NOT NULL, device_uuid TEXT NOT NULL,
-  memory_clock_khz INTEGER NOT NULL, memory_bus_bits INTEGER NOT NULL, total_memory INTEGER NOT NULL);
+  memory_clock_khz INTEGER NOT NULL, memory_bus_bits INTEGER NOT NULL, total_memory INTEGER NOT NULL,
+  flush TEXT NOT NULL DEFAULT 'read' CHECK(flush IN ('read', 'write', 'none')));
 CREATE TABLE IF NOT EXISTS results(
   id INTEGER PRIMARY KEY,
   run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -45,24 +49,26 @@ CREATE TABLE IF NOT EXISTS results(
   spill_bytes INTEGER NOT NULL DEFAULT 0, static_smem INTEGER NOT NULL DEFAULT 0,
   dynamic_smem INTEGER NOT NULL DEFAULT 0, threads_per_block INTEGER NOT NULL DEFAULT 0,
   blocks INTEGER NOT NULL DEFAULT 0, blocks_per_sm INTEGER NOT NULL DEFAULT 0, peak REAL DEFAULT 0,
+  flush TEXT NOT NULL DEFAULT 'read' CHECK(flush IN ('read', 'write', 'none')),
   UNIQUE(run_id, shape, config));
 )sql";
 
-// `tuned` lists the (device, kernel version, shape) keys with a current Ok result: the candidates of the
-// fallback chain, kept apart so that a lookup reads a few rows instead of every configuration's.
+// `tuned` lists the (device, kernel version, L2 convention, shape) keys with a current Ok result: the candidates of
+// the fallback chain, kept apart so that a lookup reads a few rows instead of every configuration's.
 constexpr const char* kIndexes = R"sql(
 CREATE TABLE IF NOT EXISTS tuned(
-  device_id INTEGER NOT NULL, kernel_id INTEGER NOT NULL, shape TEXT NOT NULL,
-  PRIMARY KEY(kernel_id, device_id, shape)) WITHOUT ROWID;
-CREATE UNIQUE INDEX IF NOT EXISTS results_current ON results(device_id, kernel_id, shape, config) WHERE current = 1;
-CREATE INDEX IF NOT EXISTS results_best ON results(device_id, kernel_id, shape, median_ms, config)
+  device_id INTEGER NOT NULL, kernel_id INTEGER NOT NULL, flush TEXT NOT NULL, shape TEXT NOT NULL,
+  PRIMARY KEY(kernel_id, device_id, flush, shape)) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS results_current ON results(device_id, kernel_id, flush, shape, config)
+  WHERE current = 1;
+CREATE INDEX IF NOT EXISTS results_best ON results(device_id, kernel_id, flush, shape, median_ms, config)
   WHERE current = 1 AND status = 'ok';
 CREATE INDEX IF NOT EXISTS results_recent ON results(device_id, measured_at);
 )sql";
 
 constexpr const char* kMeta = R"sql(
 INSERT OR IGNORE INTO meta(key, value) VALUES('application', 'cutune');
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '3');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '4');
 )sql";
 
 // A version-1 run had no uid. Its fields make one, so that two copies of the same version-1 file migrate to
@@ -181,6 +187,18 @@ ALTER TABLE results ADD COLUMN peak REAL DEFAULT 0;
 )sql");
 }
 
+// Version 3 knew one convention, reading a buffer larger than L2 before each timed launch. The indexes and `tuned`
+// gain the convention: kIndexes builds them again and refresh_current() fills them.
+void migrate_from_v3(SQLite::Database& db) {
+  db.exec(R"sql(
+ALTER TABLE runs ADD COLUMN flush TEXT NOT NULL DEFAULT 'read' CHECK(flush IN ('read', 'write', 'none'));
+ALTER TABLE results ADD COLUMN flush TEXT NOT NULL DEFAULT 'read' CHECK(flush IN ('read', 'write', 'none'));
+DROP INDEX IF EXISTS results_current;
+DROP INDEX IF EXISTS results_best;
+DROP TABLE IF EXISTS tuned;
+)sql");
+}
+
 }  // namespace
 
 void migrate(SQLite::Database& db, const fs::path& path, int from) {
@@ -198,6 +216,7 @@ void migrate(SQLite::Database& db, const fs::path& path, int from) {
       if (version >= Database::kSchemaVersion) return;
       if (version == 1) migrate_from_v1(db);
       if (version <= 2) migrate_from_v2(db);
+      if (version <= 3) migrate_from_v3(db);
       db.exec(kIndexes);
       refresh_current(db);
       db.exec("UPDATE meta SET value = '" + std::to_string(Database::kSchemaVersion) +
@@ -259,22 +278,24 @@ void refresh_current(SQLite::Database& db) {
   db.exec("UPDATE results SET current = 0 WHERE current = 1");
   db.exec(
       "UPDATE results SET current = 1 WHERE id IN (SELECT id FROM (SELECT r.id, row_number() OVER ("
-      "PARTITION BY r.device_id, r.kernel_id, r.shape, r.config ORDER BY r.measured_at DESC, u.uid DESC) AS n "
-      "FROM results r JOIN runs u ON u.id = r.run_id) WHERE n = 1)");
+      "PARTITION BY r.device_id, r.kernel_id, r.flush, r.shape, r.config ORDER BY r.measured_at DESC, u.uid DESC) "
+      "AS n FROM results r JOIN runs u ON u.id = r.run_id) WHERE n = 1)");
   db.exec("DELETE FROM tuned");
-  db.exec("INSERT INTO tuned SELECT DISTINCT device_id, kernel_id, shape FROM results "
+  db.exec("INSERT INTO tuned SELECT DISTINCT device_id, kernel_id, flush, shape FROM results "
           "WHERE current = 1 AND status = 'ok' AND median_ms IS NOT NULL");
 }
 
-void refresh_tuned(SQLite::Database& db, std::int64_t device_id, std::int64_t kernel_id, const std::string& shape) {
-  SQLite::Statement remove(db, "DELETE FROM tuned WHERE device_id = ? AND kernel_id = ? AND shape = ?");
+void refresh_tuned(SQLite::Database& db, std::int64_t device_id, std::int64_t kernel_id, L2Flush flush,
+                   const std::string& shape) {
+  SQLite::Statement remove(db, "DELETE FROM tuned WHERE device_id = ? AND kernel_id = ? AND flush = ? AND shape = ?");
   SQLite::Statement add(db,
-      "INSERT INTO tuned SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM results WHERE device_id = ?1 AND "
-      "kernel_id = ?2 AND shape = ?3 AND current = 1 AND status = 'ok' AND median_ms IS NOT NULL)");
+      "INSERT INTO tuned SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM results WHERE device_id = ?1 AND "
+      "kernel_id = ?2 AND flush = ?3 AND shape = ?4 AND current = 1 AND status = 'ok' AND median_ms IS NOT NULL)");
   for (SQLite::Statement* statement : {&remove, &add}) {
     statement->bind(1, device_id);
     statement->bind(2, kernel_id);
-    statement->bind(3, shape);
+    statement->bind(3, std::string(to_string(flush)));
+    statement->bind(4, shape);
     statement->exec();
   }
 }

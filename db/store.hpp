@@ -96,8 +96,9 @@ void refuse_newer(int schema, const fs::path& path, std::string_view verb);
 void migrate(SQLite::Database& db, const fs::path& path, int from);
 /// Makes the latest measurement of every (device, kernel version, shape, configuration) the current one.
 void refresh_current(SQLite::Database& db);
-/// Updates whether one (device, kernel version, shape) has a current Ok result (the `tuned` table).
-void refresh_tuned(SQLite::Database& db, std::int64_t device_id, std::int64_t kernel_id, const std::string& shape);
+/// Updates whether one (device, kernel version, L2 convention, shape) has a current Ok result (the `tuned` table).
+void refresh_tuned(SQLite::Database& db, std::int64_t device_id, std::int64_t kernel_id, L2Flush flush,
+                   const std::string& shape);
 
 // Untrusted rows (row_checks.cpp).
 /// Refuses a run that cannot be stored as it is (InputError naming `source`, the run, the row and the value): texts
@@ -142,6 +143,12 @@ constexpr const char* kMeasurementUpdates =
     "blocks_per_sm = :blocks_per_sm, peak = :peak";
 Result read_result(const SQLite::Statement& row, const fs::path& path);
 
+/// The statement that adds a measurement of run :run (device :device, kernel :kernel) with the run's L2
+/// convention, followed by `on_conflict` ("ON CONFLICT(run_id, shape, config) DO ..."); bind_result binds the rest.
+std::string insert_measurement_sql(std::string_view on_conflict);
+/// A stored convention ('read', 'write', 'none'); DatabaseError naming the file for anything else.
+L2Flush read_flush(const SQLite::Column& column, const fs::path& path);
+
 // The device key and run provenance, read by read_device from its first column on.
 constexpr const char* kDeviceColumns =
     "d.name, d.cc_major, d.cc_minor, d.sm_count, ru.driver_version, ru.nvrtc_version, ru.device_uuid, "
@@ -164,8 +171,8 @@ void bind_result(SQLite::Statement& statement, const Measurement& m);
 /// The statement that stores a run row; `ON CONFLICT(uid) DO NOTHING` makes re-adding a known run a no-op.
 inline constexpr const char* kInsertRun =
     "INSERT INTO runs(uid, device_id, kernel_id, started_at, host, cutune_version, command, driver_version, "
-    "nvrtc_version, device_uuid, memory_clock_khz, memory_bus_bits, total_memory) "
-    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING";
+    "nvrtc_version, device_uuid, memory_clock_khz, memory_bus_bits, total_memory, flush) "
+    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING";
 
 /// Binds a run (its provenance, with the device's provenance fields) to a kInsertRun statement.
 void bind_run(SQLite::Statement& insert, const RunRecord& run, std::int64_t device_id, std::int64_t kernel_id);

@@ -1,10 +1,11 @@
 // The "t4" exchange format: cutune's runs written as T4 1.0.0 results, and T4 files of other tools read as runs.
 //
-// T4 has no place for a device, kernel or problem size, so a file written here carries them in fields the schema
-// allows besides its own: "metadata.cutune_runs" (each run's provenance and identity) and a "cutune" object per
-// result (run index, shape, canonical configuration, message). Reading such a file gives back its runs; a T4
-// file of another tool (Kernel Tuner's dialect: metadata.timeunit, times.compilation; KTT's: no metadata,
-// times.compilation_time, the objective's unit in its measurement) becomes one foreign run (foreign.hpp).
+// T4 has no place for a device, kernel, problem size or L2 convention, so a file written here carries them in fields
+// the schema allows besides its own: "metadata.cutune_runs" (each run's provenance, identity and L2 convention; a run
+// without one is 'read') and a "cutune" object per result (run index, shape, canonical configuration, message).
+// Reading such a file gives back its runs; a T4 file of another tool (Kernel Tuner's dialect: metadata.timeunit,
+// times.compilation; KTT's: no metadata, times.compilation_time, the objective's unit in its measurement) becomes one
+// foreign run (foreign.hpp).
 #include <cmath>
 #include <istream>
 #include <limits>
@@ -252,6 +253,13 @@ std::vector<RunRecord> own_runs(const Json& doc, const std::string& source) {
     run.host = own_text(j, "host", where, source);
     run.cutune_version = own_text(j, "cutune_version", where, source);
     run.command = own_text(j, "command", where, source);
+    if (const std::string flush = own_text(j, "flush", where, source); !flush.empty()) {  // absent: older exports
+      const auto parsed = parse_l2_flush(flush);
+      if (!parsed) {
+        fail(source, where + ".flush is \"" + flush + "\", not one of " + std::string(kL2FlushNames));
+      }
+      run.flush = *parsed;
+    }
     run.kernel = {own_text(j, "kernel", where, source), own_text(j, "kernel_hash", where, source)};
     const Json& d = j.contains("device") ? j["device"] : kNoObject;
     const std::string device = where + ".device";
@@ -353,7 +361,8 @@ void write_t4(const std::vector<RunRecord>& runs, std::ostream& out) {
     const DeviceIdentity& d = run.device;
     cutune_runs.push_back(Json{{"uid", run.uid}, {"started_at", run.started_at}, {"host", run.host},
                                {"cutune_version", run.cutune_version}, {"command", run.command},
-                               {"kernel", run.kernel.name}, {"kernel_hash", run.kernel.hash},
+                               {"flush", to_string(run.flush)}, {"kernel", run.kernel.name},
+                               {"kernel_hash", run.kernel.hash},
                                {"device", Json{{"name", d.name}, {"cc_major", d.cc_major}, {"cc_minor", d.cc_minor},
                                                {"sm_count", d.sm_count}, {"uuid", d.uuid},
                                                {"driver_version", d.driver_version},

@@ -125,7 +125,7 @@ std::vector<double> Workbench::Impl::timed_runs(const std::function<void(void*)>
   for (int i = 0; i < warm; ++i) enqueue(stream);
   EventPairs events(runs);
   for (int i = 0; i < runs; ++i) {
-    if (options.flush_l2) flush_l2();
+    flush_l2();
     CU_CHECK(cuEventRecord, events.start(i), stream);
     enqueue(stream);
     CU_CHECK(cuEventRecord, events.stop(i), stream);
@@ -194,10 +194,10 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
   }
   std::vector<void*> params = w.parameters(config);
 
-  // The first run is timed like the others (after an L2 flush) and verified on reset outputs: its time counts only
-  // if the output is right. One launch fewer per configuration matters when a run takes milliseconds.
+  // The first run is timed like the others (after the L2 convention's flush) and verified on reset outputs: its time
+  // counts only if the output is right. One launch fewer per configuration matters when a run takes milliseconds.
   w.reset_outputs();
-  if (options.flush_l2) w.flush_l2();
+  w.flush_l2();
   EventPairs first_run(1);
   CU_CHECK(cuEventRecord, first_run.start(0), w.stream);
   if (CUresult e = w.launch(f, launch, params); e != CUDA_SUCCESS) return fail(Status::LaunchError, e, "cuLaunchKernel");
@@ -208,7 +208,7 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
   const double first_ms = first_run.elapsed_ms(1).front();
   if (!w.verify_outputs(r)) return r;
 
-  // Timing: each timed launch follows an L2 flush that is outside its events.
+  // Timing: each timed launch follows the L2 convention's flush (none for None), outside its events.
   CUresult launch_error = CUDA_SUCCESS;
   const auto enqueue = [&](void*) {
     const CUresult e = w.launch(f, launch, params);

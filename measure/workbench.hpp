@@ -96,6 +96,7 @@ struct Workbench::Impl {
   const KernelSpec& spec;
   Shape shape;
   MeasureOptions options;
+  L2Flush flush;  // the convention in force: options.flush, else the spec's, else Read
   CUstream stream = nullptr;
   std::unique_ptr<detail::SupportKernels> support;
   std::vector<detail::DeviceArgument> args;
@@ -108,7 +109,7 @@ struct Workbench::Impl {
   std::shared_ptr<detail::PipelineWorkbench> pipeline;  // specs with a host pipeline: its host side (prepare())
 
   Impl(const Device& d, const KernelSpec& s, const Shape& sh, const MeasureOptions& o)
-      : device(d), spec(s), shape(sh), options(o) {}
+      : device(d), spec(s), shape(sh), options(o), flush(s.l2_flush(o.flush)) {}
   ~Impl();
 
   /// Grid-stride launch of a support kernel over n elements.
@@ -124,12 +125,13 @@ struct Workbench::Impl {
   /// Encodes every tensor-map argument for a configuration over its buffer; why it failed, or nullopt.
   std::optional<std::string> encode_tensor_maps(const Config& config);
   CUresult launch(CUfunction f, const Launch& launch, std::vector<void*>& params);
+  /// Puts L2 in the state `flush` names before a timed launch: reads or writes the flush buffer, or nothing.
   void flush_l2();
   /// Support kernels, L2 flush buffer, reference output and the metric's peak; once.
   void prepare(CubinCache* cache);
   /// Device-to-device copy of `bytes`, timed like a kernel: GB/s counting bytes read plus bytes written.
   double copy_bandwidth(std::int64_t bytes);
-  /// `warm` untimed then `runs` timed runs of `enqueue`, each timed run after an L2 flush; milliseconds.
+  /// `warm` untimed then `runs` timed runs of `enqueue`, each timed run after flush_l2(); milliseconds.
   std::vector<double> timed_runs(const std::function<void(void*)>& enqueue, int warm, int runs);
   /// exact_repeats > 0: re-timing with that many runs; 0: the adaptive policy of MeasureOptions against best_ms.
   Result evaluate(const Config& config, const CompileOutput& compiled, double best_ms, int exact_repeats);

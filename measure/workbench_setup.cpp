@@ -213,6 +213,11 @@ CUresult Workbench::Impl::launch(CUfunction f, const Launch& l, std::vector<void
 }
 
 void Workbench::Impl::flush_l2() {
+  if (flush == L2Flush::None) return;
+  if (flush == L2Flush::Write) {  // as nvbench and Triton's do_bench: a memset leaves L2 full of dirty lines
+    CU_CHECK(cuMemsetD32Async, flush_buffer.get(), 0, flush_buffer.bytes() / 4, stream);
+    return;
+  }
   CUdeviceptr p = flush_buffer.get();
   CUdeviceptr s = sink.get();
   std::uint64_t n = flush_buffer.bytes() / 16;
@@ -244,9 +249,10 @@ Workbench::Workbench(const Device& device, const KernelSpec& spec, const Shape& 
   }
   w.stats = detail::DeviceBuffer(3 * sizeof(std::uint64_t));
   w.sink = detail::DeviceBuffer(sizeof(int));
-  if (options.flush_l2) {
-    w.flush_buffer = detail::DeviceBuffer(static_cast<std::size_t>(std::max<std::int64_t>(device.l2_bytes(), 1 << 20)) * 2);
-  }
+  // Twice the L2 size displaces all of it; the written buffer is at least the 256 MB of nvbench and do_bench.
+  const auto twice_l2 = static_cast<std::size_t>(std::max<std::int64_t>(device.l2_bytes(), 1 << 20)) * 2;
+  if (w.flush == L2Flush::Read) w.flush_buffer = detail::DeviceBuffer(twice_l2);
+  if (w.flush == L2Flush::Write) w.flush_buffer = detail::DeviceBuffer(std::max<std::size_t>(twice_l2, 256u << 20));
 }
 
 void Workbench::prepare(CubinCache* cache) {

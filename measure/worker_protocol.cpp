@@ -151,7 +151,8 @@ CompileOutput compile_output_from_message(const Message& m) {
 Message to_message(const MeasureOptions& o) {
   return {{"warmup", o.warmup},           {"repeats", o.repeats},
           {"min_repeats", o.min_repeats}, {"max_measure_ms", o.max_measure_ms},
-          {"early_stop_ratio", o.early_stop_ratio}, {"flush_l2", o.flush_l2},
+          {"early_stop_ratio", o.early_stop_ratio},
+          {"flush", o.flush ? Message(std::string(to_string(*o.flush))) : Message(nullptr)},
           {"seed", o.seed}};
 }
 
@@ -162,7 +163,10 @@ MeasureOptions measure_options_from_message(const Message& m) {
   o.min_repeats = m.at("min_repeats").get<int>();
   o.max_measure_ms = m.at("max_measure_ms").get<double>();
   o.early_stop_ratio = m.at("early_stop_ratio").get<double>();
-  o.flush_l2 = m.at("flush_l2").get<bool>();
+  if (const Message& flush = m.at("flush"); !flush.is_null()) {
+    o.flush = parse_l2_flush(flush.get<std::string>());
+    if (!o.flush) throw InputError("unknown L2 convention '" + flush.get<std::string>() + "' in a worker request");
+  }
   o.seed = m.at("seed").get<std::uint64_t>();
   return o;
 }

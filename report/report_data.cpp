@@ -12,11 +12,12 @@
 namespace cutune::detail {
 namespace {
 
-using GroupKey = std::tuple<std::string, int, int, int, std::string, std::string, std::string>;
+// Runs of different L2 conventions never share a group: their times are not comparable.
+using GroupKey = std::tuple<std::string, int, int, int, std::string, std::string, std::string, L2Flush>;
 
 GroupKey key_of(const RunRecord& run, const std::string& shape) {
   const DeviceIdentity& d = run.device;
-  return {run.kernel.name, d.cc_major, d.cc_minor, d.sm_count, d.name, run.kernel.hash, shape};
+  return {run.kernel.name, d.cc_major, d.cc_minor, d.sm_count, d.name, run.kernel.hash, shape, run.flush};
 }
 
 // Shapes sort by their dimensions as numbers ("512x512" before "4096x4096"), then as text.
@@ -103,6 +104,7 @@ ReportData collect_report_data(Database& db, const ReportOptions& options) {
         ReportGroup group;
         group.kernel = run->kernel;
         group.shape = m.shape;
+        group.flush = run->flush;
         data.groups.push_back(std::move(group));
         latest.emplace_back();
       }
@@ -136,7 +138,8 @@ ReportData collect_report_data(Database& db, const ReportOptions& options) {
     if (a.kernel.name != b.kernel.name) return a.kernel.name < b.kernel.name;
     if (a.shape != b.shape) return shape_before(a.shape, b.shape);
     if (a.device.name != b.device.name) return a.device.name < b.device.name;
-    return a.kernel.hash < b.kernel.hash;
+    if (a.kernel.hash != b.kernel.hash) return a.kernel.hash < b.kernel.hash;
+    return a.flush < b.flush;
   });
   return data;
 }

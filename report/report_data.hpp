@@ -15,11 +15,12 @@ struct RunSeries {
   std::vector<const Measurement*> measurements;
 };
 
-/// Everything stored for one (device, kernel version, shape).
+/// Everything stored for one (device, kernel version, shape, L2 convention).
 struct ReportGroup {
   DeviceIdentity device;  ///< key and the provenance of the group's latest run
   KernelIdentity kernel;
   std::string shape;
+  L2Flush flush = L2Flush::Read;
   std::vector<std::string> parameters;       ///< names, in the order of the configurations' canonical form
   std::vector<const Measurement*> current;   ///< the latest measurement of each configuration, fastest Ok first
   std::vector<RunSeries> runs;               ///< ordered by start time

@@ -257,6 +257,7 @@ PageJson group_json(const ReportGroup& group, std::size_t id) {
           {"kernel", group.kernel.name},
           {"hash", group.kernel.hash},
           {"shape", group.shape},
+          {"flush", to_string(group.flush)},
           {"device", {{"name", d.name}, {"arch", d.arch()}, {"sm_count", d.sm_count}, {"uuid", d.uuid},
                       {"driver_version", d.driver_version}, {"nvrtc_version", d.nvrtc_version}}},
           {"counts", {{"configurations", group.current.size()}, {"ok", ok}, {"failed", group.current.size() - ok},
@@ -270,17 +271,19 @@ PageJson group_json(const ReportGroup& group, std::size_t id) {
           {"failures", failures(group)}};
 }
 
-// Each kernel with several groups: its best per device and shape, and how each best configuration does in the
-// other groups (its time there over the best time there), where it was measured.
+// Each kernel with several groups of one L2 convention: its best per device and shape, and how each best
+// configuration does in the other groups (its time there over the best time there), where it was measured. Groups
+// of different conventions are never set side by side.
 PageJson across(const ReportData& data) {
-  std::map<std::string, std::vector<std::size_t>> by_kernel;
+  std::map<std::pair<std::string, L2Flush>, std::vector<std::size_t>> by_kernel;
   for (std::size_t g = 0; g < data.groups.size(); ++g) {
     if (!data.groups[g].current.empty() && is_ok(data.groups[g].current.front())) {
-      by_kernel[data.groups[g].kernel.name].push_back(g);
+      by_kernel[{data.groups[g].kernel.name, data.groups[g].flush}].push_back(g);
     }
   }
   PageJson out = PageJson::array();
-  for (const auto& [kernel, groups] : by_kernel) {
+  for (const auto& [key, groups] : by_kernel) {
+    const auto& [kernel, flush] = key;
     if (groups.size() < 2) continue;
     PageJson bests = PageJson::array(), cells = PageJson::array();
     for (const std::size_t g : groups) {
@@ -304,7 +307,7 @@ PageJson across(const ReportData& data) {
         }
       }
     }
-    out.push_back({{"kernel", kernel}, {"bests", bests}, {"portability", cells}});
+    out.push_back({{"kernel", kernel}, {"flush", to_string(flush)}, {"bests", bests}, {"portability", cells}});
   }
   return out;
 }

@@ -72,9 +72,11 @@ constexpr std::size_t kTensorAlignment = 16;  // cuTensorMapEncodeTiled: the ten
 
 }  // namespace
 
-BestConfig choose_config(Database* db, const KernelSpec& spec, const DeviceIdentity& device, const Shape& shape) {
+BestConfig choose_config(Database* db, const KernelSpec& spec, const DeviceIdentity& device, const Shape& shape,
+                         std::optional<L2Flush> flush) {
+  const L2Flush convention = spec.l2_flush(flush);
   if (db != nullptr) {
-    auto found = db->best_with_fallback({spec.name, spec.hash, device, shape.str()});
+    auto found = db->best_with_fallback({spec.name, spec.hash, device, shape.str(), convention});
     if (found) {
       // A database may come from elsewhere: a stored configuration that is not one of the spec's at its own shape
       // is refused; one of another shape that is not valid at this one falls back to the default.
@@ -92,6 +94,7 @@ BestConfig choose_config(Database* db, const KernelSpec& spec, const DeviceIdent
   fallback.kernel = {spec.name, spec.hash};
   fallback.device = device;
   fallback.shape = shape.str();
+  fallback.flush = convention;
   return fallback;
 }
 
@@ -170,6 +173,7 @@ struct Runtime::Impl {
   Device device;
   std::optional<Database> db;
   std::optional<CubinCache> cache;
+  std::optional<L2Flush> flush;  // RuntimeOptions::flush
   std::mutex mutex;
   // By (name, version, shape); requests by name are also remembered by their own text, so that a repeated request
   // neither parses the spec again nor formats the shape.
@@ -193,7 +197,7 @@ const RuntimeKernel& Runtime::Impl::get(const KernelSpec& spec, const Shape& sha
   k->spec = spec;
   k->shape = shape;
   k->device = &device;
-  k->choice = choose_config(db ? &*db : nullptr, spec, device.identity(), shape);
+  k->choice = choose_config(db ? &*db : nullptr, spec, device.identity(), shape, flush);
   k->config = spec.parse_config(k->choice.result.config);
   k->geometry = spec.resolve(spec.launch, k->config, shape, device.limits().sm_count);
   for (const auto& a : spec.arguments) {
@@ -242,6 +246,7 @@ Runtime::Runtime(RuntimeOptions options)
     impl_->db.emplace(options.database);
   }
   if (!options.cache_directory.empty()) impl_->cache.emplace(options.cache_directory);
+  impl_->flush = options.flush;
 }
 
 Runtime::~Runtime() = default;

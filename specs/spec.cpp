@@ -122,6 +122,22 @@ void read_start(const detail::Json& start, KernelSpec& spec) {
   }
 }
 
+// The spec's "measure": measurement defaults, {"flush": "read" | "write" | "none"}.
+std::optional<L2Flush> read_measure(const detail::Json& measure, const std::string& spec_name) {
+  const std::string where = "spec " + spec_name + ": measure";
+  if (!measure.is_object()) throw SpecError(where + ": must be an object such as {\"flush\": \"write\"}");
+  for (const auto& [key, value] : measure.items()) {
+    if (key != "flush") throw SpecError(where + ": unknown field '" + key + "' (allowed: flush)");
+  }
+  if (!measure.contains("flush")) return std::nullopt;
+  const detail::Json& flush = measure["flush"];
+  const auto parsed = flush.is_string() ? parse_l2_flush(flush.get<std::string>()) : std::nullopt;
+  if (!parsed) {
+    throw SpecError(where + ".flush: must be one of " + std::string(kL2FlushNames) + ", not " + flush.dump());
+  }
+  return parsed;
+}
+
 }  // namespace
 
 KernelSpec KernelSpec::from_json(std::string_view spec_text, std::string source, std::string source_name) {
@@ -134,9 +150,12 @@ KernelSpec KernelSpec::from_json(std::string_view spec_text, std::string source,
   }
   detail::read_spec(root, spec);
   std::string versioned(spec_text);
-  if (root.is_object() && root.contains("start")) {
-    read_start(root["start"], spec);
-    root.erase("start");  // hints, not part of the version: the rest of the spec, written out again, is
+  if (root.is_object() && (root.contains("start") || root.contains("measure"))) {
+    if (root.contains("start")) read_start(root["start"], spec);
+    if (root.contains("measure")) spec.flush = read_measure(root["measure"], spec.name);
+    // Hints and measurement defaults, not part of the version: the rest of the spec, written out again, is.
+    root.erase("start");
+    root.erase("measure");
     versioned = root.dump();
   }
   spec.hash = hash_hex(versioned + "\n" + source);
@@ -157,6 +176,10 @@ KernelSpec KernelSpec::load(const std::filesystem::path& spec_file) {
     return detail::read_file(spec_file.parent_path() / name, "kernel source");
   });
   return from_json(text, std::move(source.text), std::move(source.name));
+}
+
+L2Flush KernelSpec::l2_flush(std::optional<L2Flush> asked) const {
+  return asked.value_or(flush.value_or(L2Flush::Read));
 }
 
 std::vector<std::string> KernelSpec::scope_names() const {

@@ -25,7 +25,7 @@ class SpecReader final : public FieldReader {
     check_keys(root, "(top level)",
                {"name", "description", "source", "kernel", "shape", "parameters", "constraints", "block", "grid",
                 "shared_memory", "cluster", "arguments", "reference", "tolerance", "metric", "compile_options",
-                "target", "pipeline", "start"});
+                "target", "pipeline", "start", "measure"});
     spec_.name = string_field(root, "name", "name");
     if (spec_.name.empty()) fail("name", "must not be empty");
     if (root.contains("description")) spec_.description = string_field(root, "description", "description");

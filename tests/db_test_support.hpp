@@ -189,4 +189,19 @@ INSERT INTO tuned VALUES(1, 1, '1024x1024');
 )sql");
 }
 
+/// Writes a database as cutune's schema version 3 stored it (resources, no L2 convention): the version-2 file above
+/// with the columns that migrating it appended, as a version-3 file has them, and resources on its Ok results.
+inline void write_version3_database(const fs::path& path) {
+  write_version2_database(path);
+  SQLite::Database db(path.string(), SQLite::OPEN_READWRITE);
+  for (const char* column : {"spill_bytes", "static_smem", "dynamic_smem", "threads_per_block", "blocks",
+                             "blocks_per_sm"}) {
+    db.exec(std::string("ALTER TABLE results ADD COLUMN ") + column + " INTEGER NOT NULL DEFAULT 0");
+  }
+  db.exec("ALTER TABLE results ADD COLUMN peak REAL DEFAULT 0");
+  db.exec("UPDATE results SET threads_per_block = 256, blocks = 1024, blocks_per_sm = 2, peak = 3000.0 "
+          "WHERE status = 'ok'");
+  db.exec("UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+}
+
 }  // namespace cutune::testing

@@ -45,7 +45,7 @@ TEST(GemmGpu, SampleIsCorrectOnOddShapes) {
   MeasureOptions quick;
   quick.warmup = 0;
   quick.repeats = 1;
-  quick.flush_l2 = false;
+  quick.flush = cutune::L2Flush::None;
   for (const KernelSpec* spec : {&gemm, &scaled}) {
     for (const char* text : {"1x1x1", "127x257x511", "33x4096x7", "64x64x4096", "300x201x100"}) {
       const Shape shape = spec->parse_shape(text);

@@ -17,7 +17,7 @@ inline MeasureOptions quick_measure() {
   MeasureOptions o;
   o.warmup = 0;
   o.repeats = 1;
-  o.flush_l2 = false;
+  o.flush = cutune::L2Flush::None;
   return o;
 }
 

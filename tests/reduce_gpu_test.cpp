@@ -37,7 +37,7 @@ MeasureOptions twice() {
   o.repeats = 2;
   o.min_repeats = 1;
   o.max_measure_ms = 0;
-  o.flush_l2 = false;
+  o.flush = cutune::L2Flush::None;
   return o;
 }
 

@@ -70,10 +70,10 @@ TEST_F(ReportBrowserTest, EveryPlotDrawsItsMarks) {
   // The A100's group has no resources: no scatter; the kernel across devices and shapes.
   EXPECT_FALSE(views.count("g1-resources"));
   EXPECT_TRUE(views.count("g1-convergence"));
-  ASSERT_TRUE(views.count("across-gemm-bests"));
-  EXPECT_EQ(views["across-gemm-bests"]["best-points"], f.gemm_groups);
-  ASSERT_TRUE(views.count("across-gemm-portability"));
-  EXPECT_GE(views["across-gemm-portability"].value("portability-cells", 0), static_cast<int>(f.gemm_groups));
+  ASSERT_TRUE(views.count("across-gemm-read-bests"));
+  EXPECT_EQ(views["across-gemm-read-bests"]["best-points"], f.gemm_groups);
+  ASSERT_TRUE(views.count("across-gemm-read-portability"));
+  EXPECT_GE(views["across-gemm-read-portability"].value("portability-cells", 0), static_cast<int>(f.gemm_groups));
   // Every view drew something in each of its named marks.
   for (const auto& [id, marks] : views) {
     for (const auto& [mark, count] : marks.items()) EXPECT_GT(count.get<int>(), 0) << id << " " << mark;

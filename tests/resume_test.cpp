@@ -36,9 +36,10 @@ class ResumeTest : public ::testing::TestWithParam<std::string> {
     fs::remove_all(dir_, ignored);
   }
 
-  ShapeReport tune(std::size_t budget, Shard shard = {}) {
+  ShapeReport tune(std::size_t budget, Shard shard = {}, std::optional<L2Flush> flush = std::nullopt) {
     Database db(dir_ / "r.db");
     TuneOptions options;
+    options.measure.flush = flush;
     options.strategy = GetParam();
     options.budget = budget;
     options.use_cache = false;
@@ -48,10 +49,10 @@ class ResumeTest : public ::testing::TestWithParam<std::string> {
     Tuner tuner(device_, DeviceLimits{}, 0, db, options);
     return tuner.tune(spec_, Shape{{1000}});
   }
-  // Every measurement stored for the key, and the distinct configurations among them.
-  std::pair<std::size_t, std::set<std::string>> stored() {
+  // Every measurement stored for the key (and an L2 convention), and the distinct configurations among them.
+  std::pair<std::size_t, std::set<std::string>> stored(L2Flush flush = L2Flush::Read) {
     Database db(dir_ / "r.db");
-    const auto results = db.results(device_, {spec_.name, spec_.hash}, "1000");
+    const auto results = db.results(device_, {spec_.name, spec_.hash}, "1000", flush);
     std::set<std::string> configs;
     for (const auto& r : results) configs.insert(r.config);
     return {results.size(), configs};
@@ -122,6 +123,41 @@ TEST_P(ShardTest, PartsAreDisjointAndEachResumesItsOwn) {
 
 // The split does not depend on the strategy: one that learns from outcomes and one that does not.
 INSTANTIATE_TEST_SUITE_P(Sharded, ShardTest, ::testing::Values("bayes", "exhaustive"),
+                         [](const auto& info) { return info.param; });
+
+// --flush: a run resumes and counts its budget only from results of its own L2 convention (the options', else the
+// spec's, else read), as times measured after another L2 state mean something else.
+using FlushResumeTest = ResumeTest;
+
+TEST_P(FlushResumeTest, EachConventionResumesAndCountsOnlyItsOwn) {
+  const ShapeReport read = tune(3);
+  EXPECT_EQ(read.flush, L2Flush::Read);
+  EXPECT_EQ(read.evaluated, 3u);
+  const ShapeReport write = tune(3, {}, L2Flush::Write);
+  EXPECT_EQ(write.flush, L2Flush::Write);
+  EXPECT_EQ(write.resumed, 0u) << "read results counted against a written flush's budget";
+  EXPECT_EQ(write.evaluated, 3u);
+
+  const ShapeReport read_again = tune(3, {}, L2Flush::Read);
+  EXPECT_EQ(read_again.resumed, 3u);
+  EXPECT_EQ(read_again.evaluated, 0u);
+  const ShapeReport write_more = tune(5, {}, L2Flush::Write);
+  EXPECT_EQ(write_more.resumed, 3u);
+  EXPECT_EQ(write_more.evaluated, 2u);
+  EXPECT_EQ(stored(L2Flush::Read).second.size(), 3u);
+  EXPECT_EQ(stored(L2Flush::Write).second.size(), 5u);
+
+  // A spec that asks for none is tuned under none, unless the options ask for another.
+  spec_.flush = L2Flush::None;
+  EXPECT_EQ(tune(2).flush, L2Flush::None);
+  EXPECT_EQ(stored(L2Flush::None).second.size(), 2u);
+  const ShapeReport asked = tune(5, {}, L2Flush::Write);
+  EXPECT_EQ(asked.flush, L2Flush::Write);
+  EXPECT_EQ(asked.resumed, 5u);
+  EXPECT_EQ(asked.evaluated, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Flush, FlushResumeTest, ::testing::Values("exhaustive"),
                          [](const auto& info) { return info.param; });
 
 TEST(StrategyObserve, ObservedConfigurationsAreNeverProposed) {

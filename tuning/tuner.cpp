@@ -144,14 +144,17 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   const KernelIdentity kernel{spec.name, spec.hash};
   const std::string shape_key = shape.str();
   const std::string arch = identity_.arch();
+  // Times of another L2 convention mean something else: resume and the budget see only this one's.
+  const L2Flush flush = spec.l2_flush(options_.measure.flush);
+  report.flush = flush;
 
   std::map<std::string, Result> stored;
-  for (auto& r : database_.results(identity_, kernel, shape_key)) stored.emplace(r.config, std::move(r));
+  for (auto& r : database_.results(identity_, kernel, shape_key, flush)) stored.emplace(r.config, std::move(r));
   detail::logger()->info(
       "tuning {} {} on {}: {} valid configurations ({} removed by constraints, {} by device limits, {} by target {}), "
-      "{} stored",
+      "{} stored under L2 flush {}",
       spec.name, shape_key, identity_.name, space.size(), space.removed_by_constraints(), space.removed_by_device(),
-      space.removed_by_target(), arch, stored.size());
+      space.removed_by_target(), arch, stored.size(), to_string(flush));
 
   if (options_.use_cache && !cache_) {
     cache_ = std::make_unique<CubinCache>(options_.cache_dir.empty() ? CubinCache::default_directory()
@@ -195,7 +198,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
     report.seconds = seconds_since(start);
     return report;
   }
-  const std::int64_t run = database_.begin_run(identity_, kernel, options_.command);
+  const std::int64_t run = database_.begin_run(identity_, kernel, options_.command, flush);
 
   try {
     detail::Dispatcher& dispatcher = lanes(cache_ptr);  // the workers start while the first compiles run

@@ -360,8 +360,13 @@
 
   // ---- Sections -----------------------------------------------------------------------------------------------
 
+  // Every time on the page is labelled with the L2 state it was measured after: times of different ones differ.
   function groupTitle(g) {
-    return g.kernel + " " + g.shape + " on " + g.device.name;
+    return g.kernel + " " + g.shape + " on " + g.device.name + " (L2 flush " + g.flush + ")";
+  }
+
+  function acrossTitle(a) {
+    return a.kernel + " across devices and shapes (L2 flush " + a.flush + ")";
   }
 
   function bestTable(g) {
@@ -449,8 +454,8 @@
 
   function acrossSection(a, groupsById) {
     var s = el("section");
-    s.id = "across-" + a.kernel;
-    append(s, [el("h2", null, a.kernel + " across devices and shapes"),
+    s.id = "across-" + a.kernel + "-" + a.flush;
+    append(s, [el("h2", null, acrossTitle(a)),
                el("p", "sub", "The best configuration of each device and shape, and how it does elsewhere.")]);
     var plots = el("div", "plots");
     s.appendChild(plots);
@@ -479,8 +484,8 @@
                        data.groups.length + " kernel/shape/device groups · cutune " + data.cutune_version)]);
     var nav = el("nav"), list = el("ul");
     data.across.forEach(function (a) {
-      var li = el("li"), link = el("a", null, a.kernel + " across devices and shapes");
-      link.href = "#across-" + a.kernel;
+      var li = el("li"), link = el("a", null, acrossTitle(a));
+      link.href = "#across-" + a.kernel + "-" + a.flush;
       list.appendChild(append(li, [link]));
     });
     data.groups.forEach(function (g) {

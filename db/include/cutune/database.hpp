@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cutune/l2_flush.hpp"
 #include "cutune/result.hpp"
 
 namespace SQLite {
@@ -24,6 +25,7 @@ struct BestQuery {
   std::string kernel_hash;   ///< kernel version; empty matches the most recently measured version
   DeviceIdentity device;     ///< only name, cc_major, cc_minor, sm_count are used
   std::string shape;         ///< canonical "8192x4096"
+  L2Flush flush = L2Flush::Read;  ///< only results measured under this L2 convention count, at every rule
 };
 
 /// Which rule of the fallback chain answered a query, from the most to the least specific.
@@ -44,13 +46,15 @@ struct BestConfig {
   std::string shape;          ///< the shape that was measured (differs from the query's unless Exact)
   Match match = Match::Exact;
   double distance = 0.0;      ///< Euclidean distance between the logs of the query's and `shape`'s dimensions
+  L2Flush flush = L2Flush::Read;  ///< the L2 convention of the measurement (the query's)
 };
 
-/// A device, kernel version and shape with measurements in the database.
+/// A device, kernel version, shape and L2 convention with measurements in the database.
 struct TunedEntry {
   DeviceIdentity device;
   KernelIdentity kernel;
   std::string shape;
+  L2Flush flush = L2Flush::Read;
   int results = 0;  ///< configurations measured (the latest measurement of each counts)
   int ok = 0;
 };
@@ -71,6 +75,7 @@ struct RunRecord {
   std::string host;
   std::string cutune_version;
   std::string command;
+  L2Flush flush = L2Flush::Read;  ///< the L2 state before each timed launch of the run (what its times mean)
   std::vector<Measurement> measurements;
 };
 
@@ -97,7 +102,7 @@ struct DatabaseStats {
   std::int64_t runs = 0;
   std::int64_t hosts = 0;
   std::int64_t measurements = 0;    ///< every stored measurement, history included
-  std::int64_t configurations = 0;  ///< (device, kernel version, shape, configuration) keys
+  std::int64_t configurations = 0;  ///< (device, kernel version, L2 convention, shape, configuration) keys
   std::int64_t ok = 0;              ///< keys whose latest measurement is Ok
   std::vector<DeviceCount> devices;
   std::vector<KernelCount> kernels;
@@ -110,11 +115,12 @@ std::string normalized_device_name(std::string_view name);
 /// A cutune database file. Every write commits at once, so an interrupted run keeps what it measured.
 /// Safe for several processes on one file (WAL journal, busy timeout, transactions retried while locked).
 ///
-/// Every measurement is kept with its run (history). For each (device, kernel version, shape, configuration)
-/// the latest measurement is the current one: results(), best() and entries() read only current ones.
+/// Every measurement is kept with its run (history). For each (device, kernel version, L2 convention, shape,
+/// configuration) the latest measurement is the current one: results(), best() and entries() read only current ones.
+/// Times of different L2 conventions (l2_flush.hpp) are never compared: every query names one (default Read).
 class Database {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   /// Opens `path`, creating it (and its schema) when it does not exist, and migrates an older schema version in
   /// place. Throws DatabaseError when the file cannot be created or opened, is not a SQLite database, or is a
@@ -128,29 +134,35 @@ class Database {
   const std::filesystem::path& path() const { return path_; }
 
   /// Starts a tuning run and returns its id; the run carries the provenance (host, time, cutune version,
-  /// driver and NVRTC versions, the card's UUID and clocks) and a uid that stays its identity after a merge.
-  std::int64_t begin_run(const DeviceIdentity& device, const KernelIdentity& kernel, const std::string& command);
+  /// driver and NVRTC versions, the card's UUID and clocks) and a uid that stays its identity after a merge; its
+  /// results are stored under its L2 convention `flush`.
+  std::int64_t begin_run(const DeviceIdentity& device, const KernelIdentity& kernel, const std::string& command,
+                         L2Flush flush = L2Flush::Read);
 
   /// Stores one result of a run for a shape, which becomes the current one of its configuration; earlier
   /// measurements of other runs stay as history, an earlier one of the same run is replaced. Commits before returning.
   void record(std::int64_t run_id, const std::string& shape, const Result& result);
 
-  /// The configurations already stored for (device, kernel version, shape), whatever their status: resume skips them.
-  std::set<std::string> measured(const DeviceIdentity& device, const KernelIdentity& kernel, const std::string& shape);
+  /// The configurations already stored for (device, kernel version, shape) under the L2 convention `flush`, whatever
+  /// their status: resume skips them.
+  std::set<std::string> measured(const DeviceIdentity& device, const KernelIdentity& kernel, const std::string& shape,
+                                 L2Flush flush = L2Flush::Read);
 
-  /// The current result of each configuration for (device, kernel version, shape), fastest Ok first, failures last.
-  std::vector<Result> results(const DeviceIdentity& device, const KernelIdentity& kernel, const std::string& shape);
+  /// The current result of each configuration for (device, kernel version, shape) under the L2 convention `flush`,
+  /// fastest Ok first, failures last.
+  std::vector<Result> results(const DeviceIdentity& device, const KernelIdentity& kernel, const std::string& shape,
+                              L2Flush flush = L2Flush::Read);
 
   /// The fastest Ok result for the query, exact shape match; nullopt when there is none.
   std::optional<BestConfig> best(const BestQuery& query);
 
   /// The fastest Ok result by the fallback chain: exact shape, then the nearest tuned shape on this device, then
   /// another device of the same compute capability (nearest shape, then nearest SM count). Only results of the
-  /// queried kernel version count. Nullopt when none applies: the caller then uses the spec's default
+  /// queried kernel version and L2 convention count. Nullopt when none applies: the caller then uses the spec's default
   /// (choose_config() in runtime.hpp does).
   std::optional<BestConfig> best_with_fallback(const BestQuery& query);
 
-  /// What is tuned: one entry per (device, kernel version, shape).
+  /// What is tuned: one entry per (device, kernel version, shape, L2 convention).
   std::vector<TunedEntry> entries();
 
   /// Devices, kernel versions, shapes and counts.

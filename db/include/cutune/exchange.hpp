@@ -6,8 +6,9 @@
 // db/exchange.cpp or at run time with register_exchange_format().
 //
 // The json document:
-//   {"format": "cutune-runs", "format_version": 1, "exported_by": "cutune 0.1.0",
+//   {"format": "cutune-runs", "format_version": 2, "exported_by": "cutune 0.1.0",
 //    "runs": [{"uid": "...", "started_at": "...Z", "host": "...", "cutune_version": "...", "command": "...",
+//              "flush": "read",
 //              "kernel": {"name": "transpose", "hash": "16 hex digits"},
 //              "device": {"name": "NVIDIA H200", "cc_major": 9, "cc_minor": 0, "sm_count": 132,
 //                         "uuid": "GPU-...", "driver_version": 13000, "nvrtc_version": 13000,
@@ -20,6 +21,9 @@
 //                                "blocks_per_sm": 4, "peak": 3000.0}]}]}
 // Numbers that are NaN are written as null and read back as NaN. The resource fields (spill_bytes ... peak) came
 // after version 1 was published without changing any field's meaning: a document that lacks them reads them as 0.
+// "flush" (the run's L2 convention: read, write or none) came with version 2, as a reader of version 1 would take
+// every run for 'read': a document whose runs all read is still written as version 1, others as version 2; a run
+// without "flush" is 'read'. The csv carries it in its "flush" column; the t4 format in metadata.cutune_runs.
 
 #pragma once
 

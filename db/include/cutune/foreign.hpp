@@ -12,6 +12,8 @@
 // - status: Kernel Tuner's failure names and T4's invalidity, mapped as foreign_status() documents;
 // - times: milliseconds; the objective value of the file (Kernel Tuner's "time" is the mean of its launches) is
 //   the result's median_ms, so the optimum is the one the other tool reported;
+// - L2 convention: read, as the files do not say (their kernel versions are never cutune's, so their times are
+//   compared only with other imported results of the same kernel);
 // - provenance: host "(imported)", the importing cutune's version, and a command naming the format and file; the
 //   run's uid is a hash of the file's content and the context, so importing a file twice changes nothing.
 #pragma once

@@ -4,10 +4,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "cutune/compiler.hpp"
 #include "cutune/device.hpp"
+#include "cutune/l2_flush.hpp"
 #include "cutune/result.hpp"
 #include "cutune/spec.hpp"
 
@@ -25,7 +27,9 @@ struct MeasureOptions {
   int min_repeats = 3;            ///< timed launches before max_measure_ms may stop timing
   double max_measure_ms = 20.0;   ///< GPU time budget of a configuration's timed runs, ms (0: always `repeats`)
   double early_stop_ratio = 1.5;  ///< stop after the first timed run when it exceeds this x the best median (0: never)
-  bool flush_l2 = true;           ///< read a buffer of twice the L2 size before each timed launch (outside the timing)
+  /// The L2 state before each timed launch, set outside the timing (l2_flush.hpp); unset: the spec's
+  /// "measure.flush", else Read (KernelSpec::l2_flush()). Host pipelines never flush: their chunks come from the host.
+  std::optional<L2Flush> flush;
   std::uint64_t seed = 0x5eed;    ///< seed of the random inputs; the same seed gives the same inputs
 };
 
@@ -61,8 +65,8 @@ class Workbench {
   /// with a host pipeline, the transfer-only bound instead: the metric's amount over the longer of the whole-array
   /// host-to-device and device-to-host copies, measured when the workbench was prepared.
   double copy_bandwidth(std::int64_t bytes);
-  /// Times other work like a configuration (warm-up, L2 flush before each run, CUDA events, MeasureOptions'
-  /// repeats): `enqueue` puts one run on the given stream (a CUstream, which is also a cudaStream_t).
+  /// Times other work like a configuration (warm-up, the L2 convention before each run, CUDA events,
+  /// MeasureOptions' repeats): `enqueue` puts one run on the given stream (a CUstream, which is also a cudaStream_t).
   std::vector<double> time(const std::function<void(void* stream)>& enqueue);
   /// Compiles (through `cache` when given) and loads the support and reference kernels and computes the reference
   /// output, if not done yet. evaluate() does it on first use; calling it early overlaps it with other work.

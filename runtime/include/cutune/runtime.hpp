@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -26,7 +27,9 @@ class RuntimePipeline;
 /// configuration (Match::Default; `result` then holds only the configuration) when nothing applies, when there
 /// is no database (null), or when the stored configuration breaks one of the spec's constraints at this shape.
 /// Where the default itself breaks one there, the valid configuration nearest to it (fewest parameters changed).
-BestConfig choose_config(Database* db, const KernelSpec& spec, const DeviceIdentity& device, const Shape& shape);
+/// Only results measured under the L2 convention spec.l2_flush(flush) count (`flush`, else the spec's, else Read).
+BestConfig choose_config(Database* db, const KernelSpec& spec, const DeviceIdentity& device, const Shape& shape,
+                         std::optional<L2Flush> flush = std::nullopt);
 
 /// One launch argument: the address of a value the kernel takes (a device pointer or a scalar) and its size.
 struct KernelArg {
@@ -87,6 +90,9 @@ struct RuntimeOptions {
   /// CUDA device ordinal; -1: the device of the context current on the calling thread (as the CUDA runtime
   /// chose it), or device 0 when none is current.
   int device = -1;
+  /// The L2 convention whose results count (l2_flush.hpp): times measured under another are never compared with
+  /// them. Unset: each spec's "measure.flush", else Read, as `tune` stores them by default.
+  std::optional<L2Flush> flush;
 };
 
 /// Hands out ready-to-launch kernels on one device, in its primary context (the one the CUDA runtime uses), which

@@ -50,8 +50,12 @@
 //                                                // "f16_tensor" (FP16 and BF16): the rate the report compares with
 //     "compile_options": ["--use_fast_math"],    // added to NVRTC's options
 //     "pipeline": {...},                         // optional: a host pipeline of chunks x streams (pipeline.hpp)
-//     "start": ["TILE=32,VEC=4", ...]            // optional: configurations every search evaluates first where they
+//     "start": ["TILE=32,VEC=4", ...],           // optional: configurations every search evaluates first where they
 //                                                // are valid (known-good ones); not part of the kernel's version
+//     "measure": {"flush": "write"}              // optional: measurement defaults, which the command line overrides;
+//                                                // "flush": the L2 state before each timed launch, "read" (the
+//                                                // default), "write" or "none" (l2_flush.hpp); not part of the
+//                                                // kernel's version: results are stored under their convention
 //   }
 //
 // Parameters reach the source as #defines; the source must also compile on its own with default values.
@@ -76,6 +80,7 @@
 #include <vector>
 
 #include "cutune/expr.hpp"
+#include "cutune/l2_flush.hpp"
 
 namespace cutune {
 
@@ -220,6 +225,9 @@ struct KernelSpec {
   /// Configurations a search evaluates before any it chooses itself ("start"), those valid at the shape: hints such
   /// as the tiles that won on some GPU. They change no result, so they are left out of the hash.
   std::vector<Config> start;
+  /// The L2 convention the spec asks for ("measure": {"flush": ...}); unset: the built-in default (Read). Like
+  /// `start`, left out of the hash: a time's convention is stored beside it, not in the kernel's version.
+  std::optional<L2Flush> flush;
   std::string hash;          ///< 16 hex digits over the source and the spec text: the kernel's version
   std::string json;          ///< the spec text: with source and source_name, from_json() rebuilds this spec
 
@@ -234,6 +242,8 @@ struct KernelSpec {
   std::vector<Value> scope(const Config& config, const Shape* shape) const;
 
   Config default_config() const;
+  /// The L2 convention that applies: `asked` (the command line, the caller) when given, else the spec's own, else Read.
+  L2Flush l2_flush(std::optional<L2Flush> asked = std::nullopt) const;
   /// Canonical form "TILE=32,VEC=4" in parameter order: used in logs, the database and the CLI.
   std::string format(const Config& config) const;
   /// Inverse of format(); throws InputError on unknown or missing names and values outside the parameter's list.

@@ -61,7 +61,7 @@ struct TuneOptions {
   /// valid there, in order. They count against the budget like any other.
   std::vector<std::string> start;
   std::size_t budget = 0;        ///< most configurations per shape, those already stored for this device model,
-                                 ///< kernel version and shape included; 0: the whole space
+                                 ///< kernel version, shape and L2 convention included; 0: the whole space
   double time_budget_s = 0.0;    ///< wall-time budget per shape in this call, seconds; 0: no limit
   unsigned compile_threads = 0;  ///< 0: every hardware thread
   bool use_cache = true;         ///< reuse compiled kernels from the on-disk cubin cache
@@ -80,6 +80,7 @@ struct TuneOptions {
 /// The outcome of tuning one shape.
 struct ShapeReport {
   Shape shape;
+  L2Flush flush = L2Flush::Read;  ///< the L2 convention of every time in it, stored and new
   std::size_t space_size = 0;
   std::size_t limit = 0;       ///< configurations this shape may hold: the budget, at most the space
   std::size_t evaluated = 0;   ///< measured in this run
@@ -110,11 +111,12 @@ class Tuner {
   Tuner(const Tuner&) = delete;
   Tuner& operator=(const Tuner&) = delete;
 
-  /// Tunes one shape: configurations already stored for this device, kernel version and shape are skipped
-  /// (resume); every new result is committed as it arrives. Throws CudaError when a candidate's fault leaves
-  /// the CUDA context unusable (its result is stored first, so running again resumes past it). A GPU whose worker
-  /// keeps failing leaves the run with a warning and the others go on; the last one's error is thrown. The worker
-  /// processes stay up from one call to the next, so tune several shapes with one Tuner.
+  /// Tunes one shape under the L2 convention spec.l2_flush(options.measure.flush): configurations already stored
+  /// for this device, kernel version, shape and convention are skipped (resume); every new result is committed as
+  /// it arrives. Throws CudaError when a candidate's fault leaves the CUDA context unusable (its result is stored
+  /// first, so running again resumes past it). A GPU whose worker keeps failing leaves the run with a warning and the
+  /// others go on; the last one's error is thrown. The worker processes stay up from one call to the next, so tune
+  /// several shapes with one Tuner.
   ShapeReport tune(const KernelSpec& spec, const Shape& shape);
 
  private:
