@@ -1,6 +1,7 @@
 // What the benchmarks share: CUDA runtime checks, device buffers, and tuning a shape before timing its best configuration.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -53,6 +54,24 @@ inline void share_context(const Device& device) {
   check(cudaFree(nullptr), "cudaFree");  // the runtime binds the primary context now, not at its first call
   device.make_current();
 }
+
+/// A bench's `--flush read|write|none` (the L2 state before each timed launch, of tuning and the reference alike, as
+/// `tune --flush`); `flush` stays unset when it is not given: the spec's convention, else read.
+class FlushOption {
+ public:
+  explicit FlushOption(CLI::App& app) {
+    app.add_option("--flush", name_,
+                   "L2 state before each timed launch, of tuning and the reference alike: read, write or none (default: "
+                   "the spec's, else read)")
+        ->check(CLI::IsMember({"read", "write", "none"}));
+  }
+  std::optional<L2Flush> get() const { return name_.empty() ? std::nullopt : parse_l2_flush(name_); }
+  /// The convention in force for `spec`, for the table's header.
+  std::string_view name(const KernelSpec& spec) const { return to_string(spec.l2_flush(get())); }
+
+ private:
+  std::string name_;
+};
 
 /// The benchmarks' timing method: `warmup` untimed runs, then `repeats` runs, each after the L2 convention `flush`
 /// (outside the events; unset: the spec's, else read, as tuning does), timed with CUDA events; the median counts.

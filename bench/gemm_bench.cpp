@@ -87,6 +87,7 @@ int main(int argc, char** argv) {
   app.add_option("--budget", budget, "most configurations per shape (0: the whole space)")->capture_default_str();
   app.add_option("--strategy", strategy, "search strategy (default: the tuner's)");
   app.add_option("--where", where, "extra constraint on the space, e.g. \"SPLITK == 1\" (repeatable)");
+  const cutune::bench::FlushOption flush(app);
   CLI11_PARSE(app, argc, argv);
   try {
 
@@ -98,16 +99,17 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     for (const auto& text : shapes) {
       const cutune::Shape shape = spec.parse_shape(text);
-      const cutune::ShapeReport report = cutune::bench::tune_shape(device, db, spec, shape, "gemm_bench", budget, strategy);
-      cutune::Workbench bench(device, spec, shape, cutune::bench::timing());
+      const cutune::ShapeReport report = cutune::bench::tune_shape(device, db, spec, shape, "gemm_bench", budget, strategy, 0.0,
+                                                                            flush.get());
+      cutune::Workbench bench(device, spec, shape, cutune::bench::timing(50, 5, flush.get()));
       const cutune::Result tuned = cutune::bench::time_best(device, bench, spec, report);
       const double cublas = cublas_gflops(bench, shape.dims[0], shape.dims[1], shape.dims[2]);
       rows.push_back({text, tuned.config, tuned.metric, cublas, report.evaluated + report.resumed});
       fmt::print("{} tuned {:.0f} GFLOP/s, cuBLAS {:.0f}: {}\n", text, tuned.metric, cublas, tuned.config);
     }
 
-    fmt::print("\nSGEMM on {} ({}, {} SMs), FP32, median of 50 runs, L2 flushed, TFLOP/s\n", device.identity().name,
-               device.identity().arch(), device.identity().sm_count);
+    fmt::print("\nSGEMM on {} ({}, {} SMs), FP32, median of 50 runs, L2 before each: {}, TFLOP/s\n",
+               device.identity().name, device.identity().arch(), device.identity().sm_count, flush.name(spec));
     fmt::print("{:<16} {:>7} {:>7} {:>8} {:>6}  {}\n", "shape", "tuned", "cuBLAS", "ratio", "tried", "best configuration");
     for (const auto& r : rows) {
       fmt::print("{:<16} {:>7.2f} {:>7.2f} {:>7.1f}% {:>6}  {}\n", r.shape, r.tuned / 1e3, r.cublas / 1e3,

@@ -81,14 +81,9 @@ int main(int argc, char** argv) {
   app.add_option("--time", seconds, "wall time of tuning per shape, seconds (0: no limit)");
   app.add_option("--strategy", strategy, "search strategy (default: the tuner's)");
   app.add_option("--where", where, "an extra constraint on the configurations (repeatable)");
-  std::string flush_name;
-  app.add_option("--flush", flush_name,
-                 "L2 state before each timed launch, of tuning and cuBLAS alike: read, write or none (default: the "
-                 "spec's, else read)")
-      ->check(CLI::IsMember({"read", "write", "none"}));
+  const cutune::bench::FlushOption flush_option(app);
   CLI11_PARSE(app, argc, argv);
-  const std::optional<cutune::L2Flush> flush =
-      flush_name.empty() ? std::nullopt : cutune::parse_l2_flush(flush_name);
+  const std::optional<cutune::L2Flush> flush = flush_option.get();
 
   try {
     cutune::Device device;

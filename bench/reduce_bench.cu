@@ -62,11 +62,12 @@ struct Row {
 // One kernel (sum or max of T) at one length: tune, then time the best configuration and CUB.
 template <typename T>
 Row run(const cutune::Device& device, cutune::Database& db, cutune::Runtime& runtime, const std::string& name,
-        std::int64_t n, std::size_t budget) {
+        std::int64_t n, std::size_t budget, std::optional<cutune::L2Flush> flush) {
   const bool is_max = name.find("max") != std::string::npos;
   const cutune::KernelSpec spec = cutune::load_kernel(name);
   const cutune::Shape shape{{n}};
-  const cutune::ShapeReport report = cutune::bench::tune_shape(device, db, spec, shape, "reduce_bench", budget);
+  const cutune::ShapeReport report = cutune::bench::tune_shape(device, db, spec, shape, "reduce_bench", budget, {},
+                                                                          0.0, flush);
 
   DeviceArray<T> in(static_cast<std::size_t>(n)), out(1), cub_out(1);
   DeviceArray<double> partials(2048);
@@ -94,8 +95,8 @@ Row run(const cutune::Device& device, cutune::Database& db, cutune::Runtime& run
   DeviceArray<unsigned char> temp(temp_bytes);
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 
-  // The workbench is only the timer here (warm-up, L2 flush, events): both run on the arrays above.
-  cutune::Workbench timer(device, spec, cutune::Shape{{1}}, cutune::bench::timing(100, 10));
+  // The workbench is only the timer here (warm-up, L2 convention, events): both run on the arrays above.
+  cutune::Workbench timer(device, spec, cutune::Shape{{1}}, cutune::bench::timing(100, 10, flush));
   // Explicit captures: nvcc 13 takes a [&] lambda that captures the RuntimeKernel for a non-copyable one.
   const cutune::RuntimeKernel* kernel = &tuned;
   const long long length = n;
@@ -155,7 +156,9 @@ int main(int argc, char** argv) {
   app.add_option("--db", db_path, "database the tuning results go to (resumed when it holds some)")->capture_default_str();
   app.add_option("--budget", budget, "most configurations per kernel and length (0: the whole space)")->capture_default_str();
   app.add_flag("--f64", f64, "also the double-precision sum and max");
+  const cutune::bench::FlushOption flush_option(app);
   CLI11_PARSE(app, argc, argv);
+  const std::optional<cutune::L2Flush> flush = flush_option.get();
   try {
 
     cutune::Device device;
@@ -163,24 +166,25 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     {
       cutune::Database db(db_path);
-      cutune::Runtime runtime({.database = db_path, .device = device.ordinal()});
+      cutune::Runtime runtime({.database = db_path, .device = device.ordinal(), .flush = flush});
       for (std::int64_t n : lengths) {
-        rows.push_back(run<float>(device, db, runtime, "reduce", n, budget));
-        rows.push_back(run<float>(device, db, runtime, "reduce_max", n, budget));
+        rows.push_back(run<float>(device, db, runtime, "reduce", n, budget, flush));
+        rows.push_back(run<float>(device, db, runtime, "reduce_max", n, budget, flush));
         if (f64) {
-          rows.push_back(run<double>(device, db, runtime, "reduce_sum_f64", n, budget));
-          rows.push_back(run<double>(device, db, runtime, "reduce_max_f64", n, budget));
+          rows.push_back(run<double>(device, db, runtime, "reduce_sum_f64", n, budget, flush));
+          rows.push_back(run<double>(device, db, runtime, "reduce_max_f64", n, budget, flush));
         }
       }
     }
 
     const cutune::KernelSpec any = cutune::load_kernel("reduce");  // the workbench is only the timer
-    cutune::Workbench timer(device, any, cutune::Shape{{1}}, cutune::bench::timing(100, 10));
+    cutune::Workbench timer(device, any, cutune::Shape{{1}}, cutune::bench::timing(100, 10, flush));
     const double floor_us = cutune::summarize(timer.time([](void* stream) {
                               empty_kernel<<<1, 32, 0, static_cast<cudaStream_t>(stream)>>>();
                             })).median * 1e3;
-    std::printf("\nreduction on %s (%s, %d SMs), median of 100 runs, L2 flushed before each, GB/s counting the input once\n",
-                device.identity().name.c_str(), device.identity().arch().c_str(), device.identity().sm_count);
+    std::printf("\nreduction on %s (%s, %d SMs), median of 100 runs, L2 before each: %s, GB/s counting the input once\n",
+                device.identity().name.c_str(), device.identity().arch().c_str(), device.identity().sm_count,
+                std::string(flush_option.name(any)).c_str());
     std::printf("%10s %-15s %8s %8s %6s %8s %8s %6s  %s\n", "N", "kernel", "tuned", "CUB", "ratio", "tuned us", "CUB us",
                 "tried", "best configuration");
     for (const auto& r : rows) {

@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
   app.add_option("--kernel", kernel, "transpose spec: transpose_full (whole space) or transpose (compact)")
       ->capture_default_str();
   app.add_option("--budget", budget, "most configurations per shape (0: the whole space)")->capture_default_str();
+  const cutune::bench::FlushOption flush(app);
   app.add_flag("--odd", odd, "also the awkward shapes: " + fmt::format("{}", fmt::join(kOddShapes, " ")));
   CLI11_PARSE(app, argc, argv);
   if (odd) shapes.insert(shapes.end(), kOddShapes.begin(), kOddShapes.end());
@@ -92,16 +93,17 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     for (const auto& text : shapes) {
       const cutune::Shape shape = spec.parse_shape(text);
-      const cutune::ShapeReport report = cutune::bench::tune_shape(device, db, spec, shape, "transpose_bench", budget);
-      cutune::Workbench bench(device, spec, shape, cutune::bench::timing());
+      const cutune::ShapeReport report = cutune::bench::tune_shape(device, db, spec, shape, "transpose_bench", budget, {},
+                                                                            0.0, flush.get());
+      cutune::Workbench bench(device, spec, shape, cutune::bench::timing(50, 5, flush.get()));
       const cutune::Result tuned = cutune::bench::time_best(device, bench, spec, report);
       const double copy = bench.copy_bandwidth(static_cast<std::int64_t>(spec.metric_amount(shape) / 2));
       const double sgeam = sgeam_gbs(bench, shape.dims[0], shape.dims[1]);
       rows.push_back({text, tuned.config, tuned.metric, copy, sgeam});
     }
 
-    fmt::print("\n{} on {} ({}, {} SMs), median of 50 runs, L2 flushed, GB/s counting read + write\n", kernel,
-               device.identity().name, device.identity().arch(), device.identity().sm_count);
+    fmt::print("\n{} on {} ({}, {} SMs), median of 50 runs, L2 before each: {}, GB/s counting read + write\n", kernel,
+               device.identity().name, device.identity().arch(), device.identity().sm_count, flush.name(spec));
     fmt::print("{:<13} {:>8} {:>8} {:>8} {:>9} {:>9}  {}\n", "shape", "tuned", "copy", "sgeam", "vs copy", "vs sgeam",
                "best configuration");
     for (const auto& r : rows) {
