@@ -85,7 +85,10 @@ RuntimePipeline Runtime::pipeline(std::string_view name_or_spec, std::string_vie
   return RuntimePipeline(std::move(impl));
 }
 
-void RuntimePipeline::run(std::span<void* const> streams, std::span<const KernelArg> args) const {
+void RuntimePipeline::run(void* const* stream_data, std::size_t stream_count, const KernelArg* arg_data,
+                          std::size_t count) const {
+  const std::span<void* const> streams(stream_data, stream_count);
+  const std::span<const KernelArg> args(arg_data, count);
   Impl& p = *impl_;
   const KernelSpec& spec = p.kernel->spec();
   const auto& host = spec.pipeline->host;

@@ -127,7 +127,8 @@ void RuntimeKernel::make_current() const { impl_->device->make_current(); }
 bool RuntimeKernel::from_cache() const { return impl_->from_cache; }
 double RuntimeKernel::ready_ms() const { return impl_->ready_ms; }
 
-void RuntimeKernel::launch(void* stream, std::span<const KernelArg> args) const {
+void RuntimeKernel::launch(void* stream, const KernelArg* data, std::size_t count) const {
+  const std::span<const KernelArg> args(data, count);
   const Impl& k = *impl_;
   if (args.size() != k.arg_bytes.size()) {
     throw InputError(k.spec.name + " takes " + std::to_string(k.arg_bytes.size()) + " arguments, got " +

@@ -12,7 +12,7 @@ constexpr int kHopper = 90;  // clusters and tensor maps from compute capability
 
 }  // namespace
 
-std::optional<std::string> architecture_lacks(const KernelSpec& spec, std::span<const Value> scope,
+std::optional<std::string> architecture_lacks(const KernelSpec& spec, const std::vector<Value>& scope,
                                               const Launch& launch, int cc) {
   if (!spec.targets.empty()) {
     if (auto why = target_unavailable(spec, scope, cc)) return why;

@@ -141,7 +141,8 @@ void Expr::bind(const std::vector<std::string>& slots) {
   bound_ = true;
 }
 
-Value Expr::eval(std::span<const Value> values) const {
+Value Expr::eval(const Value* data, std::size_t count) const {
+  const std::span<const Value> values(data, count);
   if (!names_.empty()) {
     if (!bound_) throw SpecError("expression '" + text_ + "' evaluated before its names were bound");
     for (const auto slot : slot_of_name_) {

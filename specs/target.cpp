@@ -26,7 +26,7 @@ std::optional<int> arch_compute_capability(std::string_view arch) {
 
 bool is_arch_specific(std::string_view arch) { return arch.ends_with('a') && arch_compute_capability(arch); }
 
-std::vector<std::string> required_targets(const KernelSpec& spec, std::span<const Value> scope) {
+std::vector<std::string> required_targets(const KernelSpec& spec, const std::vector<Value>& scope) {
   std::vector<std::string> out;
   for (const TargetRule& rule : spec.targets) {
     if (rule.when.eval(scope).truthy()) out.push_back(rule.arch);
@@ -39,7 +39,7 @@ std::vector<std::string> required_targets(const KernelSpec& spec, const Config& 
   return required_targets(spec, spec.scope(config, nullptr));
 }
 
-std::optional<std::string> target_unavailable(const KernelSpec& spec, std::span<const Value> scope, int cc) {
+std::optional<std::string> target_unavailable(const KernelSpec& spec, const std::vector<Value>& scope, int cc) {
   const std::vector<std::string> targets = required_targets(spec, scope);
   if (targets.size() > 1) return "it needs both " + targets[0] + " and " + targets[1] + ", which no GPU has";
   if (targets.empty() || arch_compute_capability(targets[0]) == cc) return std::nullopt;

@@ -96,7 +96,7 @@ bool satisfiable(const KernelSpec& spec, const Expr& c) {
   return false;
 }
 
-std::int64_t integer_at(const Expr& e, std::span<const Value> scope) { return e.eval(scope).as_int(); }
+std::int64_t integer_at(const Expr& e, const std::vector<Value>& scope) { return e.eval(scope).as_int(); }
 
 }  // namespace
 
@@ -150,7 +150,7 @@ TensorMapLayout tensor_map_layout(const KernelSpec& spec, const Argument& a, con
   return out;
 }
 
-bool tensor_map_used(const Argument& a, std::span<const Value> scope) {
+bool tensor_map_used(const Argument& a, const std::vector<Value>& scope) {
   return a.tensor_map && (!a.tensor_map->when || a.tensor_map->when->eval(scope).truthy());
 }
 

@@ -1,5 +1,5 @@
 # Installs the built cutune to a temporary prefix, builds this folder's project against it, and runs it.
-# Called by ctest with BUILD_DIR, SOURCE_DIR, GENERATOR and CXX defined.
+# Called by ctest with BUILD_DIR, SOURCE_DIR, GENERATOR and CXX defined, and NVCC where there is one.
 if(DEFINED ENV{TMPDIR} AND IS_DIRECTORY "$ENV{TMPDIR}")
   set(temp "$ENV{TMPDIR}")
 else()
@@ -18,11 +18,23 @@ function(step what)
 endfunction()
 
 step("installing cutune" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${root}/prefix")
+set(cuda_args "")
+if(NVCC AND EXISTS "${NVCC}")
+  set(cuda_args "-DCMAKE_CUDA_COMPILER=${NVCC}")
+endif()
 step("configuring the consumer" ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${root}/build" -G "${GENERATOR}"
-     "-DCMAKE_PREFIX_PATH=${root}/prefix" "-DCMAKE_CXX_COMPILER=${CXX}" -DCMAKE_BUILD_TYPE=Release)
+     "-DCMAKE_PREFIX_PATH=${root}/prefix" "-DCMAKE_CXX_COMPILER=${CXX}" ${cuda_args} -DCMAKE_BUILD_TYPE=Release)
 step("building the consumer" ${CMAKE_COMMAND} --build "${root}/build")
 step("running the consumer" "${root}/build/consumer" "${root}/consumer.db")
 message(STATUS "${step_output}")
+if(cuda_args)  # the CUDA translation unit: built as C++17 by nvcc, and run like the other
+  if(NOT EXISTS "${root}/build/consumer_cuda")
+    file(REMOVE_RECURSE "${root}")
+    message(FATAL_ERROR "nvcc is there (${NVCC}) but the CUDA consumer was not built")
+  endif()
+  step("running the CUDA consumer" "${root}/build/consumer_cuda" "${root}/consumer_cuda.db")
+  message(STATUS "${step_output}")
+endif()
 if(NOT EXISTS "${root}/prefix/bin/tune" OR NOT EXISTS "${root}/prefix/include/cutune/runtime.hpp")
   file(REMOVE_RECURSE "${root}")
   message(FATAL_ERROR "the installed package lacks the tune program or the public headers")

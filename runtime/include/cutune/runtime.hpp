@@ -12,7 +12,9 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#if __cplusplus >= 202002L
 #include <span>
+#endif
 #include <string_view>
 
 #include "cutune/cubin_cache.hpp"
@@ -66,15 +68,16 @@ class RuntimeKernel {
   /// throws CudaError. In the place of a CUtensorMap argument goes the device pointer of the tensor it describes
   /// (16-byte aligned): the map is encoded over it at each launch, with the chosen configuration's box. A spec with a
   /// cluster launches with it (cuLaunchKernelEx). Thread-safe.
-  void launch(void* stream, std::span<const KernelArg> args) const;
-  void launch(void* stream, std::initializer_list<KernelArg> args) const {
-    launch(stream, std::span<const KernelArg>(args.begin(), args.size()));
-  }
+  void launch(void* stream, const KernelArg* args, std::size_t count) const;
+  void launch(void* stream, std::initializer_list<KernelArg> args) const { launch(stream, args.begin(), args.size()); }
+#if __cplusplus >= 202002L
+  void launch(void* stream, std::span<const KernelArg> args) const { launch(stream, args.data(), args.size()); }
+#endif
   /// launch() with the values themselves: kernel(stream, d_out, d_in, m, n).
   template <typename... Args>
   void operator()(void* stream, const Args&... args) const {
     const std::array<KernelArg, sizeof...(Args)> list{KernelArg{&args, sizeof(Args)}...};
-    launch(stream, std::span<const KernelArg>(list.data(), list.size()));
+    launch(stream, list.data(), list.size());
   }
 
  private:

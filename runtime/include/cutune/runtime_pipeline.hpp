@@ -9,7 +9,10 @@
 
 #include <array>
 #include <memory>
+#include <vector>
+#if __cplusplus >= 202002L
 #include <span>
+#endif
 
 #include "cutune/pipeline.hpp"
 #include "cutune/runtime.hpp"
@@ -41,13 +44,23 @@ class RuntimePipeline {
   /// other buffers as device pointers, scalars by value (a scalar the pipeline sets per chunk, such as a chunk's
   /// length, is passed too and replaced). Throws InputError on a wrong count or size, no streams, or a host array
   /// that is not pinned memory for all of its bytes; CudaError when the driver refuses the work.
-  void run(std::span<void* const> streams, std::span<const KernelArg> args) const;
+  void run(void* const* streams, std::size_t stream_count, const KernelArg* args, std::size_t count) const;
   /// run() with the values themselves: pipeline(streams, y, x, a, b, n).
+  template <typename... Args>
+  void operator()(const std::vector<void*>& streams, const Args&... args) const {
+    const std::array<KernelArg, sizeof...(Args)> list{KernelArg{&args, sizeof(Args)}...};
+    run(streams.data(), streams.size(), list.data(), list.size());
+  }
+#if __cplusplus >= 202002L
+  void run(std::span<void* const> streams, std::span<const KernelArg> args) const {
+    run(streams.data(), streams.size(), args.data(), args.size());
+  }
   template <typename... Args>
   void operator()(std::span<void* const> streams, const Args&... args) const {
     const std::array<KernelArg, sizeof...(Args)> list{KernelArg{&args, sizeof(Args)}...};
-    run(streams, std::span<const KernelArg>(list.data(), list.size()));
+    run(streams.data(), streams.size(), list.data(), list.size());
   }
+#endif
 
  private:
   std::unique_ptr<Impl> impl_;

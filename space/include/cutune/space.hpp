@@ -4,7 +4,6 @@
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,7 +80,7 @@ std::optional<std::string> check_launch(const Launch& launch, const DeviceLimits
 /// What a configuration needs that a GPU of compute capability `cc` lacks: an architecture-specific target of another
 /// compute capability, a cluster of several blocks or a tensor-map argument below 9.0; nullopt when it has it all.
 /// `scope` as KernelSpec::scope(), `launch` its resolved geometry (the cluster is what counts).
-std::optional<std::string> architecture_lacks(const KernelSpec& spec, std::span<const Value> scope,
+std::optional<std::string> architecture_lacks(const KernelSpec& spec, const std::vector<Value>& scope,
                                               const Launch& launch, int cc);
 /// Why a launch's cluster cannot be launched (no clusters before compute capability 9.0, too many blocks, a grid
 /// that is not a multiple of it when `check_grid`), or nullopt when it can (always for a cluster of one block).

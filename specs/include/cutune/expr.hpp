@@ -4,11 +4,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+#if __cplusplus >= 202002L
+#include <span>
+#endif
 
 namespace cutune {
 
@@ -65,7 +67,12 @@ class Expr {
   bool bound() const { return bound_; }
   /// Evaluates with values[i] standing for slots[i] of the last bind(). Throws SpecError on division by zero,
   /// or when called before bind() on an expression that has names.
-  Value eval(std::span<const Value> values) const;
+  Value eval(const Value* values, std::size_t count) const;
+#if __cplusplus >= 202002L
+  Value eval(std::span<const Value> values) const { return eval(values.data(), values.size()); }
+#else
+  Value eval(const std::vector<Value>& values) const { return eval(values.data(), values.size()); }
+#endif
 
  private:
   std::string text_;

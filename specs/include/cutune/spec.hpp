@@ -90,13 +90,15 @@ struct PipelineSpec;
 struct Shape {
   std::vector<std::int64_t> dims;
   std::string str() const;
-  friend bool operator==(const Shape&, const Shape&) = default;
+  friend bool operator==(const Shape& a, const Shape& b) { return a.dims == b.dims; }
+  friend bool operator!=(const Shape& a, const Shape& b) { return !(a == b); }
 };
 
 /// One point of a space: a value per parameter, in the spec's parameter order.
 struct Config {
   std::vector<Value> values;
-  friend bool operator==(const Config&, const Config&) = default;
+  friend bool operator==(const Config& a, const Config& b) { return a.values == b.values; }
+  friend bool operator!=(const Config& a, const Config& b) { return !(a == b); }
 };
 
 struct Parameter {

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,12 +18,12 @@ std::optional<int> arch_compute_capability(std::string_view arch);
 bool is_arch_specific(std::string_view arch);
 
 /// The targets whose condition holds for a configuration, in the spec's order; `scope` as KernelSpec::scope().
-std::vector<std::string> required_targets(const KernelSpec& spec, std::span<const Value> scope);
+std::vector<std::string> required_targets(const KernelSpec& spec, const std::vector<Value>& scope);
 std::vector<std::string> required_targets(const KernelSpec& spec, const Config& config);
 
 /// Why a configuration cannot run on a GPU of compute capability `cc` (major * 10 + minor) because of the targets it
 /// needs: an sm_XYa target runs on compute capability X.Y only, and no GPU has two of them. Nullopt when it can run.
-std::optional<std::string> target_unavailable(const KernelSpec& spec, std::span<const Value> scope, int cc);
+std::optional<std::string> target_unavailable(const KernelSpec& spec, const std::vector<Value>& scope, int cc);
 
 /// What a configuration compiles for on a GPU of architecture `device_arch` ("sm_90"): the target it needs when
 /// there is one, else `device_arch`. The cubin cache keys on this name, so the two never share an entry.

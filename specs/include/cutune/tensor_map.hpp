@@ -4,7 +4,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <span>
 
 #include "cutune/spec.hpp"
 
@@ -32,7 +31,7 @@ TensorMapLayout tensor_map_layout(const KernelSpec& spec, const Argument& a, con
 
 /// Whether a configuration reads tensor-map argument `a`: its "when" holds (`scope` as KernelSpec::scope()), or it has
 /// none. False for an argument that is not a tensor map. Unread maps are passed as zero bytes and never encoded.
-bool tensor_map_used(const Argument& a, std::span<const Value> scope);
+bool tensor_map_used(const Argument& a, const std::vector<Value>& scope);
 bool tensor_map_used(const KernelSpec& spec, const Argument& a, const Config& config);
 
 /// The spec's tensor-map arguments, as positions in KernelSpec::arguments.
