@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "cluster/transport.hpp"
-#include "tuning/lanes.hpp"
+#include "tuner/lanes.hpp"
 
 namespace cutune::cluster {
 

@@ -9,7 +9,7 @@
 #include "cutune/strategy.hpp"
 #include "measure/evaluator.hpp"
 #include "stand_in_kernel.hpp"
-#include "tuning/measure_loop.hpp"
+#include "tuner/measure_loop.hpp"
 
 namespace cutune::detail {
 namespace {

@@ -1,5 +1,5 @@
 // Keeps every lane busy with one shape's configurations: the strategy proposes, the pool compiles, idle lanes measure.
-#include "tuning/measure_loop.hpp"
+#include "tuner/measure_loop.hpp"
 
 #include <algorithm>
 #include <deque>

@@ -17,8 +17,8 @@
 #include "measure/evaluator.hpp"
 #include "measure/workbench.hpp"
 #include "specs/log.hpp"
-#include "tuning/dispatch.hpp"
-#include "tuning/measure_loop.hpp"
+#include "tuner/dispatch.hpp"
+#include "tuner/measure_loop.hpp"
 
 namespace cutune {
 namespace {

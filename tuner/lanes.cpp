@@ -1,5 +1,5 @@
 // A local GPU as a lane: a thread that owns one evaluator and measures the jobs the main thread hands it.
-#include "tuning/lanes.hpp"
+#include "tuner/lanes.hpp"
 
 #include <thread>
 

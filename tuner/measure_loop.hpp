@@ -10,7 +10,7 @@
 #include "cutune/space.hpp"
 #include "cutune/strategy.hpp"
 #include "cutune/tuner.hpp"
-#include "tuning/dispatch.hpp"
+#include "tuner/dispatch.hpp"
 
 namespace cutune {
 class CubinCache;

@@ -1,5 +1,5 @@
 // Hands jobs to idle lanes, holds back a lane's crashes until it is clear whether the lane or the configuration failed.
-#include "tuning/dispatch.hpp"
+#include "tuner/dispatch.hpp"
 
 #include "cutune/error.hpp"
 #include "cutune/stop.hpp"

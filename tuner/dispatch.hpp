@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tuning/lanes.hpp"
+#include "tuner/lanes.hpp"
 
 namespace cutune::detail {
 
