@@ -138,6 +138,7 @@ struct Variant {
   const char* where;
   const char* name;
 };
+void PrintTo(const Variant& v, std::ostream* os) { *os << v.kernel << " where " << v.where; }
 class GemmWgmmaVariantGpu : public ::testing::TestWithParam<Variant> {};
 INSTANTIATE_TEST_SUITE_P(
     Kernels, GemmWgmmaVariantGpu,
