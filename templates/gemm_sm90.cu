@@ -16,7 +16,7 @@
 //
 // Parameters beyond gemm_tc.cu's: WG (consumer warpgroups, 1 or 2), CM x CN (thread-block cluster: CM tiles along M
 // by CN along N run as one cluster on one GPC; without TMA multicast they share only L2 traffic and scheduling),
-// PERSIST (1: a grid of about one block, or cluster of blocks, per SM walks every tile, below), MC (1: the two
+// PERSIST (1 or 2: a grid of about that many blocks per SM walks every tile, below), MC (1: the two
 // blocks of a CM = 2 cluster share B's tile, and each loads half of its boxes with TMA multicast into both blocks'
 // shared memory, so that L2 serves B once per cluster instead of twice).
 //

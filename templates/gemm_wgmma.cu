@@ -114,7 +114,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads, PERSIS
   const int consumer = threadIdx.x / 128 - 1, t = threadIdx.x % 128;
   float acc[kMR][kAccs];
 #pragma unroll 1
-  do {  // each of the block's tiles (one unless PERSIST=1)
+  do {  // each of the block's tiles (one unless PERSIST >= 1)
 #pragma unroll
     for (int mr = 0; mr < kMR; ++mr)
 #pragma unroll
