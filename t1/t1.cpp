@@ -196,8 +196,12 @@ void T1Reader::read_problem_size(const Json& kernel) {
   const std::string field = "KernelSpecification.ProblemSize";
   std::vector<std::int64_t> sizes{1};
   if (kernel.contains("ProblemSize")) {
-    const Json& list = kernel["ProblemSize"];
-    if (!list.is_array() || list.empty() || list.size() > 3) fail(field, "must be a list of 1 to 3 sizes");
+    // The schema allows one size as a number (or an expression) without the list around it.
+    const Json& given = kernel["ProblemSize"];
+    const Json list = given.is_number() || given.is_string() ? Json::array({given}) : given;
+    if (!list.is_array() || list.empty() || list.size() > 3) {
+      fail(field, "must be a size or a list of 1 to 3 sizes");
+    }
     sizes.clear();
     for (const auto& j : list) {
       std::optional<Value> v = json_number(j);

@@ -240,6 +240,26 @@ TEST_F(T1, GlobalSizeInBlocksOrThreads) {
   EXPECT_EQ(opencl.spec.resolve(opencl.spec.launch, c, opencl.shape, 132).grid, (std::array<std::int64_t, 3>{16, 1, 1}));
 }
 
+// The schema's ProblemSize may be one size without the list around it: a number or an expression.
+TEST_F(T1, ProblemSizeMayBeOneNumber) {
+  const auto one_dimension = [](const Json& size) {
+    return [size](Json& j) {
+      kernel(j)["ProblemSize"] = size;
+      kernel(j)["Arguments"][0]["Size"] = "ProblemSize[0]";
+      kernel(j)["Arguments"][1]["Size"] = "ProblemSize[0] + 2*max(radius)";
+    };
+  };
+  const T1Problem number = read(one_dimension(20000000));
+  EXPECT_EQ(number.shape.dims, (std::vector<std::int64_t>{20000000}));
+  const Config c = number.spec.parse_config("block_size_x=16,block_size_y=4,tile=3,unroll=0,radius=7");
+  EXPECT_EQ(number.spec.resolve(number.spec.launch, c, number.shape, 132).grid[0], (20000000 + 47) / 48);
+  EXPECT_EQ(read(one_dimension("2**20")).shape.dims, (std::vector<std::int64_t>{1 << 20}));
+  EXPECT_EQ(error_after([](Json& j) { kernel(j)["ProblemSize"] = 0; }),
+            "T1 problem: KernelSpecification.ProblemSize: must hold positive integers, got 0");
+  EXPECT_EQ(error_after([](Json& j) { kernel(j)["ProblemSize"] = Json::object(); }),
+            "T1 problem: KernelSpecification.ProblemSize: must be a size or a list of 1 to 3 sizes");
+}
+
 TEST_F(T1, UnsupportedConstructsAndBadSpacesNameTheField) {
   EXPECT_EQ(error_after([](Json& j) { parameter(j, 2)["Values"] = "[i for i in range(1, n)]"; }),
             "T1 problem: ConfigurationSpace.TuningParameters[tile].Values: unknown name 'n' in "
