@@ -1,4 +1,4 @@
-// Tests of kernel specs: parsing, defaults, every field error, configurations, shapes, geometry and loading.
+// Tests of kernel specs: parsing, defaults, every field error, configurations, shapes and loading.
 #include "cutune/spec.hpp"
 
 #include <gtest/gtest.h>
@@ -16,6 +16,7 @@
 #include <string>
 
 #include "cutune/error.hpp"
+#include "spec_sample.hpp"
 
 namespace {
 
@@ -27,60 +28,8 @@ using cutune::KernelSpec;
 using cutune::Shape;
 using cutune::SpecError;
 using cutune::Value;
-using Json = nlohmann::ordered_json;
 
-constexpr const char* kSpec = R"json({
-  "name": "transpose",
-  "description": "tiled transpose",
-  "source": "transpose.cu",
-  "kernel": "transpose",
-  "shape": ["M", "N"],
-  "parameters": {
-    "TILE": {"values": [16, 32, 64], "default": 32, "description": "tile edge"},
-    "ROWS": [8, 4, 2],
-    "PAD": [0, 1]
-  },
-  "constraints": ["TILE % ROWS == 0"],
-  "block": ["TILE", "ROWS"],
-  "grid": ["ceil_div(N, TILE)", "ceil_div(M, TILE)"],
-  "shared_memory": "TILE * (TILE + PAD) * 4",
-  "arguments": [
-    {"name": "out", "type": "float*", "size": "M * N", "output": true},
-    {"name": "in", "type": "const float*", "size": "M * N", "fill": "zero"},
-    {"name": "m", "type": "int", "value": "M"},
-    {"name": "n", "type": "long long", "value": "N"}
-  ],
-  "reference": {"kernel": "transpose_reference", "block": [32, 8], "grid": ["ceil_div(N, 32)", "ceil_div(M, 8)"]},
-  "tolerance": {"atol": 0.5},
-  "metric": {"bytes": "8 * M * N"},
-  "compile_options": ["--use_fast_math"]
-})json";
-
-constexpr const char* kSource = "extern \"C\" __global__ void transpose() {}\n";
-
-KernelSpec parse(const std::string& text) { return KernelSpec::from_json(text, kSource, "transpose.cu"); }
-
-// The SpecError message after `edit` changes the sample spec.
-std::string error_after(const std::function<void(Json&)>& edit) {
-  Json j = Json::parse(kSpec);
-  edit(j);
-  try {
-    parse(j.dump());
-  } catch (const SpecError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-template <typename Error, typename F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using namespace cutune::testing::spec_sample;
 
 TEST(SpecParse, ReadsEveryField) {
   const KernelSpec s = parse(kSpec);
@@ -339,54 +288,6 @@ TEST(SpecShape, BadShapesSayWhatIsExpected) {
   }
 }
 
-TEST(SpecGeometry, ResolveAndMetric) {
-  const KernelSpec s = parse(kSpec);
-  const Shape shape{{1000, 2000}};
-  const auto launch = s.resolve(s.launch, s.parse_config("TILE=32,ROWS=8,PAD=1"), shape, 132);
-  EXPECT_EQ(launch.block, (std::array<std::int64_t, 3>{32, 8, 1}));
-  EXPECT_EQ(launch.grid, (std::array<std::int64_t, 3>{63, 32, 1}));
-  EXPECT_EQ(launch.shared_memory, 32 * 33 * 4);
-  EXPECT_EQ(launch.threads(), 256);
-  const auto reference = s.resolve(s.reference_launch, s.default_config(), shape, 132);
-  EXPECT_EQ(reference.grid, (std::array<std::int64_t, 3>{63, 125, 1}));
-  EXPECT_EQ(reference.shared_memory, 0);
-  EXPECT_DOUBLE_EQ(s.metric_amount(shape), 8.0 * 1000 * 2000);
-  const auto scope = s.scope(s.default_config(), nullptr);
-  EXPECT_EQ(scope, (std::vector<Value>{32, 8, 0, 0, 0}));
-}
-
-// A persistent kernel's grid: about one block per multiprocessor of the GPU it runs on.
-TEST(SpecGeometry, GridMayNameTheMultiprocessorCount) {
-  Json j = Json::parse(kSpec);
-  j["grid"][0] = "min(ceil_div(N, TILE) * ceil_div(M, TILE), SM_COUNT)";
-  j["grid"][1] = 1;
-  const KernelSpec s = parse(j.dump());
-  const Config c = s.parse_config("TILE=32,ROWS=8,PAD=1");
-  EXPECT_EQ(s.resolve(s.launch, c, Shape{{1000, 2000}}, 132).grid[0], 132);
-  EXPECT_EQ(s.resolve(s.launch, c, Shape{{1000, 2000}}, 114).grid[0], 114);
-  EXPECT_EQ(s.resolve(s.launch, c, Shape{{64, 64}}, 132).grid[0], 4);
-  // Only the grid's expressions know it: the space is the same on every GPU of an architecture.
-  EXPECT_EQ(error_after([](Json& e) { e["constraints"][0] = "TILE <= SM_COUNT"; }),
-            "spec transpose: constraints[0]: unknown name 'SM_COUNT' in 'TILE <= SM_COUNT'");
-  EXPECT_EQ(error_after([](Json& e) { e["block"][0] = "SM_COUNT"; }),
-            "spec transpose: block[0]: unknown name 'SM_COUNT' in 'SM_COUNT'");
-  EXPECT_EQ(error_after([](Json& e) { e["parameters"]["SM_COUNT"] = Json::array({1, 2}); }),
-            "spec transpose: parameters: SM_COUNT is the GPU's multiprocessor count in grid expressions, not a name a "
-            "parameter or shape dimension may take");
-}
-
-TEST(SpecGeometry, NonIntegerGeometryIsAnError) {
-  Json j = Json::parse(kSpec);
-  j["block"][0] = "TILE / 3";
-  const KernelSpec s = parse(j.dump());
-  EXPECT_EQ(message_of<SpecError>([&] {
-              s.resolve(s.launch, s.default_config(), Shape{{64, 64}}, 132);
-            }),
-            "spec transpose: block[0] 'TILE / 3' is 10.666666666666666 at TILE=32,ROWS=8,PAD=0, not an integer");
-  j["block"][0] = "TILE / 2";  // a float with an integral value is accepted
-  const KernelSpec t = parse(j.dump());
-  EXPECT_EQ(t.resolve(t.launch, t.default_config(), Shape{{64, 64}}, 132).block[0], 16);
-}
 
 class SpecLoad : public ::testing::Test {
  protected:
