@@ -63,7 +63,7 @@ class FlushOption {
     app.add_option("--flush", name_,
                    "L2 state before each timed launch, of tuning and the reference alike: read, write or none (default: "
                    "the spec's, else read)")
-        ->check(CLI::IsMember({"read", "write", "none"}));
+        ->check(CLI::IsMember(l2_flush_names()));
   }
   std::optional<L2Flush> get() const { return name_.empty() ? std::nullopt : parse_l2_flush(name_); }
   /// The convention in force for `spec`, for the table's header.

@@ -302,7 +302,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::Range(1, 10000));
   app.add_option("--flush", conventions, "L2 conventions, one ratio column each, the first also giving the TFLOP/s: "
                                          "write (256 MB memset), read (a read of twice the L2), none (back to back)")
-      ->delimiter(',')->check(CLI::IsMember({"write", "read", "none"}))->capture_default_str();
+      ->delimiter(',')->check(CLI::IsMember(cutune::l2_flush_names()))->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   spdlog::stderr_color_mt("cutune")->set_level(spdlog::level::warn);  // the library's warnings, as `tune` shows them
   spdlog::cfg::load_env_levels();

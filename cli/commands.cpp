@@ -122,9 +122,7 @@ void add_best_command(CLI::App& app, Subcommands& out) {
 }
 
 CLI::Option* add_flush_option(CLI::App& app, std::string& flush, const std::string& help) {
-  std::vector<std::string> names;
-  for (const L2Flush f : {L2Flush::Read, L2Flush::Write, L2Flush::None}) names.emplace_back(to_string(f));
-  return app.add_option("--flush", flush, help)->check(CLI::IsMember(names));
+  return app.add_option("--flush", flush, help)->check(CLI::IsMember(l2_flush_names()));
 }
 
 std::optional<L2Flush> flush_from_option(const std::string& text) {

@@ -12,11 +12,21 @@ std::string_view to_string(L2Flush flush) {
   return "read";
 }
 
+namespace {
+constexpr L2Flush kAll[] = {L2Flush::Read, L2Flush::Write, L2Flush::None};
+}
+
 std::optional<L2Flush> parse_l2_flush(std::string_view text) {
-  for (const L2Flush f : {L2Flush::Read, L2Flush::Write, L2Flush::None}) {
+  for (const L2Flush f : kAll) {
     if (text == to_string(f)) return f;
   }
   return std::nullopt;
+}
+
+std::vector<std::string> l2_flush_names() {
+  std::vector<std::string> names;
+  for (const L2Flush f : kAll) names.emplace_back(to_string(f));
+  return names;
 }
 
 }  // namespace cutune

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace cutune {
 
@@ -20,6 +22,8 @@ enum class L2Flush {
 std::string_view to_string(L2Flush flush);
 /// Inverse of to_string(); nullopt for any other text (callers name the field in their own error).
 std::optional<L2Flush> parse_l2_flush(std::string_view text);
+/// {"read", "write", "none"}: the values a command-line option may take.
+std::vector<std::string> l2_flush_names();
 /// "read, write, none": for error messages.
 inline constexpr std::string_view kL2FlushNames = "read, write, none";
 
