@@ -291,8 +291,8 @@ int run_best(const BestArgs& args) {
             << "flush    " << to_string(flush) << " (the L2 state before each timed launch)\n"
             << "config   " << r.config << "\n";
   if (found->match != Match::Default) {
-    std::cout << "time     " << r.median_ms << " ms (median of " << r.samples_ms.size() << ")\n"
-              << "metric   " << r.metric << " " << spec.metric.unit() << "\n";
+    std::cout << "time     " << r.median_ms << " ms (median of " << r.samples_ms.size() << ")\n";
+    if (spec.metric.has_rate()) std::cout << "metric   " << r.metric << " " << spec.metric.unit() << "\n";
     print_resources(r, found->device, spec.metric.unit());
   }
   return 0;
