@@ -129,14 +129,20 @@ TEST(SpecConstantMemory, ArraysInConstantMemoryAreNoParameters) {
     });
   };
   EXPECT_EQ(error([](Json& a) { a["output"] = true; }),
-            "spec transpose: arguments.filter.output: constant memory cannot be an output");
+            "spec transpose: arguments.filter.output: an output cannot be copied to constant memory");
   EXPECT_EQ(error([](Json& a) { a["memory"] = "texture"; }),
             "spec transpose: arguments.filter.memory: must be \"global\" (a pointer type) or \"constant\" (a "
             "__constant__ array)");
   EXPECT_EQ(error([](Json& a) { a["symbol"] = "1x"; }),
             "spec transpose: arguments.filter.symbol: must be a name like [A-Za-z_][A-Za-z0-9_]*");
-  EXPECT_EQ(error_after([](Json& j) { j["arguments"][1]["symbol"] = "s"; }),
-            "spec transpose: arguments.in.symbol: only for \"memory\": \"constant\"");
+  // A global buffer with a symbol is passed and copied into the symbol as well
+  Json both = Json::parse(kSpec);
+  both["arguments"][1]["symbol"] = "d_in";
+  const KernelSpec b = parse(both.dump());
+  EXPECT_TRUE(b.arguments[1].in_constant_memory());
+  EXPECT_TRUE(b.arguments[1].is_parameter());
+  EXPECT_EQ(error_after([](Json& j) { j["arguments"][0]["symbol"] = "s"; }),
+            "spec transpose: arguments.out.output: an output cannot be copied to constant memory");
 }
 
 class HostFill : public ::testing::Test {
