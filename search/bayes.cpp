@@ -3,11 +3,10 @@
 // other proposals are still being evaluated, they are Thompson samples of the trees.
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 
 #include "batch_penalty.hpp"
-#include "forest.hpp"
 #include "search_state.hpp"
+#include "surrogate.hpp"
 
 namespace cutune::detail {
 namespace {
@@ -18,19 +17,6 @@ constexpr std::size_t kInitialSample = 20;
 constexpr std::size_t kMaxCandidates = 1500;
 constexpr std::size_t kRandomCandidates = 1000;
 constexpr std::size_t kLocalCentres = 10;
-// The model is refitted once the outcomes grew by a 1/kRefitShare part since the last fit (and at least by one):
-// every time for the first 100, then O(log n) fits for n outcomes instead of n, which keeps a run over a whole
-// large space cheap next to the GPU time it stands for.
-constexpr std::size_t kRefitShare = 50;
-
-double expected_improvement(double best, double mean, double stddev) {
-  const double gain = best - mean;
-  if (stddev <= 1e-12) return std::max(gain, 0.0);
-  const double z = gain / stddev;
-  const double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
-  const double pdf = std::exp(-0.5 * z * z) / std::sqrt(2.0 * std::numbers::pi);
-  return gain * cdf + stddev * pdf;
-}
 
 class BayesStrategy final : public SearchStrategy {
  public:
@@ -43,9 +29,8 @@ class BayesStrategy final : public SearchStrategy {
       fill_random(std::min(n, std::max<std::size_t>(kInitialSample - std::min(asked, kInitialSample), 1)), out);
       return out;
     }
-    const std::size_t told = history_.told_order().size();
-    if (told != fitted_ && (fitted_ == 0 || told >= fitted_ + std::max<std::size_t>(1, fitted_ / kRefitShare))) {
-      fit();
+    if (model_.stale(history_)) {
+      model_.fit(index_, history_, rng_);
       rank();
     }
     // Between fits the scores of the last one are followed; a candidate set used up is redone with fresh candidates.
@@ -61,7 +46,7 @@ class BayesStrategy final : public SearchStrategy {
         const auto pick = sample ? thompson_candidate() : best_candidate();
         if (!pick) break;
         take(candidates_[*pick], out);
-        penalty_.add(forest_, index_, candidates_[*pick]);
+        penalty_.add(model_.forest(), index_, candidates_[*pick]);
       }
     }
     fill_random(n, out);
@@ -90,12 +75,12 @@ class BayesStrategy final : public SearchStrategy {
   // The unasked candidate that one tree drawn at random predicts fastest. A tree predicts one value per leaf, so
   // ties are many: they go to the highest expected improvement discounted by likeness to pending configurations.
   std::optional<std::size_t> thompson_candidate() {
-    const std::size_t t = rng_.below(forest_.trees());
+    const std::size_t t = rng_.below(model_.forest().trees());
     std::optional<std::size_t> best;
     double best_value = 0.0, best_score = 0.0;
     for (std::size_t i = 0; i < candidates_.size(); ++i) {
       if (history_.asked(candidates_[i])) continue;
-      const double value = forest_.leaf_value(penalty_.leaf(i, t));
+      const double value = model_.forest().leaf_value(penalty_.leaf(i, t));
       const double score = improvement_[i] * penalty_.factor(i);
       if (!best || value < best_value || (value == best_value && score > best_score)) {
         best = i;
@@ -106,26 +91,6 @@ class BayesStrategy final : public SearchStrategy {
     return best;
   }
 
-  void fit() {
-    const auto& told = history_.told_order();
-    y_.clear();
-    for (std::uint32_t i : told) y_.push_back(log_time(history_.value(i)));
-    // Outcomes slower than the median (failures included) are all learnt as the median: the model's resolution is
-    // spent on telling good configurations apart, not on how bad the bad ones are.
-    std::vector<double> sorted(y_);
-    const std::size_t mid = sorted.size() / 2;
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(mid), sorted.end());
-    double cap = sorted[mid];
-    if (!std::isfinite(cap)) {
-      cap = -std::numeric_limits<double>::infinity();
-      for (double v : y_)
-        if (std::isfinite(v)) cap = std::max(cap, v);
-    }
-    for (double& v : y_) v = std::min(v, cap);
-    forest_.fit(index_, told, y_, rng_, Forest::Options{});
-    fitted_ = told.size();
-  }
-
   // Scores a fresh candidate set by expected improvement.
   void rank() {
     candidates_ = candidate_set();
@@ -133,16 +98,16 @@ class BayesStrategy final : public SearchStrategy {
     improvement_.clear();
     for (std::uint32_t c : candidates_) {
       double mean = 0.0, stddev = 0.0;
-      forest_.predict(index_.code(c), mean, stddev);
+      model_.forest().predict(index_.code(c), mean, stddev);
       improvement_.push_back(expected_improvement(best, mean, stddev));
     }
-    penalty_.reset(forest_, index_, candidates_);
+    penalty_.reset(model_.forest(), index_, candidates_);
     discount_pending();
   }
 
   void discount_pending() {
     penalty_.clear();
-    for (std::uint32_t p : history_.pending()) penalty_.add(forest_, index_, p);
+    for (std::uint32_t p : history_.pending()) penalty_.add(model_.forest(), index_, p);
   }
 
   std::vector<std::uint32_t> candidate_set() {
@@ -169,9 +134,7 @@ class BayesStrategy final : public SearchStrategy {
     return out;
   }
 
-  Forest forest_;
-  std::vector<double> y_;
-  std::size_t fitted_ = 0;  // outcomes the model was last fitted to
+  Surrogate model_;
   std::vector<std::uint32_t> candidates_;
   std::vector<double> improvement_;  // expected improvement of each candidate under the last fit
   PendingPenalty penalty_;

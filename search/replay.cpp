@@ -186,10 +186,9 @@ ReplayResult replay(std::string_view strategy, const RecordedSpace& recorded, co
     result.budgets.push_back({budgets[b], std::isinf(m) ? std::nullopt : std::optional<double>(m),
                               random_median_relative_best(recorded, budgets[b])});
   }
-  std::vector<double> e5, e1;
-  for (const auto& run : runs) e5.push_back(run.evals_to_5pct), e1.push_back(run.evals_to_1pct);
-  result.median_evals_to_5pct = median(std::move(e5));
-  result.median_evals_to_1pct = median(std::move(e1));
+  for (const auto& run : runs) result.evals_to_5pct.push_back(run.evals_to_5pct), result.evals_to_1pct.push_back(run.evals_to_1pct);
+  result.median_evals_to_5pct = median(result.evals_to_5pct);
+  result.median_evals_to_1pct = median(result.evals_to_1pct);
   result.random_evals_to_5pct = random_expected_evals(recorded, 0.05);
   result.random_evals_to_1pct = random_expected_evals(recorded, 0.01);
   return result;

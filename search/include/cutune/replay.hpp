@@ -53,6 +53,9 @@ struct ReplayResult {
   /// not get there within the largest budget counts as that budget plus one.
   double median_evals_to_5pct = 0.0;
   double median_evals_to_1pct = 0.0;
+  /// Each seed's evaluations to within 5% (1%), in seed order, counted as the medians count them.
+  std::vector<double> evals_to_5pct;
+  std::vector<double> evals_to_1pct;
   /// Expected evaluations of random sampling without replacement to get there (not capped by the budget).
   double random_evals_to_5pct = 0.0;
   double random_evals_to_1pct = 0.0;

@@ -1,0 +1,197 @@
+// The default strategy: a portfolio of proposal rules over one shared history and one surrogate model. After an
+// even initial design, each proposal comes from a rule drawn in proportion to how often its recent proposals became
+// the new best: the model's expected improvement over the whole space (exploration), or the model's best guess among
+// the one-parameter neighbours of the best configurations found (refinement around the incumbent). A rule that stops
+// paying loses its share to the other; neither is ever starved.
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "batch_penalty.hpp"
+#include "search_state.hpp"
+#include "surrogate.hpp"
+
+namespace cutune::detail {
+namespace {
+
+constexpr std::size_t kInitialDesign = 16;
+constexpr std::size_t kDesignPool = 48;        // random unasked configurations each initial pick chooses among
+constexpr std::size_t kRandomCandidates = 2000;
+constexpr std::size_t kMaxCandidates = 3000;   // spaces with fewer unasked configurations score them all
+constexpr std::size_t kLocalCentres = 10;      // the best configurations whose neighbourhoods are candidates
+constexpr std::size_t kRefineCentres = 4;      // the best configurations refinement looks around
+constexpr double kDecay = 0.9;                 // weight of a rule's older outcomes, per outcome of that rule
+constexpr double kMinShare = 0.15;             // no rule's share of proposals drops below this
+
+enum Rule : std::uint8_t { kExplore = 0, kRefine = 1, kRules = 2, kNone = 0xff };
+
+class PortfolioStrategy final : public SearchStrategy {
+ public:
+  PortfolioStrategy(const Space& space, std::uint64_t seed)
+      : SearchStrategy(space, seed), rule_of_(index_.size(), kNone) {}
+
+  std::vector<std::size_t> ask(std::size_t n) override {
+    std::vector<std::size_t> out;
+    while (out.size() < n && history_.unasked_count() > 0) {
+      const std::size_t asked = history_.size() - history_.unasked_count();
+      if (asked < kInitialDesign || !history_.best()) {
+        take(design_point(), out);
+        continue;
+      }
+      if (model_.stale(history_)) {
+        model_.fit(index_, history_, rng_);
+        rank();
+      }
+      if (out.empty()) discount_pending();
+      Rule rule = draw_rule();
+      std::optional<std::size_t> pick = propose(rule);
+      if (!pick) rule = rule == kExplore ? kRefine : kExplore, pick = propose(rule);
+      if (!pick) rank(), pick = propose(kExplore);
+      if (!pick) pick = history_.random_unasked(rng_);
+      take(*pick, out);
+      rule_of_[*pick] = rule;
+      penalty_.add(model_.forest(), index_, *pick);
+    }
+    return out;
+  }
+
+ private:
+  void on_told(std::size_t index) override {
+    const auto rule = static_cast<Rule>(rule_of_[index]);
+    if (rule == kNone) return;
+    // A success is a new best: a tell that set it, with a time below the best before (History already moved it).
+    const bool success = history_.best() == index;
+    wins_[rule] = kDecay * wins_[rule] + (success ? 1.0 : 0.0);
+    tries_[rule] = kDecay * tries_[rule] + 1.0;
+  }
+
+  // A rule drawn in proportion to its (smoothed) share of recent successes, each share at least kMinShare.
+  Rule draw_rule() {
+    std::array<double, kRules> rate{};
+    double total = 0.0;
+    for (std::size_t r = 0; r < kRules; ++r) total += rate[r] = (wins_[r] + 0.5) / (tries_[r] + 1.0);
+    const double refine_share = std::clamp(rate[kRefine] / total, kMinShare, 1.0 - kMinShare);
+    return rng_.chance(refine_share) ? kRefine : kExplore;
+  }
+
+  std::optional<std::size_t> propose(Rule rule) { return rule == kExplore ? explore() : refine(); }
+
+  // The unasked candidate of highest expected improvement, discounted by likeness to pending configurations.
+  std::optional<std::size_t> explore() {
+    std::optional<std::size_t> best;
+    double best_score = 0.0;
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+      if (history_.asked(candidates_[i])) continue;
+      const double score = improvement_[i] * penalty_.factor(i);
+      if (!best || score > best_score) best = i, best_score = score;
+    }
+    if (!best) return std::nullopt;
+    return candidates_[*best];
+  }
+
+  // Among the unasked one-parameter neighbours of the best few configurations (the best first), the one the model
+  // predicts fastest: a greedy step that trusts the model locally, where it has data.
+  std::optional<std::size_t> refine() {
+    const auto centres = best_told(kRefineCentres);
+    for (std::uint32_t centre : centres) {
+      scratch_.clear();
+      index_.hamming_neighbours(centre, scratch_);
+      std::optional<std::size_t> best;
+      double best_mean = 0.0;
+      for (std::uint32_t c : scratch_) {
+        if (history_.asked(c)) continue;
+        double mean = 0.0, stddev = 0.0;
+        model_.forest().predict(index_.code(c), mean, stddev);
+        if (!best || mean < best_mean) best = c, best_mean = mean;
+      }
+      if (best) return best;
+    }
+    return std::nullopt;
+  }
+
+  // The next configuration of the initial design: of a pool of random unasked ones, the one farthest (in level
+  // positions scaled to [0, 1] per parameter) from everything asked, so that the first outcomes cover the space
+  // more evenly than independent draws do.
+  std::size_t design_point() {
+    std::optional<std::size_t> best;
+    double best_distance = -1.0;
+    for (std::size_t k = 0; k < kDesignPool; ++k) {
+      const std::size_t c = *history_.random_unasked(rng_);
+      double nearest = std::numeric_limits<double>::infinity();
+      for (std::uint32_t a : history_.told_order()) nearest = std::min(nearest, distance(c, a));
+      for (std::uint32_t a : history_.pending()) nearest = std::min(nearest, distance(c, a));
+      if (nearest > best_distance) best = c, best_distance = nearest;
+    }
+    return *best;
+  }
+
+  double distance(std::size_t a, std::size_t b) const {
+    const auto ca = index_.code(a), cb = index_.code(b);
+    double d = 0.0;
+    for (std::size_t p = 0; p < ca.size(); ++p) {
+      if (index_.levels(p) > 1) d += std::abs(ca[p] - cb[p]) / static_cast<double>(index_.levels(p) - 1);
+    }
+    return d;
+  }
+
+  std::vector<std::uint32_t> best_told(std::size_t k) const {
+    std::vector<std::uint32_t> told;
+    for (std::uint32_t i : history_.told_order())
+      if (std::isfinite(history_.value(i))) told.push_back(i);
+    const std::size_t keep = std::min(k, told.size());
+    std::partial_sort(told.begin(), told.begin() + static_cast<std::ptrdiff_t>(keep), told.end(),
+                      [this](std::uint32_t a, std::uint32_t b) { return history_.value(a) < history_.value(b); });
+    told.resize(keep);
+    return told;
+  }
+
+  // Scores a fresh candidate set by expected improvement.
+  void rank() {
+    candidates_.clear();
+    if (history_.unasked_count() <= kMaxCandidates) {
+      for (std::size_t i = 0; i < history_.size(); ++i)
+        if (!history_.asked(i)) candidates_.push_back(static_cast<std::uint32_t>(i));
+    } else {
+      for (std::size_t k = 0; k < kRandomCandidates; ++k)
+        candidates_.push_back(static_cast<std::uint32_t>(*history_.random_unasked(rng_)));
+      for (std::uint32_t centre : best_told(kLocalCentres)) {
+        scratch_.clear();
+        index_.hamming_neighbours(centre, scratch_);
+        for (std::uint32_t i : scratch_)
+          if (!history_.asked(i)) candidates_.push_back(i);
+      }
+      std::sort(candidates_.begin(), candidates_.end());
+      candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
+    }
+    const double best = log_time(history_.value(*history_.best()));
+    improvement_.clear();
+    for (std::uint32_t c : candidates_) {
+      double mean = 0.0, stddev = 0.0;
+      model_.forest().predict(index_.code(c), mean, stddev);
+      improvement_.push_back(expected_improvement(best, mean, stddev));
+    }
+    penalty_.reset(model_.forest(), index_, candidates_);
+    discount_pending();
+  }
+
+  void discount_pending() {
+    penalty_.clear();
+    for (std::uint32_t p : history_.pending()) penalty_.add(model_.forest(), index_, p);
+  }
+
+  Surrogate model_;
+  std::vector<std::uint32_t> candidates_;
+  std::vector<double> improvement_;
+  PendingPenalty penalty_;
+  std::vector<std::uint8_t> rule_of_;  // the rule that proposed each configuration; kNone: design, observed, random
+  std::array<double, kRules> wins_{};
+  std::array<double, kRules> tries_{};
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_portfolio_strategy(const Space& space, std::uint64_t seed) {
+  return std::make_unique<PortfolioStrategy>(space, seed);
+}
+
+}  // namespace cutune::detail
