@@ -1,11 +1,12 @@
 // The default strategy: a portfolio of proposal rules over one shared history and one surrogate model. After an
-// even initial design, each proposal comes from a rule drawn in proportion to how often its recent proposals became
-// the new best: the model's expected improvement over the whole space (exploration), or the model's best guess among
-// the one-parameter neighbours of the best configurations found (refinement around the incumbent). A rule that stops
-// paying loses its share to the other; neither is ever starved.
+// even initial design, each proposal comes from a rule drawn in proportion to how much its recent proposals cut the
+// best time: the model's expected improvement over the space (exploration), or the model's best guess among the one-
+// and then two-parameter neighbours of the best configurations found (refinement around the incumbent). A rule that
+// stops paying loses its share to the other; neither is ever starved.
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include "batch_penalty.hpp"
 #include "search_state.hpp"
@@ -22,6 +23,7 @@ constexpr std::size_t kLocalCentres = 10;      // the best configurations whose 
 constexpr std::size_t kRefineCentres = 4;      // the best configurations refinement looks around
 constexpr double kDecay = 0.9;                 // weight of a rule's older outcomes, per outcome of that rule
 constexpr double kMinShare = 0.15;             // no rule's share of proposals drops below this
+constexpr double kPriorGain = 0.03;            // a rule's gain per proposal before it has any (log time)
 
 enum Rule : std::uint8_t { kExplore = 0, kRefine = 1, kRules = 2, kNone = 0xff };
 
@@ -57,19 +59,22 @@ class PortfolioStrategy final : public SearchStrategy {
 
  private:
   void on_told(std::size_t index) override {
+    const double value = log_time(history_.value(index));
+    const double gain = std::isfinite(best_log_) && value < best_log_ ? best_log_ - value : 0.0;
+    if (value < best_log_) best_log_ = value;
     const auto rule = static_cast<Rule>(rule_of_[index]);
     if (rule == kNone) return;
-    // A success is a new best: a tell that set it, with a time below the best before (History already moved it).
-    const bool success = history_.best() == index;
-    wins_[rule] = kDecay * wins_[rule] + (success ? 1.0 : 0.0);
+    // A rule earns what its proposal cut off the best time (in log time): a rule that keeps finding slightly better
+    // configurations in a mediocre region earns less than one that jumps to a much better region.
+    gains_[rule] = kDecay * gains_[rule] + gain;
     tries_[rule] = kDecay * tries_[rule] + 1.0;
   }
 
-  // A rule drawn in proportion to its (smoothed) share of recent successes, each share at least kMinShare.
+  // A rule drawn in proportion to its recent gain per proposal, each share at least kMinShare.
   Rule draw_rule() {
     std::array<double, kRules> rate{};
     double total = 0.0;
-    for (std::size_t r = 0; r < kRules; ++r) total += rate[r] = (wins_[r] + 0.5) / (tries_[r] + 1.0);
+    for (std::size_t r = 0; r < kRules; ++r) total += rate[r] = (gains_[r] + kPriorGain) / (tries_[r] + 1.0);
     const double refine_share = std::clamp(rate[kRefine] / total, kMinShare, 1.0 - kMinShare);
     return rng_.chance(refine_share) ? kRefine : kExplore;
   }
@@ -92,21 +97,30 @@ class PortfolioStrategy final : public SearchStrategy {
   // Among the unasked one-parameter neighbours of the best few configurations (the best first), the one the model
   // predicts fastest: a greedy step that trusts the model locally, where it has data.
   std::optional<std::size_t> refine() {
-    const auto centres = best_told(kRefineCentres);
-    for (std::uint32_t centre : centres) {
+    for (std::uint32_t centre : best_told(kRefineCentres)) {
       scratch_.clear();
       index_.hamming_neighbours(centre, scratch_);
-      std::optional<std::size_t> best;
-      double best_mean = 0.0;
-      for (std::uint32_t c : scratch_) {
-        if (history_.asked(c)) continue;
-        double mean = 0.0, stddev = 0.0;
-        model_.forest().predict(index_.code(c), mean, stddev);
-        if (!best || mean < best_mean) best = c, best_mean = mean;
-      }
-      if (best) return best;
+      if (const auto pick = fastest_unasked(scratch_)) return pick;
+      // The one-parameter neighbourhood is used up: two-parameter moves, which constraints often make the only way
+      // from one good configuration to a better one (a tile size and the vector width that must divide it).
+      ring_.clear();
+      for (std::uint32_t near : scratch_) index_.hamming_neighbours(near, ring_);
+      if (const auto pick = fastest_unasked(ring_)) return pick;
     }
     return std::nullopt;
+  }
+
+  // The unasked configuration of `among` that the model predicts fastest, or nullopt when all were asked.
+  std::optional<std::size_t> fastest_unasked(const std::vector<std::uint32_t>& among) const {
+    std::optional<std::size_t> best;
+    double best_mean = 0.0;
+    for (std::uint32_t c : among) {
+      if (history_.asked(c)) continue;
+      double mean = 0.0, stddev = 0.0;
+      model_.forest().predict(index_.code(c), mean, stddev);
+      if (!best || mean < best_mean || (mean == best_mean && c < *best)) best = c, best_mean = mean;
+    }
+    return best;
   }
 
   // The next configuration of the initial design: of a pool of random unasked ones, the one farthest (in level
@@ -183,8 +197,10 @@ class PortfolioStrategy final : public SearchStrategy {
   std::vector<std::uint32_t> candidates_;
   std::vector<double> improvement_;
   PendingPenalty penalty_;
+  std::vector<std::uint32_t> ring_;    // two-parameter neighbourhood scratch
   std::vector<std::uint8_t> rule_of_;  // the rule that proposed each configuration; kNone: design, observed, random
-  std::array<double, kRules> wins_{};
+  double best_log_ = std::numeric_limits<double>::infinity();  // log time of the best outcome so far
+  std::array<double, kRules> gains_{};
   std::array<double, kRules> tries_{};
 };
 
