@@ -120,15 +120,23 @@ def run_kt(args):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def cutune_names(args, path):
+    """Every strategy `tune replay --strategy all` runs."""
+    out = subprocess.run([args.tune, "replay", "--cache", path, "--strategy", "all", "--budget", "1", "--seeds", "1",
+                          "--valid-only", "--json"], check=True, capture_output=True, text=True).stdout
+    return [r["strategy"] for r in json.loads(out)]
+
+
 def run_cutune(args):
     done = done_keys(args.out)
-    strategies = args.strategies or "all"
     for path in args.caches:
         name = cache_name(path)
-        if any(k[0] == name and k[1] == "cutune" and k[4] == args.batch for k in done):
+        wanted = args.strategies.split(",") if args.strategies else cutune_names(args, path)
+        todo = [s for s in wanted if (name, "cutune", s, 1, args.batch) not in done]
+        if not todo:
             continue
         start = time.time()
-        out = subprocess.run([args.tune, "replay", "--cache", path, "--strategy", strategies, "--budget",
+        out = subprocess.run([args.tune, "replay", "--cache", path, "--strategy", ",".join(todo), "--budget",
                               str(args.budget), "--seeds", str(args.seeds), "--batch", str(args.batch), "--valid-only",
                               "--per-seed", "--json"], check=True, capture_output=True, text=True).stdout
         seconds = time.time() - start
@@ -137,9 +145,9 @@ def run_cutune(args):
                 for s in r["per_seed"]:
                     line = {"cache": name, "tool": "cutune", "strategy": r["strategy"], "seed": s["seed"],
                             "batch": args.batch, "budget": args.budget, "to5": s["evals_to_5pct"],
-                            "to1": s["evals_to_1pct"], "seconds": round(seconds / len(r["per_seed"]), 3)}
+                            "to1": s["evals_to_1pct"], "seconds": round(seconds / len(todo) / len(r["per_seed"]), 3)}
                     f.write(json.dumps(line) + "\n")
-        print(f"{name}: cutune replay, batch {args.batch}, {seconds:.0f} s", flush=True)
+        print(f"{name}: cutune replay of {','.join(todo)}, batch {args.batch}, {seconds:.0f} s", flush=True)
 
 
 def median(values):
