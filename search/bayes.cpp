@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "batch_penalty.hpp"
 #include "search_state.hpp"
 #include "surrogate.hpp"
 
@@ -14,9 +13,7 @@ namespace {
 constexpr std::size_t kInitialSample = 20;
 // Larger spaces score a random subset of the unasked configurations plus the neighbourhoods of the best ones,
 // which keeps each proposal to milliseconds on 10^5 configurations.
-constexpr std::size_t kMaxCandidates = 1500;
-constexpr std::size_t kRandomCandidates = 1000;
-constexpr std::size_t kLocalCentres = 10;
+constexpr ScoredCandidates::Sizes kSizes{1500, 1000, 10};
 
 class BayesStrategy final : public SearchStrategy {
  public:
@@ -31,22 +28,22 @@ class BayesStrategy final : public SearchStrategy {
     }
     if (model_.stale(history_)) {
       model_.fit(index_, history_, rng_);
-      rank();
+      scored_.rank(model_, index_, history_, rng_, kSizes);
     }
     // Between fits the scores of the last one are followed; a candidate set used up is redone with fresh candidates.
     // With nothing pending, the candidate of highest expected improvement; while others are pending (the rest of a
     // batch, or configurations still being measured), a Thompson sample: the best candidate of one tree drawn at
     // random, so that the batch spreads over what different trees find promising instead of piling onto the spot
     // the ensemble likes best (bench/RESULTS.md, batched search, compares it with the plain ranking).
-    discount_pending();
+    scored_.discount_pending(model_, index_, history_);
     for (int round = 0; round < 2 && out.size() < n; ++round) {
-      if (round == 1) rank();
+      if (round == 1) scored_.rank(model_, index_, history_, rng_, kSizes);
       while (out.size() < n) {
         const bool sample = !out.empty() || !history_.pending().empty();
-        const auto pick = sample ? thompson_candidate() : best_candidate();
+        const auto pick = sample ? thompson_candidate() : scored_.best(history_);
         if (!pick) break;
-        take(candidates_[*pick], out);
-        penalty_.add(model_.forest(), index_, candidates_[*pick]);
+        take(scored_.config(*pick), out);
+        scored_.add_pending(model_, index_, scored_.config(*pick));
       }
     }
     fill_random(n, out);
@@ -56,32 +53,16 @@ class BayesStrategy final : public SearchStrategy {
  private:
   void on_told(std::size_t) override {}
 
-  // The position in candidates_ of the unasked candidate with the highest discounted expected improvement (ties: the
-  // lowest configuration index), or nullopt when every candidate was asked.
-  std::optional<std::size_t> best_candidate() const {
-    std::optional<std::size_t> best;
-    double best_score = 0.0;
-    for (std::size_t i = 0; i < candidates_.size(); ++i) {
-      if (history_.asked(candidates_[i])) continue;
-      const double score = improvement_[i] * penalty_.factor(i);
-      if (!best || score > best_score || (score == best_score && candidates_[i] < candidates_[*best])) {
-        best = i;
-        best_score = score;
-      }
-    }
-    return best;
-  }
-
   // The unasked candidate that one tree drawn at random predicts fastest. A tree predicts one value per leaf, so
   // ties are many: they go to the highest expected improvement discounted by likeness to pending configurations.
   std::optional<std::size_t> thompson_candidate() {
     const std::size_t t = rng_.below(model_.forest().trees());
     std::optional<std::size_t> best;
     double best_value = 0.0, best_score = 0.0;
-    for (std::size_t i = 0; i < candidates_.size(); ++i) {
-      if (history_.asked(candidates_[i])) continue;
-      const double value = model_.forest().leaf_value(penalty_.leaf(i, t));
-      const double score = improvement_[i] * penalty_.factor(i);
+    for (std::size_t i = 0; i < scored_.size(); ++i) {
+      if (history_.asked(scored_.config(i))) continue;
+      const double value = model_.forest().leaf_value(scored_.leaf(i, t));
+      const double score = scored_.score(i);
       if (!best || value < best_value || (value == best_value && score > best_score)) {
         best = i;
         best_value = value;
@@ -91,53 +72,8 @@ class BayesStrategy final : public SearchStrategy {
     return best;
   }
 
-  // Scores a fresh candidate set by expected improvement.
-  void rank() {
-    candidates_ = candidate_set();
-    const double best = log_time(history_.value(*history_.best()));
-    improvement_.clear();
-    for (std::uint32_t c : candidates_) {
-      double mean = 0.0, stddev = 0.0;
-      model_.forest().predict(index_.code(c), mean, stddev);
-      improvement_.push_back(expected_improvement(best, mean, stddev));
-    }
-    penalty_.reset(model_.forest(), index_, candidates_);
-    discount_pending();
-  }
-
-  void discount_pending() {
-    penalty_.clear();
-    for (std::uint32_t p : history_.pending()) penalty_.add(model_.forest(), index_, p);
-  }
-
-  std::vector<std::uint32_t> candidate_set() {
-    std::vector<std::uint32_t> out;
-    if (history_.unasked_count() <= kMaxCandidates) {
-      for (std::size_t i = 0; i < history_.size(); ++i)
-        if (!history_.asked(i)) out.push_back(static_cast<std::uint32_t>(i));
-      return out;
-    }
-    for (std::size_t k = 0; k < kRandomCandidates; ++k) out.push_back(static_cast<std::uint32_t>(*history_.random_unasked(rng_)));
-    std::vector<std::uint32_t> told(history_.told_order());
-    const std::size_t centres = std::min(kLocalCentres, told.size());
-    std::partial_sort(told.begin(), told.begin() + static_cast<std::ptrdiff_t>(centres), told.end(),
-                      [this](std::uint32_t a, std::uint32_t b) { return history_.value(a) < history_.value(b); });
-    for (std::size_t c = 0; c < centres; ++c) {
-      scratch_.clear();
-      index_.hamming_neighbours(told[c], scratch_);
-      for (std::uint32_t i : scratch_)
-        if (!history_.asked(i)) out.push_back(i);
-    }
-    // Random draws and neighbourhoods overlap; scoring a configuration twice would let it be taken twice.
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
-  }
-
   Surrogate model_;
-  std::vector<std::uint32_t> candidates_;
-  std::vector<double> improvement_;  // expected improvement of each candidate under the last fit
-  PendingPenalty penalty_;
+  ScoredCandidates scored_;
 };
 
 }  // namespace

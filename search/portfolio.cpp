@@ -8,7 +8,6 @@
 #include <cmath>
 #include <limits>
 
-#include "batch_penalty.hpp"
 #include "search_state.hpp"
 #include "surrogate.hpp"
 
@@ -17,9 +16,9 @@ namespace {
 
 constexpr std::size_t kInitialDesign = 16;
 constexpr std::size_t kDesignPool = 48;        // random unasked configurations each initial pick chooses among
-constexpr std::size_t kRandomCandidates = 2000;
-constexpr std::size_t kMaxCandidates = 3000;   // spaces with fewer unasked configurations score them all
-constexpr std::size_t kLocalCentres = 10;      // the best configurations whose neighbourhoods are candidates
+// Spaces with at most 3000 unasked configurations score them all; larger ones 2000 random unasked configurations and
+// the neighbourhoods of the 10 best.
+constexpr ScoredCandidates::Sizes kSizes{3000, 2000, 10};
 constexpr std::size_t kRefineCentres = 4;      // the best configurations refinement looks around
 constexpr double kDecay = 0.9;                 // weight of a rule's older outcomes, per outcome of that rule
 constexpr double kMinShare = 0.15;             // no rule's share of proposals drops below this
@@ -42,17 +41,17 @@ class PortfolioStrategy final : public SearchStrategy {
       }
       if (model_.stale(history_)) {
         model_.fit(index_, history_, rng_);
-        rank();
+        scored_.rank(model_, index_, history_, rng_, kSizes);
       }
-      if (out.empty()) discount_pending();
+      if (out.empty()) scored_.discount_pending(model_, index_, history_);
       Rule rule = draw_rule();
       std::optional<std::size_t> pick = propose(rule);
       if (!pick) rule = rule == kExplore ? kRefine : kExplore, pick = propose(rule);
-      if (!pick) rank(), pick = propose(kExplore);
+      if (!pick) scored_.rank(model_, index_, history_, rng_, kSizes), pick = propose(kExplore);
       if (!pick) pick = history_.random_unasked(rng_);
       take(*pick, out);
       rule_of_[*pick] = rule;
-      penalty_.add(model_.forest(), index_, *pick);
+      scored_.add_pending(model_, index_, *pick);
     }
     return out;
   }
@@ -83,21 +82,15 @@ class PortfolioStrategy final : public SearchStrategy {
 
   // The unasked candidate of highest expected improvement, discounted by likeness to pending configurations.
   std::optional<std::size_t> explore() {
-    std::optional<std::size_t> best;
-    double best_score = 0.0;
-    for (std::size_t i = 0; i < candidates_.size(); ++i) {
-      if (history_.asked(candidates_[i])) continue;
-      const double score = improvement_[i] * penalty_.factor(i);
-      if (!best || score > best_score) best = i, best_score = score;
-    }
-    if (!best) return std::nullopt;
-    return candidates_[*best];
+    const auto i = scored_.best(history_);
+    if (!i) return std::nullopt;
+    return scored_.config(*i);
   }
 
   // Among the unasked one-parameter neighbours of the best few configurations (the best first), the one the model
   // predicts fastest: a greedy step that trusts the model locally, where it has data.
   std::optional<std::size_t> refine() {
-    for (std::uint32_t centre : best_told(kRefineCentres)) {
+    for (std::uint32_t centre : fastest_told(history_, kRefineCentres)) {
       scratch_.clear();
       index_.hamming_neighbours(centre, scratch_);
       if (const auto pick = fastest_unasked(scratch_)) return pick;
@@ -148,55 +141,8 @@ class PortfolioStrategy final : public SearchStrategy {
     return d;
   }
 
-  std::vector<std::uint32_t> best_told(std::size_t k) const {
-    std::vector<std::uint32_t> told;
-    for (std::uint32_t i : history_.told_order())
-      if (std::isfinite(history_.value(i))) told.push_back(i);
-    const std::size_t keep = std::min(k, told.size());
-    std::partial_sort(told.begin(), told.begin() + static_cast<std::ptrdiff_t>(keep), told.end(),
-                      [this](std::uint32_t a, std::uint32_t b) { return history_.value(a) < history_.value(b); });
-    told.resize(keep);
-    return told;
-  }
-
-  // Scores a fresh candidate set by expected improvement.
-  void rank() {
-    candidates_.clear();
-    if (history_.unasked_count() <= kMaxCandidates) {
-      for (std::size_t i = 0; i < history_.size(); ++i)
-        if (!history_.asked(i)) candidates_.push_back(static_cast<std::uint32_t>(i));
-    } else {
-      for (std::size_t k = 0; k < kRandomCandidates; ++k)
-        candidates_.push_back(static_cast<std::uint32_t>(*history_.random_unasked(rng_)));
-      for (std::uint32_t centre : best_told(kLocalCentres)) {
-        scratch_.clear();
-        index_.hamming_neighbours(centre, scratch_);
-        for (std::uint32_t i : scratch_)
-          if (!history_.asked(i)) candidates_.push_back(i);
-      }
-      std::sort(candidates_.begin(), candidates_.end());
-      candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
-    }
-    const double best = log_time(history_.value(*history_.best()));
-    improvement_.clear();
-    for (std::uint32_t c : candidates_) {
-      double mean = 0.0, stddev = 0.0;
-      model_.forest().predict(index_.code(c), mean, stddev);
-      improvement_.push_back(expected_improvement(best, mean, stddev));
-    }
-    penalty_.reset(model_.forest(), index_, candidates_);
-    discount_pending();
-  }
-
-  void discount_pending() {
-    penalty_.clear();
-    for (std::uint32_t p : history_.pending()) penalty_.add(model_.forest(), index_, p);
-  }
-
   Surrogate model_;
-  std::vector<std::uint32_t> candidates_;
-  std::vector<double> improvement_;
-  PendingPenalty penalty_;
+  ScoredCandidates scored_;
   std::vector<std::uint32_t> ring_;    // two-parameter neighbourhood scratch
   std::vector<std::uint8_t> rule_of_;  // the rule that proposed each configuration; kNone: design, observed, random
   double best_log_ = std::numeric_limits<double>::infinity();  // log time of the best outcome so far

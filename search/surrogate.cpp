@@ -46,3 +46,62 @@ void Surrogate::fit(const SpaceIndex& index, const History& history, Rng& rng) {
 }
 
 }  // namespace cutune::detail
+
+namespace cutune::detail {
+
+std::vector<std::uint32_t> fastest_told(const History& history, std::size_t k) {
+  std::vector<std::uint32_t> told(history.told_order());
+  const std::size_t keep = std::min(k, told.size());
+  std::partial_sort(told.begin(), told.begin() + static_cast<std::ptrdiff_t>(keep), told.end(),
+                    [&history](std::uint32_t a, std::uint32_t b) { return history.value(a) < history.value(b); });
+  told.resize(keep);
+  return told;
+}
+
+void ScoredCandidates::rank(const Surrogate& model, const SpaceIndex& index, const History& history, Rng& rng,
+                            const Sizes& sizes) {
+  candidates_.clear();
+  if (history.unasked_count() <= sizes.score_all) {
+    for (std::size_t i = 0; i < history.size(); ++i)
+      if (!history.asked(i)) candidates_.push_back(static_cast<std::uint32_t>(i));
+  } else {
+    for (std::size_t k = 0; k < sizes.random; ++k) candidates_.push_back(static_cast<std::uint32_t>(*history.random_unasked(rng)));
+    for (std::uint32_t centre : fastest_told(history, sizes.centres)) {
+      scratch_.clear();
+      index.hamming_neighbours(centre, scratch_);
+      for (std::uint32_t i : scratch_)
+        if (!history.asked(i)) candidates_.push_back(i);
+    }
+    // Random draws and neighbourhoods overlap; scoring a configuration twice would let it be taken twice.
+    std::sort(candidates_.begin(), candidates_.end());
+    candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
+  }
+  const double best = log_time(history.value(*history.best()));
+  improvement_.clear();
+  for (std::uint32_t c : candidates_) {
+    double mean = 0.0, stddev = 0.0;
+    model.forest().predict(index.code(c), mean, stddev);
+    improvement_.push_back(expected_improvement(best, mean, stddev));
+  }
+  penalty_.reset(model.forest(), index, candidates_);
+  discount_pending(model, index, history);
+}
+
+std::optional<std::size_t> ScoredCandidates::best(const History& history) const {
+  std::optional<std::size_t> best;
+  double best_score = 0.0;
+  // Candidates are in ascending configuration order, so the first of equal scores has the lowest index.
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    if (history.asked(candidates_[i])) continue;
+    const double s = score(i);
+    if (!best || s > best_score) best = i, best_score = s;
+  }
+  return best;
+}
+
+void ScoredCandidates::discount_pending(const Surrogate& model, const SpaceIndex& index, const History& history) {
+  penalty_.clear();
+  for (std::uint32_t p : history.pending()) penalty_.add(model.forest(), index, p);
+}
+
+}  // namespace cutune::detail

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "batch_penalty.hpp"
 #include "forest.hpp"
 #include "search_state.hpp"
 
@@ -30,6 +33,49 @@ class Surrogate {
   Forest forest_;
   std::vector<double> y_;
   std::size_t fitted_ = 0;
+};
+
+}  // namespace cutune::detail
+
+namespace cutune::detail {
+
+/// The `k` fastest configurations told so far, fastest first (failures, if any are among them, last).
+std::vector<std::uint32_t> fastest_told(const History& history, std::size_t k);
+
+/// A set of unasked candidates scored by a surrogate's expected improvement, with the discount for likeness to
+/// configurations being evaluated (PendingPenalty).
+class ScoredCandidates {
+ public:
+  struct Sizes {
+    std::size_t score_all;  ///< with at most this many unasked configurations, every one is a candidate
+    std::size_t random;     ///< else this many random unasked ones ...
+    std::size_t centres;    ///< ... and the unasked one-parameter neighbours of this many fastest told ones
+  };
+  /// Draws a fresh set and scores it under `model`; the discount covers what is pending in `history`.
+  void rank(const Surrogate& model, const SpaceIndex& index, const History& history, Rng& rng, const Sizes& sizes);
+  /// Recomputes the discount from what is pending in `history` now.
+  void discount_pending(const Surrogate& model, const SpaceIndex& index, const History& history);
+  /// Discounts every candidate by its likeness to `config`, just proposed.
+  void add_pending(const Surrogate& model, const SpaceIndex& index, std::size_t config) {
+    penalty_.add(model.forest(), index, config);
+  }
+
+  /// The position of the unasked candidate with the highest score (ties: the lowest configuration index), or nullopt
+  /// when every candidate was asked.
+  std::optional<std::size_t> best(const History& history) const;
+
+  std::size_t size() const { return candidates_.size(); }
+  std::uint32_t config(std::size_t i) const { return candidates_[i]; }
+  /// Expected improvement times the pending discount.
+  double score(std::size_t i) const { return improvement_[i] * penalty_.factor(i); }
+  /// The leaf of candidate `i` in tree `t` of the model ranked with.
+  std::int32_t leaf(std::size_t i, std::size_t t) const { return penalty_.leaf(i, t); }
+
+ private:
+  std::vector<std::uint32_t> candidates_;
+  std::vector<double> improvement_;  // expected improvement of each candidate under the model ranked with
+  PendingPenalty penalty_;
+  std::vector<std::uint32_t> scratch_;
 };
 
 }  // namespace cutune::detail
