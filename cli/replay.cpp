@@ -25,6 +25,8 @@ struct ReplayArgs {
   bool json = false;
   bool valid_only = false;  ///< drop the configurations that failed, as Kernel Tuner's tune_cache does
   bool per_seed = false;    ///< with --json, each seed's evaluations to 5% and 1% as well
+  std::string start_from;   ///< another cache of the same kernel (another GPU): its fastest configurations go first
+  std::size_t start_top = 3;
   std::string report;  ///< an HTML page of the convergence curves, besides the tables
 };
 
@@ -38,6 +40,27 @@ RecordedSpace recorded_space(const KtCache& cache, bool valid_only) {
   }
   recorded.space = Space::from_configs(cache.parameter_values(), std::move(configs));
   return recorded;
+}
+
+// The `top` fastest working configurations of `other` (the same kernel on another GPU) that are in `recorded`'s
+// space, fastest first, as indices into that space: a prior from what the other GPU already knows.
+std::vector<std::size_t> winners_of(const KtCache& other, const KtCache& cache, const RecordedSpace& recorded,
+                                    std::size_t top) {
+  if (other.parameter_names() != cache.parameter_names()) {
+    throw InputError("--start-from: the cache's parameters differ from --cache's (not the same kernel)");
+  }
+  std::vector<const KtRecord*> working;
+  for (const auto& r : other.records)
+    if (r.time_ms) working.push_back(&r);
+  std::sort(working.begin(), working.end(), [](const KtRecord* a, const KtRecord* b) { return *a->time_ms < *b->time_ms; });
+  std::vector<std::size_t> out;
+  const auto& configs = recorded.space.configs();
+  for (const KtRecord* r : working) {
+    if (out.size() == top) break;
+    const auto it = std::find(configs.begin(), configs.end(), r->config);
+    if (it != configs.end()) out.push_back(static_cast<std::size_t>(it - configs.begin()));
+  }
+  return out;
 }
 
 std::string fixed(double v, int digits) {
@@ -115,6 +138,7 @@ int run_replay(const ReplayArgs& args) {
   options.budgets = doubling_budgets(args.budget);
   options.seeds = args.seeds;
   options.batch = batch;
+  if (!args.start_from.empty()) options.start = winners_of(read_kt_cache(args.start_from), cache, recorded, args.start_top);
 
   if (!args.json) {
     std::cout << "replay of " << (cache.kernel_name.empty() ? "a kernel" : cache.kernel_name) << " on "
@@ -195,6 +219,11 @@ void add_replay_command(CLI::App& app, Subcommands& out) {
                 "replay on the configurations that worked only, as Kernel Tuner's tune_cache does (failed ones are "
                 "left out of the space instead of costing an evaluation)");
   cmd->add_flag("--per-seed", args->per_seed, "with --json, add each seed's evaluations to within 5% and 1%");
+  cmd->add_option("--start-from", args->start_from,
+                  "another cache of the same kernel (e.g. another GPU): every run evaluates its fastest configurations "
+                  "first, as `tune --start` would");
+  cmd->add_option("--start-top", args->start_top, "how many of --start-from's fastest configurations")
+      ->capture_default_str();
   cmd->add_option("--report", args->report, "also write an HTML page of the strategies' convergence curves");
   out.push_back({cmd, [args] { return run_replay(*args); }});
 }
