@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "cutune/error.hpp"
 #include "cutune/replay.hpp"
 #include "cutune/strategy.hpp"
 
@@ -172,6 +173,24 @@ TEST(Portfolio, EveryConfigurationButOneFails) {
   // Found first thing: the model and its rules then run with one success among failures.
   auto strategy = start_first(make_strategy("portfolio", s.recorded.space, 8), {only});
   EXPECT_EQ(run(*strategy, s, 3, 10000).size(), s.recorded.space.size());
+}
+
+TEST(Portfolio, ReplayWithAnotherGpusWinnerFirst) {
+  // replay()'s start configurations (tune replay --start-from): the optimum asked first is told at evaluation 1, or
+  // within the first batch, whose outcomes arrive in a seeded random order.
+  const Sample s = make_sample();
+  ReplayOptions options;
+  options.budgets = {20};
+  options.seeds = 3;
+  options.start = {s.optimum, 5};
+  for (std::size_t batch : {1u, 4u}) {
+    options.batch = batch;
+    const ReplayResult r = replay("portfolio", s.recorded, options);
+    ASSERT_EQ(r.evals_to_1pct.size(), 3u);
+    for (double evals : r.evals_to_1pct) EXPECT_LE(evals, static_cast<double>(batch)) << "batch " << batch;
+  }
+  options.start = {s.recorded.space.size()};
+  EXPECT_THROW(replay("portfolio", s.recorded, options), InputError);
 }
 
 }  // namespace
