@@ -183,7 +183,7 @@ def run_table(args):
     caches = sorted({k[0] for k in s})
     default = args.default
     print("| cache | tool | strategy | seeds | evals to 5% (median) | seeds reaching 5% | evals to 1% (median) | "
-          "seeds reaching 1% | CPU s per run |")
+          "seeds reaching 1% | wall s per run |")
     print("|---|---|---|---|---|---|---|---|---|")
     for cache in caches:
         rows = sorted((k for k in s if k[0] == cache and k[3] == 1), key=lambda k: (k[1], s[k]["to5"], s[k]["to1"]))
@@ -208,7 +208,8 @@ def run_table(args):
             if not ks:
                 return "—"
             k = min(ks, key=lambda k: (s[k]["to5"], s[k]["to1"]))
-            return f"{k[2]} {fmt(s[k]['to5'], s[k]['budget'])}"
+            seeds = f" ({s[k]['seeds']} seeds)" if tool == "kernel_tuner" else ""
+            return f"{k[2]} {fmt(s[k]['to5'], s[k]['budget'])}{seeds}"
 
         bo = s.get((cache, "kernel_tuner", "bayes_opt", 1))
         bo_cell = f"{fmt(bo['to5'], bo['budget'])} ({bo['seeds']} seeds)" if bo else "—"
