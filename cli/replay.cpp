@@ -1,4 +1,5 @@
 // `tune replay`: measures search strategies against a Kernel Tuner cache, a real kernel's recorded search space.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -22,18 +23,44 @@ struct ReplayArgs {
   std::size_t seeds = 100;
   std::string batch = "1";  ///< evaluations pending at once; text, so that a bad value gets this command's message
   bool json = false;
+  bool valid_only = false;  ///< drop the configurations that failed, as Kernel Tuner's tune_cache does
+  bool per_seed = false;    ///< with --json, each seed's evaluations to 5% and 1% as well
+  std::string start_from;   ///< another cache of the same kernel (another GPU): its fastest configurations go first
+  std::size_t start_top = 3;
   std::string report;  ///< an HTML page of the convergence curves, besides the tables
 };
 
-RecordedSpace recorded_space(const KtCache& cache) {
+RecordedSpace recorded_space(const KtCache& cache, bool valid_only) {
   std::vector<Config> configs;
   RecordedSpace recorded;
   for (const auto& r : cache.records) {
+    if (valid_only && !r.time_ms) continue;
     configs.push_back(r.config);
     recorded.times_ms.push_back(r.time_ms);
   }
   recorded.space = Space::from_configs(cache.parameter_values(), std::move(configs));
   return recorded;
+}
+
+// The `top` fastest working configurations of `other` (the same kernel on another GPU) that are in `recorded`'s
+// space, fastest first, as indices into that space: a prior from what the other GPU already knows.
+std::vector<std::size_t> winners_of(const KtCache& other, const KtCache& cache, const RecordedSpace& recorded,
+                                    std::size_t top) {
+  if (other.parameter_names() != cache.parameter_names()) {
+    throw InputError("--start-from: the cache's parameters differ from --cache's (not the same kernel)");
+  }
+  std::vector<const KtRecord*> working;
+  for (const auto& r : other.records)
+    if (r.time_ms) working.push_back(&r);
+  std::sort(working.begin(), working.end(), [](const KtRecord* a, const KtRecord* b) { return *a->time_ms < *b->time_ms; });
+  std::vector<std::size_t> out;
+  const auto& configs = recorded.space.configs();
+  for (const KtRecord* r : working) {
+    if (out.size() == top) break;
+    const auto it = std::find(configs.begin(), configs.end(), r->config);
+    if (it != configs.end()) out.push_back(static_cast<std::size_t>(it - configs.begin()));
+  }
+  return out;
 }
 
 std::string fixed(double v, int digits) {
@@ -95,18 +122,23 @@ int run_replay(const ReplayArgs& args) {
   if (args.seeds == 0) throw InputError("--seeds must be at least 1");
   if (!args.report.empty()) check_report_path(args.report);  // before the replay's work, not after
   const KtCache cache = read_kt_cache(args.cache);
-  const RecordedSpace recorded = recorded_space(cache);
+  const RecordedSpace recorded = recorded_space(cache, args.valid_only);
   std::vector<std::string> strategies;
   if (args.strategy == "all") {
     strategies = strategy_names();
   } else {
-    make_strategy(args.strategy, recorded.space, 1);  // an unknown name fails before any work
-    strategies.push_back(args.strategy);
+    for (std::size_t begin = 0; begin <= args.strategy.size();) {
+      const std::size_t end = std::min(args.strategy.find(',', begin), args.strategy.size());
+      strategies.push_back(args.strategy.substr(begin, end - begin));
+      make_strategy(strategies.back(), recorded.space, 1);  // an unknown name fails before any work
+      begin = end + 1;
+    }
   }
   ReplayOptions options;
   options.budgets = doubling_budgets(args.budget);
   options.seeds = args.seeds;
   options.batch = batch;
+  if (!args.start_from.empty()) options.start = winners_of(read_kt_cache(args.start_from), cache, recorded, args.start_top);
 
   if (!args.json) {
     std::cout << "replay of " << (cache.kernel_name.empty() ? "a kernel" : cache.kernel_name) << " on "
@@ -145,6 +177,15 @@ int run_replay(const ReplayArgs& args) {
                      {"median_evals_to_1pct", count_json(r.median_evals_to_1pct)},
                      {"random_evals_to_5pct", r.random_evals_to_5pct},
                      {"random_evals_to_1pct", r.random_evals_to_1pct}});
+      if (args.per_seed) {
+        auto seeds = nlohmann::ordered_json::array();
+        for (std::size_t s = 0; s < r.evals_to_5pct.size(); ++s) {
+          seeds.push_back({{"seed", options.first_seed + s},
+                           {"evals_to_5pct", count_json(r.evals_to_5pct[s])},
+                           {"evals_to_1pct", count_json(r.evals_to_1pct[s])}});
+        }
+        out.back()["per_seed"] = seeds;
+      }
     }
     std::cout << out.dump(2) << "\n";
   } else if (results.size() > 1) {
@@ -166,7 +207,7 @@ void add_replay_command(CLI::App& app, Subcommands& out) {
   auto args = std::make_shared<ReplayArgs>();
   auto* cmd = app.add_subcommand("replay", "measure search strategies on a Kernel Tuner cache file (no GPU needed)");
   cmd->add_option("--cache", args->cache, "Kernel Tuner cache file (.json or .json.gz)")->required();
-  cmd->add_option("--strategy", args->strategy, "a strategy name, or all")->capture_default_str();
+  cmd->add_option("--strategy", args->strategy, "a strategy name, several separated by commas, or all")->capture_default_str();
   cmd->add_option("--budget", args->budget, "largest evaluation budget; tables show 25, 50, 100, ... up to it")->capture_default_str();
   cmd->add_option("--seeds", args->seeds, "runs per strategy, seeded 1, 2, ...")->capture_default_str();
   cmd->add_option("--batch", args->batch,
@@ -174,6 +215,15 @@ void add_replay_command(CLI::App& app, Subcommands& out) {
                   "order)")
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "print JSON, one object per strategy, instead of tables");
+  cmd->add_flag("--valid-only", args->valid_only,
+                "replay on the configurations that worked only, as Kernel Tuner's tune_cache does (failed ones are "
+                "left out of the space instead of costing an evaluation)");
+  cmd->add_flag("--per-seed", args->per_seed, "with --json, add each seed's evaluations to within 5% and 1%");
+  cmd->add_option("--start-from", args->start_from,
+                  "another cache of the same kernel (e.g. another GPU): every run evaluates its fastest configurations "
+                  "first, as `tune --start` would");
+  cmd->add_option("--start-top", args->start_top, "how many of --start-from's fastest configurations")
+      ->capture_default_str();
   cmd->add_option("--report", args->report, "also write an HTML page of the strategies' convergence curves");
   out.push_back({cmd, [args] { return run_replay(*args); }});
 }

@@ -3,11 +3,9 @@
 // other proposals are still being evaluated, they are Thompson samples of the trees.
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 
-#include "batch_penalty.hpp"
-#include "forest.hpp"
 #include "search_state.hpp"
+#include "surrogate.hpp"
 
 namespace cutune::detail {
 namespace {
@@ -15,22 +13,7 @@ namespace {
 constexpr std::size_t kInitialSample = 20;
 // Larger spaces score a random subset of the unasked configurations plus the neighbourhoods of the best ones,
 // which keeps each proposal to milliseconds on 10^5 configurations.
-constexpr std::size_t kMaxCandidates = 1500;
-constexpr std::size_t kRandomCandidates = 1000;
-constexpr std::size_t kLocalCentres = 10;
-// The model is refitted once the outcomes grew by a 1/kRefitShare part since the last fit (and at least by one):
-// every time for the first 100, then O(log n) fits for n outcomes instead of n, which keeps a run over a whole
-// large space cheap next to the GPU time it stands for.
-constexpr std::size_t kRefitShare = 50;
-
-double expected_improvement(double best, double mean, double stddev) {
-  const double gain = best - mean;
-  if (stddev <= 1e-12) return std::max(gain, 0.0);
-  const double z = gain / stddev;
-  const double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
-  const double pdf = std::exp(-0.5 * z * z) / std::sqrt(2.0 * std::numbers::pi);
-  return gain * cdf + stddev * pdf;
-}
+constexpr ScoredCandidates::Sizes kSizes{1500, 1000, 10};
 
 class BayesStrategy final : public SearchStrategy {
  public:
@@ -43,25 +26,24 @@ class BayesStrategy final : public SearchStrategy {
       fill_random(std::min(n, std::max<std::size_t>(kInitialSample - std::min(asked, kInitialSample), 1)), out);
       return out;
     }
-    const std::size_t told = history_.told_order().size();
-    if (told != fitted_ && (fitted_ == 0 || told >= fitted_ + std::max<std::size_t>(1, fitted_ / kRefitShare))) {
-      fit();
-      rank();
+    if (model_.stale(history_)) {
+      model_.fit(index_, history_, rng_);
+      scored_.rank(model_, index_, history_, rng_, kSizes);
     }
     // Between fits the scores of the last one are followed; a candidate set used up is redone with fresh candidates.
     // With nothing pending, the candidate of highest expected improvement; while others are pending (the rest of a
     // batch, or configurations still being measured), a Thompson sample: the best candidate of one tree drawn at
     // random, so that the batch spreads over what different trees find promising instead of piling onto the spot
     // the ensemble likes best (bench/RESULTS.md, batched search, compares it with the plain ranking).
-    discount_pending();
+    scored_.discount_pending(model_, index_, history_);
     for (int round = 0; round < 2 && out.size() < n; ++round) {
-      if (round == 1) rank();
+      if (round == 1) scored_.rank(model_, index_, history_, rng_, kSizes);
       while (out.size() < n) {
         const bool sample = !out.empty() || !history_.pending().empty();
-        const auto pick = sample ? thompson_candidate() : best_candidate();
+        const auto pick = sample ? thompson_candidate() : scored_.best(history_);
         if (!pick) break;
-        take(candidates_[*pick], out);
-        penalty_.add(forest_, index_, candidates_[*pick]);
+        take(scored_.config(*pick), out);
+        scored_.add_pending(model_, index_, scored_.config(*pick));
       }
     }
     fill_random(n, out);
@@ -71,32 +53,16 @@ class BayesStrategy final : public SearchStrategy {
  private:
   void on_told(std::size_t) override {}
 
-  // The position in candidates_ of the unasked candidate with the highest discounted expected improvement (ties: the
-  // lowest configuration index), or nullopt when every candidate was asked.
-  std::optional<std::size_t> best_candidate() const {
-    std::optional<std::size_t> best;
-    double best_score = 0.0;
-    for (std::size_t i = 0; i < candidates_.size(); ++i) {
-      if (history_.asked(candidates_[i])) continue;
-      const double score = improvement_[i] * penalty_.factor(i);
-      if (!best || score > best_score || (score == best_score && candidates_[i] < candidates_[*best])) {
-        best = i;
-        best_score = score;
-      }
-    }
-    return best;
-  }
-
   // The unasked candidate that one tree drawn at random predicts fastest. A tree predicts one value per leaf, so
   // ties are many: they go to the highest expected improvement discounted by likeness to pending configurations.
   std::optional<std::size_t> thompson_candidate() {
-    const std::size_t t = rng_.below(forest_.trees());
+    const std::size_t t = rng_.below(model_.forest().trees());
     std::optional<std::size_t> best;
     double best_value = 0.0, best_score = 0.0;
-    for (std::size_t i = 0; i < candidates_.size(); ++i) {
-      if (history_.asked(candidates_[i])) continue;
-      const double value = forest_.leaf_value(penalty_.leaf(i, t));
-      const double score = improvement_[i] * penalty_.factor(i);
+    for (std::size_t i = 0; i < scored_.size(); ++i) {
+      if (history_.asked(scored_.config(i))) continue;
+      const double value = model_.forest().leaf_value(scored_.leaf(i, t));
+      const double score = scored_.score(i);
       if (!best || value < best_value || (value == best_value && score > best_score)) {
         best = i;
         best_value = value;
@@ -106,75 +72,8 @@ class BayesStrategy final : public SearchStrategy {
     return best;
   }
 
-  void fit() {
-    const auto& told = history_.told_order();
-    y_.clear();
-    for (std::uint32_t i : told) y_.push_back(log_time(history_.value(i)));
-    // Outcomes slower than the median (failures included) are all learnt as the median: the model's resolution is
-    // spent on telling good configurations apart, not on how bad the bad ones are.
-    std::vector<double> sorted(y_);
-    const std::size_t mid = sorted.size() / 2;
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(mid), sorted.end());
-    double cap = sorted[mid];
-    if (!std::isfinite(cap)) {
-      cap = -std::numeric_limits<double>::infinity();
-      for (double v : y_)
-        if (std::isfinite(v)) cap = std::max(cap, v);
-    }
-    for (double& v : y_) v = std::min(v, cap);
-    forest_.fit(index_, told, y_, rng_, Forest::Options{});
-    fitted_ = told.size();
-  }
-
-  // Scores a fresh candidate set by expected improvement.
-  void rank() {
-    candidates_ = candidate_set();
-    const double best = log_time(history_.value(*history_.best()));
-    improvement_.clear();
-    for (std::uint32_t c : candidates_) {
-      double mean = 0.0, stddev = 0.0;
-      forest_.predict(index_.code(c), mean, stddev);
-      improvement_.push_back(expected_improvement(best, mean, stddev));
-    }
-    penalty_.reset(forest_, index_, candidates_);
-    discount_pending();
-  }
-
-  void discount_pending() {
-    penalty_.clear();
-    for (std::uint32_t p : history_.pending()) penalty_.add(forest_, index_, p);
-  }
-
-  std::vector<std::uint32_t> candidate_set() {
-    std::vector<std::uint32_t> out;
-    if (history_.unasked_count() <= kMaxCandidates) {
-      for (std::size_t i = 0; i < history_.size(); ++i)
-        if (!history_.asked(i)) out.push_back(static_cast<std::uint32_t>(i));
-      return out;
-    }
-    for (std::size_t k = 0; k < kRandomCandidates; ++k) out.push_back(static_cast<std::uint32_t>(*history_.random_unasked(rng_)));
-    std::vector<std::uint32_t> told(history_.told_order());
-    const std::size_t centres = std::min(kLocalCentres, told.size());
-    std::partial_sort(told.begin(), told.begin() + static_cast<std::ptrdiff_t>(centres), told.end(),
-                      [this](std::uint32_t a, std::uint32_t b) { return history_.value(a) < history_.value(b); });
-    for (std::size_t c = 0; c < centres; ++c) {
-      scratch_.clear();
-      index_.hamming_neighbours(told[c], scratch_);
-      for (std::uint32_t i : scratch_)
-        if (!history_.asked(i)) out.push_back(i);
-    }
-    // Random draws and neighbourhoods overlap; scoring a configuration twice would let it be taken twice.
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
-  }
-
-  Forest forest_;
-  std::vector<double> y_;
-  std::size_t fitted_ = 0;  // outcomes the model was last fitted to
-  std::vector<std::uint32_t> candidates_;
-  std::vector<double> improvement_;  // expected improvement of each candidate under the last fit
-  PendingPenalty penalty_;
+  Surrogate model_;
+  ScoredCandidates scored_;
 };
 
 }  // namespace

@@ -47,13 +47,13 @@ std::vector<std::size_t> ask_batch(Strategy& strategy, std::size_t want) {
 }
 
 SeedRun run_seed(std::string_view strategy_name, const RecordedSpace& recorded, const std::vector<std::size_t>& budgets,
-                 double optimum, std::uint64_t seed, std::size_t batch) {
+                 double optimum, std::uint64_t seed, std::size_t batch, const std::vector<std::size_t>& start) {
   const std::size_t largest = budgets.back();
   SeedRun run;
   run.evals_to_5pct = run.evals_to_1pct = static_cast<double>(largest + 1);
   double best = kInfinity;
   std::size_t evals = 0, next_budget = 0;
-  for (std::size_t index : replay_order(strategy_name, recorded, largest, batch, seed)) {
+  for (std::size_t index : replay_order(strategy_name, recorded, largest, batch, seed, start)) {
     const auto& time = recorded.times_ms[index];
     ++evals;
     if (time && *time < best) best = *time;
@@ -77,10 +77,12 @@ std::vector<double> sorted_times(const RecordedSpace& recorded) {
 }  // namespace
 
 std::vector<std::size_t> replay_order(std::string_view strategy_name, const RecordedSpace& recorded, std::size_t budget,
-                                      std::size_t batch, std::uint64_t seed) {
+                                      std::size_t batch, std::uint64_t seed, const std::vector<std::size_t>& start) {
   if (batch == 0) throw InputError("replay needs a batch of at least one configuration");
   if (recorded.times_ms.size() != recorded.space.size()) recorded.optimum_ms();  // throws for the mismatch
-  auto strategy = make_strategy(strategy_name, recorded.space, seed);
+  for (std::size_t i : start)
+    if (i >= recorded.space.size()) throw InputError("start configuration " + std::to_string(i) + " is outside the space");
+  auto strategy = start_first(make_strategy(strategy_name, recorded.space, seed), start);
   detail::Rng tell_order(seed ^ kTellOrderStream);
   std::vector<std::size_t> told;
   while (told.size() < budget) {
@@ -158,7 +160,7 @@ ReplayResult replay(std::string_view strategy, const RecordedSpace& recorded, co
   auto worker = [&] {
     for (std::size_t s; (s = next++) < options.seeds && !failed;) {
       try {
-        runs[s] = run_seed(strategy, recorded, budgets, optimum, options.first_seed + s, options.batch);
+        runs[s] = run_seed(strategy, recorded, budgets, optimum, options.first_seed + s, options.batch, options.start);
       } catch (...) {
         if (!failed.exchange(true)) error = std::current_exception();
       }
@@ -186,10 +188,9 @@ ReplayResult replay(std::string_view strategy, const RecordedSpace& recorded, co
     result.budgets.push_back({budgets[b], std::isinf(m) ? std::nullopt : std::optional<double>(m),
                               random_median_relative_best(recorded, budgets[b])});
   }
-  std::vector<double> e5, e1;
-  for (const auto& run : runs) e5.push_back(run.evals_to_5pct), e1.push_back(run.evals_to_1pct);
-  result.median_evals_to_5pct = median(std::move(e5));
-  result.median_evals_to_1pct = median(std::move(e1));
+  for (const auto& run : runs) result.evals_to_5pct.push_back(run.evals_to_5pct), result.evals_to_1pct.push_back(run.evals_to_1pct);
+  result.median_evals_to_5pct = median(result.evals_to_5pct);
+  result.median_evals_to_1pct = median(result.evals_to_1pct);
   result.random_evals_to_5pct = random_expected_evals(recorded, 0.05);
   result.random_evals_to_1pct = random_expected_evals(recorded, 0.01);
   return result;

@@ -154,5 +154,6 @@ std::unique_ptr<Strategy> make_annealing_strategy(const Space& space, std::uint6
 std::unique_ptr<Strategy> make_genetic_strategy(const Space& space, std::uint64_t seed);
 std::unique_ptr<Strategy> make_local_search_strategy(const Space& space, std::uint64_t seed);
 std::unique_ptr<Strategy> make_bayes_strategy(const Space& space, std::uint64_t seed);
+std::unique_ptr<Strategy> make_portfolio_strategy(const Space& space, std::uint64_t seed);
 
 }  // namespace cutune::detail

@@ -24,7 +24,7 @@ void ExhaustiveStrategy::observe(std::size_t index, std::optional<double>) {
 }
 
 std::vector<std::string> strategy_names() {
-  return {"exhaustive", "random", "annealing", "genetic", "local_search", "bayes"};
+  return {"exhaustive", "random", "annealing", "genetic", "local_search", "bayes", "portfolio"};
 }
 
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& space, std::uint64_t seed) {
@@ -34,6 +34,7 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& spac
   if (name == "genetic") return detail::make_genetic_strategy(space, seed);
   if (name == "local_search") return detail::make_local_search_strategy(space, seed);
   if (name == "bayes") return detail::make_bayes_strategy(space, seed);
+  if (name == "portfolio") return detail::make_portfolio_strategy(space, seed);
   std::string known;
   for (const auto& n : strategy_names()) known += (known.empty() ? "" : ", ") + n;
   throw InputError("unknown strategy '" + std::string(name) + "' (known: " + known + ")");

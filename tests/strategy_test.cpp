@@ -123,7 +123,7 @@ INSTANTIATE_TEST_SUITE_P(Strategy, StrategyEach, ::testing::ValuesIn(cutune::str
 
 TEST(StrategyRegistry, NamesAndDefault) {
   const auto names = cutune::strategy_names();
-  for (const char* expected : {"exhaustive", "random", "annealing", "genetic", "local_search", "bayes"}) {
+  for (const char* expected : {"exhaustive", "random", "annealing", "genetic", "local_search", "bayes", "portfolio"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   }
   EXPECT_NE(std::find(names.begin(), names.end(), std::string(cutune::kDefaultStrategy)), names.end());

@@ -31,6 +31,9 @@ struct ReplayOptions {
   /// configurations (or proposes nothing more), then told all of them, in a seeded random order standing for the
   /// order in which they would complete, before it is asked again. The last batch is cut to the largest budget.
   std::size_t batch = 1;
+  /// Configurations every run asks first, in order (start_first()), e.g. the winners of the same kernel on other
+  /// GPUs: they count against the budget like any other.
+  std::vector<std::size_t> start;
 };
 
 /// The result of one strategy at one budget: medians over seeds of best found / optimum (nullopt: infinite, because
@@ -53,6 +56,9 @@ struct ReplayResult {
   /// not get there within the largest budget counts as that budget plus one.
   double median_evals_to_5pct = 0.0;
   double median_evals_to_1pct = 0.0;
+  /// Each seed's evaluations to within 5% (1%), in seed order, counted as the medians count them.
+  std::vector<double> evals_to_5pct;
+  std::vector<double> evals_to_1pct;
   /// Expected evaluations of random sampling without replacement to get there (not capped by the budget).
   double random_evals_to_5pct = 0.0;
   double random_evals_to_1pct = 0.0;
@@ -67,7 +73,7 @@ ReplayResult replay(std::string_view strategy, const RecordedSpace& recorded, co
 /// at most `budget` of them (fewer only when the strategy proposes nothing more). Throws InputError for an unknown
 /// strategy or a batch of 0.
 std::vector<std::size_t> replay_order(std::string_view strategy, const RecordedSpace& recorded, std::size_t budget,
-                                      std::size_t batch, std::uint64_t seed);
+                                      std::size_t batch, std::uint64_t seed, const std::vector<std::size_t>& start = {});
 
 /// The expected number of evaluations random sampling without replacement needs to first draw a configuration
 /// within `tolerance` of the optimum (0.05: 5%): (N + 1) / (K + 1) for K such configurations among N.

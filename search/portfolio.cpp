@@ -1,0 +1,159 @@
+// The default strategy: a portfolio of proposal rules over one shared history and one surrogate model. After an
+// even initial design, each proposal comes from a rule drawn in proportion to how much its recent proposals cut the
+// best time: the model's expected improvement over the space (exploration), or the model's best guess among the one-
+// and then two-parameter neighbours of the best configurations found (refinement around the incumbent). A rule that
+// stops paying loses its share to the other; neither is ever starved.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "search_state.hpp"
+#include "surrogate.hpp"
+
+namespace cutune::detail {
+namespace {
+
+constexpr std::size_t kInitialDesign = 16;
+constexpr std::size_t kDesignPool = 48;        // random unasked configurations each initial pick chooses among
+// Spaces with at most 3000 unasked configurations score them all; larger ones 2000 random unasked configurations and
+// the neighbourhoods of the 10 best.
+constexpr ScoredCandidates::Sizes kSizes{3000, 2000, 10};
+constexpr std::size_t kRefineCentres = 4;      // the best configurations refinement looks around
+constexpr double kDecay = 0.9;                 // weight of a rule's older outcomes, per outcome of that rule
+constexpr double kMinShare = 0.15;             // no rule's share of proposals drops below this
+constexpr double kPriorGain = 0.03;            // a rule's gain per proposal before it has any (log time)
+
+enum Rule : std::uint8_t { kExplore = 0, kRefine = 1, kRules = 2, kNone = 0xff };
+
+class PortfolioStrategy final : public SearchStrategy {
+ public:
+  PortfolioStrategy(const Space& space, std::uint64_t seed)
+      : SearchStrategy(space, seed), rule_of_(index_.size(), kNone) {}
+
+  std::vector<std::size_t> ask(std::size_t n) override {
+    std::vector<std::size_t> out;
+    while (out.size() < n && history_.unasked_count() > 0) {
+      const std::size_t asked = history_.size() - history_.unasked_count();
+      if (asked < kInitialDesign || !history_.best()) {
+        take(design_point(), out);
+        continue;
+      }
+      if (model_.stale(history_)) {
+        model_.fit(index_, history_, rng_);
+        scored_.rank(model_, index_, history_, rng_, kSizes);
+      }
+      if (out.empty()) scored_.discount_pending(model_, index_, history_);
+      Rule rule = draw_rule();
+      std::optional<std::size_t> pick = propose(rule);
+      if (!pick) rule = rule == kExplore ? kRefine : kExplore, pick = propose(rule);
+      if (!pick) scored_.rank(model_, index_, history_, rng_, kSizes), pick = propose(kExplore);
+      if (!pick) pick = history_.random_unasked(rng_);
+      take(*pick, out);
+      rule_of_[*pick] = rule;
+      scored_.add_pending(model_, index_, *pick);
+    }
+    return out;
+  }
+
+ private:
+  void on_told(std::size_t index) override {
+    const double value = log_time(history_.value(index));
+    const double gain = std::isfinite(best_log_) && value < best_log_ ? best_log_ - value : 0.0;
+    if (value < best_log_) best_log_ = value;
+    const auto rule = static_cast<Rule>(rule_of_[index]);
+    if (rule == kNone) return;
+    // A rule earns what its proposal cut off the best time (in log time): a rule that keeps finding slightly better
+    // configurations in a mediocre region earns less than one that jumps to a much better region.
+    gains_[rule] = kDecay * gains_[rule] + gain;
+    tries_[rule] = kDecay * tries_[rule] + 1.0;
+  }
+
+  // A rule drawn in proportion to its recent gain per proposal, each share at least kMinShare.
+  Rule draw_rule() {
+    std::array<double, kRules> rate{};
+    double total = 0.0;
+    for (std::size_t r = 0; r < kRules; ++r) total += rate[r] = (gains_[r] + kPriorGain) / (tries_[r] + 1.0);
+    const double refine_share = std::clamp(rate[kRefine] / total, kMinShare, 1.0 - kMinShare);
+    return rng_.chance(refine_share) ? kRefine : kExplore;
+  }
+
+  std::optional<std::size_t> propose(Rule rule) { return rule == kExplore ? explore() : refine(); }
+
+  // The unasked candidate of highest expected improvement, discounted by likeness to pending configurations.
+  std::optional<std::size_t> explore() {
+    const auto i = scored_.best(history_);
+    if (!i) return std::nullopt;
+    return scored_.config(*i);
+  }
+
+  // Among the unasked one-parameter neighbours of the best few configurations (the best first), the one the model
+  // predicts fastest: a greedy step that trusts the model locally, where it has data.
+  std::optional<std::size_t> refine() {
+    for (std::uint32_t centre : fastest_told(history_, kRefineCentres)) {
+      scratch_.clear();
+      index_.hamming_neighbours(centre, scratch_);
+      if (const auto pick = fastest_unasked(scratch_)) return pick;
+      // The one-parameter neighbourhood is used up: two-parameter moves, which constraints often make the only way
+      // from one good configuration to a better one (a tile size and the vector width that must divide it).
+      ring_.clear();
+      for (std::uint32_t near : scratch_) index_.hamming_neighbours(near, ring_);
+      if (const auto pick = fastest_unasked(ring_)) return pick;
+    }
+    return std::nullopt;
+  }
+
+  // The unasked configuration of `among` that the model predicts fastest, or nullopt when all were asked.
+  std::optional<std::size_t> fastest_unasked(const std::vector<std::uint32_t>& among) const {
+    std::optional<std::size_t> best;
+    double best_mean = 0.0;
+    for (std::uint32_t c : among) {
+      if (history_.asked(c)) continue;
+      double mean = 0.0, stddev = 0.0;
+      model_.forest().predict(index_.code(c), mean, stddev);
+      if (!best || mean < best_mean || (mean == best_mean && c < *best)) best = c, best_mean = mean;
+    }
+    return best;
+  }
+
+  // The next configuration of the initial design: of a pool of random unasked ones, the one farthest (in level
+  // positions scaled to [0, 1] per parameter) from everything asked, so that the first outcomes cover the space
+  // more evenly than independent draws do.
+  std::size_t design_point() {
+    std::optional<std::size_t> best;
+    double best_distance = -1.0;
+    for (std::size_t k = 0; k < kDesignPool; ++k) {
+      const std::size_t c = *history_.random_unasked(rng_);
+      double nearest = std::numeric_limits<double>::infinity();
+      for (std::uint32_t a : history_.told_order()) nearest = std::min(nearest, distance(c, a));
+      for (std::uint32_t a : history_.pending()) nearest = std::min(nearest, distance(c, a));
+      if (nearest > best_distance) best = c, best_distance = nearest;
+    }
+    return *best;
+  }
+
+  double distance(std::size_t a, std::size_t b) const {
+    const auto ca = index_.code(a), cb = index_.code(b);
+    double d = 0.0;
+    for (std::size_t p = 0; p < ca.size(); ++p) {
+      if (index_.levels(p) > 1) d += std::abs(ca[p] - cb[p]) / static_cast<double>(index_.levels(p) - 1);
+    }
+    return d;
+  }
+
+  Surrogate model_;
+  ScoredCandidates scored_;
+  std::vector<std::uint32_t> ring_;    // two-parameter neighbourhood scratch
+  std::vector<std::uint8_t> rule_of_;  // the rule that proposed each configuration; kNone: design, observed, random
+  double best_log_ = std::numeric_limits<double>::infinity();  // log time of the best outcome so far
+  std::array<double, kRules> gains_{};
+  std::array<double, kRules> tries_{};
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_portfolio_strategy(const Space& space, std::uint64_t seed) {
+  return std::make_unique<PortfolioStrategy>(space, seed);
+}
+
+}  // namespace cutune::detail
