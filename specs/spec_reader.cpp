@@ -25,7 +25,7 @@ class SpecReader final : public FieldReader {
     check_keys(root, "(top level)",
                {"name", "description", "source", "kernel", "shape", "parameters", "constraints", "block", "grid",
                 "shared_memory", "cluster", "arguments", "reference", "tolerance", "metric", "compile_options",
-                "target", "pipeline", "start", "measure"});
+                "target", "pipeline", "start", "measure", "verify"});
     spec_.name = string_field(root, "name", "name");
     if (spec_.name.empty()) fail("name", "must not be empty");
     if (root.contains("description")) spec_.description = string_field(root, "description", "description");
@@ -69,6 +69,7 @@ class SpecReader final : public FieldReader {
     }
 
     if (root.contains("tolerance")) read_tolerance(root["tolerance"]);
+    if (root.contains("verify")) read_verify(root["verify"], *this, spec_);
     read_metric(required(root, "metric", "metric"));
     if (root.contains("compile_options")) {
       const Json& list = root["compile_options"];

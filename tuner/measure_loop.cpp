@@ -35,7 +35,7 @@ void submit_compile(const MeasureLoop& m, std::size_t index) {
 // The best median among what is known and what just arrived: the next job's early-stop reference.
 double best_with(double best_ms, const std::vector<Arrival>& arrived) {
   for (const auto& a : arrived)
-    if (a.result.status == Status::Ok && (best_ms <= 0.0 || a.result.median_ms < best_ms)) best_ms = a.result.median_ms;
+    if (usable(a.result.status) && (best_ms <= 0.0 || a.result.median_ms < best_ms)) best_ms = a.result.median_ms;
   return best_ms;
 }
 
