@@ -19,6 +19,7 @@
 #include "specs/log.hpp"
 #include "tuner/dispatch.hpp"
 #include "tuner/measure_loop.hpp"
+#include "tuner/verify_stop.hpp"
 
 namespace cutune {
 namespace {
@@ -201,6 +202,9 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
     return report;
   }
   const std::int64_t run = database_.begin_run(identity_, kernel, options_.command, flush);
+  // A usable stored result shows that the reference agrees with some configuration: no early stop then.
+  detail::DisagreementWatch watch(best ? 0 : options_.verify_stop_after);
+  const VerifyMode verify = spec.verify_mode(options_.measure.verify);
 
   try {
     detail::Dispatcher& dispatcher = lanes(cache_ptr);  // the workers start while the first compiles run
@@ -210,7 +214,6 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
       // The support and reference kernels go first, into the cache: the workers then find them there instead of
       // compiling them themselves while the GPUs wait.
       std::vector<std::future<CompileOutput>> setup_jobs;
-      const VerifyMode verify = spec.verify_mode(options_.measure.verify);
       if (cache_ptr != nullptr && verify != VerifyMode::None) {
         setup_jobs.push_back(pool.submit([&] { return detail::compile_reference_for(cache_ptr, spec, verify, arch); }));
       }
@@ -231,10 +234,12 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
         report.devices[a.lane].measure_seconds += a.measure_s;
         report.measure_seconds += a.measure_s;
         account(a.result, false);
+        if (watch.hear(a.result)) report.verify_stop = watch.message(detail::reference_choice(spec, verify).name);
       };
       detail::MeasureLoop loop{dispatcher, *strategy, pool, cache_ptr, arch, task, space, to_measure,
                                [&] { return options_.time_budget_s > 0 && seconds_since(start) >= options_.time_budget_s; },
-                               [&] { return best ? best->median_ms : 0.0; }, store};
+                               [&] { return best ? best->median_ms : 0.0; }, store,
+                               [&] { return watch.stopped(); }};
       detail::measure_proposals(loop, setup_jobs, report);
     }
     report.idle_seconds = dispatcher.idle_seconds();
