@@ -166,23 +166,27 @@ std::optional<Region> KernelSpec::region_at(const Shape& shape, std::string_view
   region.rank = static_cast<int>(r.extents.size());
   std::int64_t product = 1;
   for (std::size_t d = 0; d < r.extents.size(); ++d) {
-    const std::int64_t extent = r.extents[d].eval(values).as_int();
+    region.extents[d] = r.extents[d].eval(values).as_int();
+    if (region.extents[d] <= 0) {
+      throw InputError(where + ": extent " + std::to_string(d) + " is " + std::to_string(region.extents[d]));
+    }
+    product *= region.extents[d];
+  }
+  if (product != count) {
+    throw InputError(where + ": the extents multiply to " + std::to_string(product) + ", but " + std::string(output) +
+                     " has " + std::to_string(count) + " elements");
+  }
+  for (std::size_t d = 0; d < r.extents.size(); ++d) {
+    const std::int64_t extent = region.extents[d];
     const std::int64_t begin = r.begin[d].eval(values).as_int();
     const std::int64_t end = r.margin ? extent - r.end[d].eval(values).as_int() : r.end[d].eval(values).as_int();
-    if (extent <= 0) throw InputError(where + ": extent " + std::to_string(d) + " is " + std::to_string(extent));
     if (begin < 0 || end > extent || begin >= end) {
       throw InputError(where + ": dimension " + std::to_string(d) + " of extent " + std::to_string(extent) +
                        " would compare indices " + std::to_string(begin) + " to " + std::to_string(end - 1) +
                        ", which hold no element of the array");
     }
-    region.extents[d] = extent;
     region.begin[d] = begin;
     region.end[d] = end;
-    product *= extent;
-  }
-  if (product != count) {
-    throw InputError(where + ": the extents multiply to " + std::to_string(product) + ", but " + std::string(output) +
-                     " has " + std::to_string(count) + " elements");
   }
   return region;
 }

@@ -89,7 +89,8 @@ TEST(StatusNames, RoundTripEveryStatus) {
       {Status::LaunchError, "launch_error"},
       {Status::RuntimeError, "runtime_error"},
       {Status::WrongResult, "wrong_result"},
-      {Status::Timeout, "timeout"}};
+      {Status::Timeout, "timeout"},
+      {Status::Unverified, "unverified"}};
   for (const auto& [status, name] : names) {
     EXPECT_EQ(to_string(status), name);
     EXPECT_EQ(status_from_string(name), status);
