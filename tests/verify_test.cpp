@@ -241,5 +241,10 @@ TEST(VerifyMessages, MeasureOptionsAndDisagreementsReachTheWorker) {
             Status::Unverified);
 }
 
+TEST(VerifySupportKernels, CompileThroughNvrtcWithoutAGpu) {
+  // The comparison over a region and the look for a few differing elements, for every element type.
+  EXPECT_NO_THROW(detail::cache_support_kernels("sm_90", nullptr));
+}
+
 }  // namespace
 }  // namespace cutune
