@@ -294,8 +294,8 @@ int run_best(const BestArgs& args) {
     std::cout << "verified no: measured with --verify none, its outputs were never compared with a reference\n";
   }
   if (found->match != Match::Default) {
-    std::cout << "time     " << r.median_ms << " ms (median of " << r.samples_ms.size() << ")\n"
-              << "metric   " << r.metric << " " << spec.metric.unit() << "\n";
+    std::cout << "time     " << r.median_ms << " ms (median of " << r.samples_ms.size() << ")\n";
+    if (spec.metric.has_rate()) std::cout << "metric   " << r.metric << " " << spec.metric.unit() << "\n";
     print_resources(r, found->device, spec.metric.unit());
   }
   return 0;

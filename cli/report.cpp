@@ -17,6 +17,7 @@ std::string unverified_mark(const Result& r) {
 
 std::string describe_best(const KernelSpec& spec, const Result* best) {
   if (best == nullptr) return "none correct yet";
+  if (!spec.metric.has_rate()) return fmt::format("{:.4f} ms{}", best->median_ms, unverified_mark(*best));
   return fmt::format("{:.4f} ms, {:.0f} {}{}", best->median_ms, best->metric, spec.metric.unit(), unverified_mark(*best));
 }
 
@@ -98,7 +99,7 @@ void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, co
     // A host pipeline's bound is its link's: the longer of the whole-array copies in and out (measure.hpp).
     fmt::print("  throughput  {:.0f} {} = {:.1f}% of {} ({:.0f} GB/s, same run)\n", b.metric, spec.metric.unit(),
                100.0 * b.metric / r.copy_gbs, spec.pipeline ? "the transfer-only bound" : "device copy", r.copy_gbs);
-  } else {
+  } else if (spec.metric.has_rate()) {
     fmt::print("  throughput  {:.1f} {}\n", b.metric, spec.metric.unit());
   }
 }
@@ -118,7 +119,8 @@ void print_summary(const KernelSpec& spec, const std::vector<ShapeReport>& repor
       for (const auto& d : r.devices) out += fmt::format(" {:>{}}", d.measured, width);
     return out;
   };
-  fmt::print("\n{:<14} {:<48} {:>10} {:>10}{}{}\n", "shape", "best configuration", "time ms", spec.metric.unit(),
+  fmt::print("\n{:<14} {:<48} {:>10} {:>10}{}{}\n", "shape", "best configuration", "time ms",
+             spec.metric.has_rate() ? spec.metric.unit() : "",
              bytes ? fmt::format(" {:>8}", spec.pipeline ? "vs bound" : "vs copy") : "", gpu_header);
   for (const auto& r : reports) {
     const std::string counts = gpu_counts(r);
@@ -131,8 +133,8 @@ void print_summary(const KernelSpec& spec, const std::vector<ShapeReport>& repor
       }
       continue;
     }
-    fmt::print("{:<14} {:<48} {:>10.4f} {:>10.0f}{}{}\n", r.shape.str(), r.best->config + unverified_mark(*r.best),
-               r.best->median_ms, r.best->metric,
+    fmt::print("{:<14} {:<48} {:>10.4f} {:>10}{}{}\n", r.shape.str(), r.best->config + unverified_mark(*r.best),
+               r.best->median_ms, spec.metric.has_rate() ? fmt::format("{:.0f}", r.best->metric) : "",
                bytes && r.copy_gbs > 0 ? fmt::format(" {:>7.1f}%", 100.0 * r.best->metric / r.copy_gbs) : blank_copy,
                counts);
   }

@@ -63,7 +63,7 @@ int serve_rank(Transport& transport, const LocalGpu& gpu, const TuneOptions& opt
       tasks.erase(prepared);  // one shape at a time: the previous one is done
       tasks[m.at("task").get<std::size_t>()] =
           Task{KernelSpec::from_json(m.at("spec").get<std::string>(), m.at("source").get<std::string>(),
-                                     m.at("source_name").get<std::string>()),
+                                     m.at("source_name").get<std::string>(), m.value("folder", std::string())),
                Shape{m.at("shape").get<std::vector<std::int64_t>>()}};
       continue;
     }

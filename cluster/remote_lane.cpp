@@ -76,7 +76,8 @@ void RemoteLane::submit(detail::Job job) {
       if (spec.json.empty()) throw Error("spec " + spec.name + " has no JSON text, so another rank cannot rebuild it");
       transport.send(rank_, Tag::Prepare,
                      {{"task", job.task->id}, {"spec", spec.json}, {"source", spec.source},
-                      {"source_name", spec.source_name}, {"shape", job.task->shape.dims}});
+                      {"source_name", spec.source_name}, {"folder", spec.folder.string()},
+                      {"shape", job.task->shape.dims}});
       prepared_ = job.task->id;
     }
     sent_ = ++next_seq;

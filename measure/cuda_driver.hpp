@@ -16,7 +16,7 @@ namespace cutune::detail {
   X(cuMemcpyDtoHAsync) X(cuStreamWaitEvent) X(cuMemHostRegister) X(cuMemHostUnregister)                       \
   X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxSetFlags) X(cuCtxSetCurrent)   \
   X(cuCtxSynchronize) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncGetAttribute)       \
-  X(cuFuncSetAttribute)                                                                                        \
+  X(cuFuncSetAttribute) X(cuModuleGetGlobal) X(cuMemcpyAsync)                                                 \
   X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync)            \
   X(cuMemsetD8Async) X(cuMemsetD32Async) X(cuMemGetInfo) X(cuStreamCreate) X(cuStreamDestroy)                  \
   X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)             \

@@ -157,6 +157,7 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
   // A cluster that cannot be scheduled, or a tensor map the driver refuses, fails this configuration's launch.
   std::optional<std::string> unlaunchable = detail::prepare_cluster_launch(f, launch);
   if (!unlaunchable) unlaunchable = w.encode_tensor_maps(config);
+  if (!unlaunchable) unlaunchable = detail::copy_constants(module, w.args, w.stream);
   if (unlaunchable) {
     r.status = Status::LaunchError;
     r.message = *unlaunchable;

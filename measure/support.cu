@@ -1,4 +1,4 @@
-// The tuner's own device code: random inputs, comparison with the reference, and the L2 flush between runs.
+// The tuner's own device code: random and constant inputs, comparison with the reference, and the L2 flush between runs.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -11,31 +11,55 @@ __device__ __forceinline__ u64 mix64(u64 x) {
   return x ^ (x >> 31);
 }
 
-// Floats uniform in [-1, 1); integers in [-100, 100] (unsigned: [0, 200]). Never all zeros.
+// A double as the element type: integers by C conversion (callers keep values in range), 16-bit floats rounded.
 template <typename T>
-__device__ __forceinline__ T random_value(u64 bits) {
-  return T(int(bits % 201ull) - 100);
+__device__ __forceinline__ T from_double(double x) {
+  return T(x);
 }
 template <>
-__device__ __forceinline__ float random_value<float>(u64 bits) {
-  return float(bits >> 40) * (1.0f / 8388608.0f) - 1.0f;
+__device__ __forceinline__ bool from_double<bool>(double x) {
+  return x != 0.0;
 }
 template <>
-__device__ __forceinline__ double random_value<double>(u64 bits) {
-  return double(bits >> 11) * (1.0 / 4503599627370496.0) - 1.0;
+__device__ __forceinline__ __nv_bfloat16 from_double<__nv_bfloat16>(double x) {
+  return __float2bfloat16_rn(float(x));
 }
 template <>
-__device__ __forceinline__ unsigned random_value<unsigned>(u64 bits) {
-  return unsigned(bits % 201ull);
+__device__ __forceinline__ __half from_double<__half>(double x) {
+  return __float2half_rn(float(x));
 }
-// 16-bit floats: a float of [-1, 1) rounded to the type, so that every reader sees the same rounded value.
+
+template <typename T>
+struct is_integer_element {
+  static const bool value = T(0.5) == T(0);
+};
 template <>
-__device__ __forceinline__ __nv_bfloat16 random_value<__nv_bfloat16>(u64 bits) {
-  return __float2bfloat16_rn(random_value<float>(bits));
-}
+struct is_integer_element<__nv_bfloat16> {
+  static const bool value = false;
+};
 template <>
-__device__ __forceinline__ __half random_value<__half>(u64 bits) {
-  return __float2half_rn(random_value<float>(bits));
+struct is_integer_element<__half> {
+  static const bool value = false;
+};
+template <>
+struct is_integer_element<bool> {
+  static const bool value = true;
+};
+
+// Uniform in [0, 1) from 53 random bits.
+__device__ __forceinline__ double unit(u64 bits) { return double(bits >> 11) * (1.0 / 9007199254740992.0); }
+
+// kind 0: uniform in [lo, hi) (integers: [lo, hi], both ends); kind 1: normal with mean lo and deviation hi.
+// 16-bit floats are drawn as floats and rounded, so that every reader sees the same rounded value.
+template <typename T>
+__device__ __forceinline__ T random_value(u64 i, u64 seed, double lo, double hi, int kind) {
+  const u64 bits = mix64(seed ^ mix64(i));
+  if (kind == 1) {  // Box-Muller over two independent draws
+    const double u1 = 1.0 - unit(bits), u2 = unit(mix64(bits ^ 0x5851f42d4c957f2dull));
+    return from_double<T>(lo + hi * sqrt(-2.0 * log(u1)) * cospi(2.0 * u2));
+  }
+  if (is_integer_element<T>::value) return from_double<T>(fmin(floor(lo + unit(bits) * (hi - lo + 1.0)), hi));
+  return from_double<T>(lo + unit(bits) * (hi - lo));
 }
 
 template <typename T>
@@ -52,9 +76,9 @@ __device__ __forceinline__ double to_double<__half>(__half x) {
 }
 
 template <typename T>
-__global__ void fill_random(T* p, u64 n, u64 seed) {
+__global__ void fill_random(T* p, u64 n, u64 seed, double lo, double hi, int kind) {
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
-    p[i] = random_value<T>(mix64(seed ^ mix64(i)));
+    p[i] = random_value<T>(i, seed, lo, hi, kind);
 }
 
 template <typename T>

@@ -81,7 +81,7 @@ void Workbench::Impl::plan_verification() {
   }
 }
 
-void Workbench::Impl::compute_reference(CubinCache* cache) {
+void Workbench::Impl::compute_reference(CubinCache* cache, std::uint64_t salt) {
   if (verify == VerifyMode::None) return;
   const std::string arch = device.identity().arch();
   const detail::ReferenceChoice choice = detail::reference_choice(spec, verify);
@@ -99,12 +99,16 @@ void Workbench::Impl::compute_reference(CubinCache* cache) {
   }
   if (auto why = detail::prepare_cluster_launch(f, l)) throw CudaError("the reference of " + spec.name + ": " + *why);
   if (auto why = encode_tensor_maps(ref_config)) throw CudaError("the reference of " + spec.name + ": " + *why);
+  if (auto why = detail::copy_constants(module, args, stream)) throw CudaError("the reference of " + spec.name + ": " + *why);
   reset_outputs();
   std::vector<void*> params = parameters(ref_config);
   detail::check(launch(f, l, params), "cuLaunchKernel(reference)");
   CU_CHECK(cuStreamSynchronize, stream);
   for (auto& arg : args) {
-    if (arg.spec->is_buffer && arg.spec->output) {
+    if (!arg.spec->is_buffer || !arg.spec->output) continue;
+    if (arg.spec->expected && verify == VerifyMode::Reference) {  // what the spec says the output must hold
+      fill(arg, *arg.spec->expected, arg.reference.get(), salt++);
+    } else {
       CU_CHECK(cuMemcpyDtoDAsync, arg.reference.get(), arg.buffer.get(), arg.buffer.bytes(), stream);
     }
   }

@@ -37,6 +37,8 @@ class Module {
   CUresult load(const std::string& cubin);
   ~Module();
   CUresult function(const std::string& lowered_name, CUfunction* out) const;
+  /// A __constant__ or __device__ variable of the module: its address and size.
+  CUresult global(const std::string& name, CUdeviceptr* address, std::size_t* bytes) const;
 
  private:
   CUmodule module_ = nullptr;
@@ -113,6 +115,17 @@ void record_timing(Result& r, double metric_amount);
 /// Little-endian bytes of a scalar argument of the given type.
 std::array<unsigned char, 8> scalar_bytes(ElementType type, const Value& v);
 
+/// The contents of a buffer of `count` elements that the host computes (host_fill.cpp): a Generator fill evaluated
+/// at every index (on every core), or a File fill's bytes (its path relative to spec.folder), which must be exactly
+/// `count` elements. Throws InputError naming the argument otherwise.
+std::vector<unsigned char> host_fill(const KernelSpec& spec, const Argument& a, const FillRule& fill, const Shape& shape,
+                                     std::size_t count);
+
+/// Copies every constant-memory argument's buffer into its __constant__ symbol of `module` on `stream`; why it
+/// cannot (no such symbol, too small), or nullopt.
+std::optional<std::string> copy_constants(const Module& module, const std::vector<DeviceArgument>& args,
+                                          CUstream stream);
+
 class PipelineWorkbench;
 
 }  // namespace cutune::detail
@@ -143,14 +156,15 @@ struct Workbench::Impl {
 
   /// Grid-stride launch of a support kernel over n elements.
   CUresult launch_support(CUfunction f, std::uint64_t n, void** params);
-  /// Fills a buffer on the stream; `salt` keeps different buffers' random data apart.
-  void fill(detail::DeviceArgument& arg, Fill fill, std::uint64_t salt);
+  /// Fills `buffer` (of `arg`'s type and count) on the stream; `salt` keeps different buffers' random data apart.
+  void fill(const detail::DeviceArgument& arg, const FillRule& fill, CUdeviceptr buffer, std::uint64_t salt);
   /// Puts every output back in its initial state (poison or initial data).
   void reset_outputs();
   /// Each output's tolerance and region at this shape (verify.cpp); throws InputError for a region that does not fit.
   void plan_verification();
-  /// Runs the reference chosen by `verify` and keeps its outputs (verify.cpp); nothing under VerifyMode::None.
-  void compute_reference(CubinCache* cache);
+  /// Runs the reference chosen by `verify` and keeps its outputs (verify.cpp), or under Reference the outputs' expected
+  /// content where the spec gives it (filled with salts from `salt` on); nothing under VerifyMode::None.
+  void compute_reference(CubinCache* cache, std::uint64_t salt);
   /// Compares every output buffer with the reference output; false (and a WrongResult `r` whose message shows a few
   /// differing elements) when one differs. Under VerifyMode::None compares nothing: `r` becomes Unverified.
   bool verify_outputs(Result& r);

@@ -19,8 +19,9 @@ namespace detail {
 namespace {
 
 // In ElementType's order.
-constexpr std::array<const char*, kElementTypes> kTypeNames = {"float",    "double",        "int",   "long long",
-                                                               "unsigned", "__nv_bfloat16", "__half"};
+constexpr std::array<const char*, kElementTypes> kTypeNames = {
+    "float",       "double",        "int",   "long long",      "unsigned",           "__nv_bfloat16", "__half",
+    "signed char", "unsigned char", "short", "unsigned short", "unsigned long long", "bool"};
 
 // The support module's kernels, in the order SupportKernels reads their lowered names.
 std::vector<std::string> support_names() {
@@ -98,6 +99,10 @@ CUresult Module::function(const std::string& lowered_name, CUfunction* out) cons
   return driver().cuModuleGetFunction(out, module_, lowered_name.c_str());
 }
 
+CUresult Module::global(const std::string& name, CUdeviceptr* address, std::size_t* bytes) const {
+  return driver().cuModuleGetGlobal(address, bytes, module_, name.c_str());
+}
+
 void cache_support_kernels(const std::string& arch, CubinCache* cache) { support_binary(arch, cache); }
 
 SupportKernels::SupportKernels(const std::string& arch, CubinCache* cache) {
@@ -128,6 +133,12 @@ std::array<unsigned char, 8> scalar_bytes(ElementType type, const Value& v) {
     case ElementType::UInt32: put(static_cast<std::uint32_t>(v.as_int())); break;
     case ElementType::BFloat16: put(detail::bfloat16_bits(static_cast<float>(v.as_double()))); break;
     case ElementType::Float16: put(detail::float16_bits(static_cast<float>(v.as_double()))); break;
+    case ElementType::Int8: put(static_cast<std::int8_t>(v.as_int())); break;
+    case ElementType::UInt8: put(static_cast<std::uint8_t>(v.as_int())); break;
+    case ElementType::Int16: put(static_cast<std::int16_t>(v.as_int())); break;
+    case ElementType::UInt16: put(static_cast<std::uint16_t>(v.as_int())); break;
+    case ElementType::UInt64: put(static_cast<std::uint64_t>(v.as_int())); break;
+    case ElementType::Bool: put(static_cast<std::uint8_t>(v.truthy() ? 1 : 0)); break;
   }
   return out;
 }
@@ -147,20 +158,62 @@ CUresult Workbench::Impl::launch_support(CUfunction f, std::uint64_t n, void** p
   return detail::driver().cuLaunchKernel(f, blocks, 1, 1, 256, 1, 1, 0, stream, params, nullptr);
 }
 
-void Workbench::Impl::fill(detail::DeviceArgument& arg, Fill fill, std::uint64_t salt) {
-  const auto t = static_cast<std::size_t>(arg.spec->type);
+namespace {
+
+// cutune's own random range for a type: floats in [-1, 1), signed integers in [-100, 100], unsigned in [0, 200],
+// bool 0 or 1.
+std::pair<double, double> default_range(ElementType t) {
+  switch (t) {
+    case ElementType::UInt32: case ElementType::UInt8: case ElementType::UInt16: case ElementType::UInt64:
+      return {0.0, 200.0};
+    case ElementType::Bool:
+      return {0.0, 1.0};
+    default:
+      return is_integer(t) ? std::pair{-100.0, 100.0} : std::pair{-1.0, 1.0};
+  }
+}
+
+// Values need an integral argument where the element type is an integer.
+Value element_value(ElementType t, const Value& v) {
+  return is_integer(t) && v.is_float() ? Value(static_cast<std::int64_t>(v.as_double())) : v;
+}
+
+}  // namespace
+
+void Workbench::Impl::fill(const detail::DeviceArgument& arg, const FillRule& rule, CUdeviceptr p, std::uint64_t salt) {
+  const ElementType type = arg.spec->type;
+  const auto t = static_cast<std::size_t>(type);
   std::uint64_t n = arg.count;
-  CUdeviceptr p = arg.buffer.get();
-  if (fill == Fill::Zero || fill == Fill::Poison) {
-    CU_CHECK(cuMemsetD8Async, p, fill == Fill::Zero ? 0x00 : 0xff, arg.buffer.bytes(), stream);
-  } else if (fill == Fill::Random) {
-    std::uint64_t seed = options.seed * 0x9e3779b97f4a7c15ull + salt;
-    void* params[] = {&p, &n, &seed};
-    detail::check(launch_support(support->fill_random[t], n, params), "fill_random");
-  } else {
-    std::array<unsigned char, 8> one = scalar_bytes(arg.spec->type, Value(1));
-    void* params[] = {&p, &n, one.data()};
-    detail::check(launch_support(support->fill_value[t], n, params), "fill_value");
+  const std::size_t bytes = arg.count * element_size(type);
+  switch (rule.kind) {
+    case Fill::Zero:
+    case Fill::Poison:
+      CU_CHECK(cuMemsetD8Async, p, rule == Fill::Zero ? 0x00 : 0xff, bytes, stream);
+      return;
+    case Fill::Random:
+    case Fill::Uniform:
+    case Fill::Normal: {
+      auto [lo, hi] = rule == Fill::Random ? default_range(type) : std::pair{rule.low, rule.high};
+      int kind = rule == Fill::Normal ? 1 : 0;
+      std::uint64_t seed = options.seed * 0x9e3779b97f4a7c15ull + salt;
+      void* params[] = {&p, &n, &seed, &lo, &hi, &kind};
+      detail::check(launch_support(support->fill_random[t], n, params), "fill_random");
+      return;
+    }
+    case Fill::One:
+    case Fill::Constant: {
+      std::array<unsigned char, 8> value =
+          scalar_bytes(type, rule == Fill::One ? Value(1) : element_value(type, rule.constant));
+      void* params[] = {&p, &n, value.data()};
+      detail::check(launch_support(support->fill_value[t], n, params), "fill_value");
+      return;
+    }
+    case Fill::Generator:
+    case Fill::File: {
+      const std::vector<unsigned char> host = detail::host_fill(spec, *arg.spec, rule, shape, arg.count);
+      CU_CHECK(cuMemcpyHtoD, p, host.data(), host.size());
+      return;
+    }
   }
 }
 
@@ -170,7 +223,7 @@ void Workbench::Impl::reset_outputs() {
     if (arg.initial.get() != 0) {
       CU_CHECK(cuMemcpyDtoDAsync, arg.buffer.get(), arg.initial.get(), arg.buffer.bytes(), stream);
     } else {
-      fill(arg, arg.spec->fill, 0);  // Poison, Zero or One: no data to keep
+      fill(arg, arg.spec->fill, arg.buffer.get(), 0);  // Poison, Zero, One or Constant: no data to keep
     }
   }
 }
@@ -179,9 +232,11 @@ std::vector<void*> Workbench::Impl::parameters(const Config& config) {
   const std::vector<Value> scope = spec.scope(config, &shape);
   std::vector<void*> params;
   for (auto& arg : args) {
-    if (arg.spec->is_buffer) {
+    if (arg.spec->is_buffer && arg.spec->is_parameter()) {
       arg.pointer = arg.buffer.get();
       params.push_back(&arg.pointer);
+    } else if (arg.spec->in_constant_memory()) {
+      continue;  // copied into its __constant__ symbol after the module loads
     } else if (arg.spec->tensor_map) {
       params.push_back(&arg.map);
     } else {
@@ -271,14 +326,15 @@ void Workbench::Impl::prepare(CubinCache* cache) {
   std::uint64_t salt = 1;
   for (auto& arg : args) {
     if (!arg.spec->is_buffer) continue;
-    fill(arg, arg.spec->fill, salt++);
-    if (arg.spec->output && arg.spec->fill == Fill::Random) {
+    fill(arg, arg.spec->fill, arg.buffer.get(), salt++);
+    const Fill kind = arg.spec->fill.kind;
+    if (arg.spec->output && kind != Fill::Zero && kind != Fill::Poison && kind != Fill::One && kind != Fill::Constant) {
       arg.initial = detail::DeviceBuffer(arg.buffer.bytes());
       CU_CHECK(cuMemcpyDtoDAsync, arg.initial.get(), arg.buffer.get(), arg.buffer.bytes(), stream);
     }
   }
 
-  compute_reference(cache);  // the output compared with, computed once and kept per output buffer
+  compute_reference(cache, salt);  // the output compared with, computed once and kept per output buffer
 
   if (spec.pipeline) {  // the host side: pinned arrays holding the inputs; the transfer-only bound is the peak
     pipeline = std::make_shared<detail::PipelineWorkbench>(*this);
@@ -298,7 +354,7 @@ void Workbench::Impl::prepare(CubinCache* cache) {
     } catch (const CudaError&) {
       peak = 0.0;
     }
-  } else {
+  } else if (spec.metric.kind == Metric::Kind::Flops) {
     const DeviceIdentity& id = device.identity();
     peak = flop_peak_gflops(spec.metric.peak, id.cc_major, id.cc_minor, id.sm_count, device.clock_khz());
   }

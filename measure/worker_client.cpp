@@ -102,6 +102,7 @@ class WorkerEvaluator final : public Evaluator {
               {"spec", spec.json},
               {"source", spec.source},
               {"source_name", spec.source_name},
+              {"folder", spec.folder.string()},
               {"shape", shape.dims},
               {"options", to_message(settings_.measure)},
               {"cache_dir", settings_.cache_dir}};

@@ -208,7 +208,8 @@ int worker_main(int in, int out) {
         bench.reset();
         spec = std::make_unique<KernelSpec>(KernelSpec::from_json(request.at("spec").get<std::string>(),
                                                                   request.at("source").get<std::string>(),
-                                                                  request.at("source_name").get<std::string>()));
+                                                                  request.at("source_name").get<std::string>(),
+                                                                  request.value("folder", std::string())));
         const Shape shape{request.at("shape").get<std::vector<std::int64_t>>()};
         const std::string cache_dir = request.at("cache_dir").get<std::string>();
         cache = cache_dir.empty() ? nullptr : std::make_unique<CubinCache>(cache_dir);

@@ -111,9 +111,37 @@ struct RuntimeKernel::Impl {
   std::vector<std::optional<TensorMapLayout>> tensor_maps;  // per argument: the layout of a tensor map at this shape
   std::vector<char> unread_maps;  // per argument: a tensor map the configuration does not read (passed as zeros)
   std::size_t tensor_map_count = 0;
+  /// Per argument: a constant-memory argument's __constant__ symbol (0 for the others) and the bytes copied into it.
+  std::vector<CUdeviceptr> constant_symbols;
+  std::vector<std::size_t> constant_bytes;
   bool from_cache = false;
   double ready_ms = 0.0;
 };
+
+namespace {
+
+// Where each constant-memory argument goes in the loaded module, and how many bytes it takes at the kernel's shape.
+void find_constant_symbols(const KernelSpec& spec, const Config& config, const Shape& shape,
+                           const detail::Module& module, std::vector<CUdeviceptr>& symbols,
+                           std::vector<std::size_t>& bytes) {
+  const std::vector<Value> scope = spec.scope(config, &shape);
+  for (const Argument& a : spec.arguments) {
+    symbols.push_back(0);
+    bytes.push_back(0);
+    if (!a.in_constant_memory()) continue;
+    std::size_t room = 0;
+    if (module.global(a.symbol, &symbols.back(), &room) != CUDA_SUCCESS) {
+      throw CudaError(spec.name + ": the kernel has no __constant__ variable '" + a.symbol + "' for argument " + a.name);
+    }
+    bytes.back() = static_cast<std::size_t>(a.size.eval(scope).as_int()) * element_size(a.type);
+    if (bytes.back() > room) {
+      throw CudaError(spec.name + ": __constant__ " + a.symbol + " holds " + std::to_string(room) + " bytes; argument " +
+                      a.name + " is " + std::to_string(bytes.back()) + " at " + shape.str());
+    }
+  }
+}
+
+}  // namespace
 
 RuntimeKernel::RuntimeKernel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 RuntimeKernel::~RuntimeKernel() = default;
@@ -149,12 +177,30 @@ void RuntimeKernel::launch(void* stream, const KernelArg* data, std::size_t coun
                        type_name(a) + " of " + std::to_string(k.arg_bytes[i]) + " bytes, got " +
                        std::to_string(args[i].bytes) + " bytes");
     }
-    params[i] = const_cast<void*>(args[i].address);
-    if (k.unread_maps[i]) {
-      params[i] = &maps[next_map++];  // zero bytes in the place of a map this configuration never reads
+  }
+  k.device->make_current();
+  std::size_t next_param = 0;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Argument& a = k.spec.arguments[i];
+    if (k.constant_symbols[i] != 0) {  // constant memory: the data at the address passed, copied in on the stream
+      CUdeviceptr data = 0;
+      std::memcpy(&data, args[i].address, sizeof data);
+      if (data == 0) throw InputError("argument " + std::to_string(i + 1) + " (" + a.name + ") of " + k.spec.name +
+                                      " is a null pointer; constant memory is copied from it");
+      detail::check(detail::driver().cuMemcpyAsync(k.constant_symbols[i], data, k.constant_bytes[i],
+                                                    static_cast<CUstream>(stream)),
+                    "cuMemcpyAsync(constant memory)");
       continue;
     }
-    if (!k.tensor_maps[i]) continue;
+    params[next_param] = const_cast<void*>(args[i].address);
+    if (k.unread_maps[i]) {
+      params[next_param++] = &maps[next_map++];  // zero bytes in the place of a map this configuration never reads
+      continue;
+    }
+    if (!k.tensor_maps[i]) {
+      ++next_param;
+      continue;
+    }
     CUdeviceptr tensor = 0;
     std::memcpy(&tensor, args[i].address, sizeof tensor);
     if (tensor % kTensorAlignment != 0) {
@@ -163,9 +209,8 @@ void RuntimeKernel::launch(void* stream, const KernelArg* data, std::size_t coun
     }
     CUtensorMap& map = maps[next_map++];
     detail::check(detail::encode_tensor_map(*k.tensor_maps[i], tensor, &map), "cuTensorMapEncodeTiled");
-    params[i] = &map;
+    params[next_param++] = &map;
   }
-  k.device->make_current();
   detail::check(detail::launch_kernel(k.function, k.geometry, static_cast<CUstream>(stream), params),
                 k.geometry.cluster_size() > 1 ? "cuLaunchKernelEx" : "cuLaunchKernel");
 }
@@ -226,6 +271,7 @@ const RuntimeKernel& Runtime::Impl::get(const KernelSpec& spec, const Shape& sha
   if (auto why = detail::prepare_cluster_launch(k->function, k->geometry)) {
     throw CudaError(spec.name + " " + k->choice.result.config + ": " + *why);
   }
+  find_constant_symbols(k->spec, k->config, k->shape, k->module, k->constant_symbols, k->constant_bytes);
   k->ready_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   detail::logger()->info("runtime: {} {} on {}: {} ({}), {} in {:.2f} ms", spec.name, k->shape.str(),
                          device.identity().name, k->choice.result.config, to_string(k->choice.match),

@@ -96,6 +96,9 @@ class PipelineReader {
     }
     // The pipeline's results are verified where they land: in host memory.
     for (std::size_t a = 0; a < spec_.arguments.size(); ++a) {
+      if (spec_.arguments[a].in_constant_memory()) {
+        fail("host", "'" + spec_.arguments[a].name + "' is in constant memory, which a pipeline does not fill");
+      }
       if (spec_.arguments[a].output && std::find(pipeline.host.begin(), pipeline.host.end(), a) == pipeline.host.end()) {
         fail("host", "the output '" + spec_.arguments[a].name + "' must be a host buffer");
       }

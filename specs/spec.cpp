@@ -62,38 +62,36 @@ std::string Shape::str() const {
   return detail::join(dims, "x", [](std::int64_t d) { return std::to_string(d); });
 }
 
-std::size_t element_size(ElementType t) {
-  switch (t) {
-    case ElementType::Float64:
-    case ElementType::Int64:
-      return 8;
-    case ElementType::BFloat16:
-    case ElementType::Float16:
-      return 2;
-    default:
-      return 4;
-  }
+namespace {
+
+struct ElementInfo {
+  ElementType type;
+  std::string_view name;
+  std::size_t bytes;
+  bool integer;
+};
+// In ElementType's order.
+constexpr ElementInfo kElementInfo[kElementTypes] = {
+    {ElementType::Float32, "float32", 4, false}, {ElementType::Float64, "float64", 8, false},
+    {ElementType::Int32, "int32", 4, true},      {ElementType::Int64, "int64", 8, true},
+    {ElementType::UInt32, "uint32", 4, true},    {ElementType::BFloat16, "bfloat16", 2, false},
+    {ElementType::Float16, "float16", 2, false}, {ElementType::Int8, "int8", 1, true},
+    {ElementType::UInt8, "uint8", 1, true},      {ElementType::Int16, "int16", 2, true},
+    {ElementType::UInt16, "uint16", 2, true},    {ElementType::UInt64, "uint64", 8, true},
+    {ElementType::Bool, "bool", 1, true}};
+
+const ElementInfo& info(ElementType t) {
+  const auto& i = kElementInfo[static_cast<std::size_t>(t)];
+  return i.type == t ? i : kElementInfo[0];
 }
 
-std::string_view to_string(ElementType t) {
-  switch (t) {
-    case ElementType::Float32:
-      return "float32";
-    case ElementType::Float64:
-      return "float64";
-    case ElementType::Int32:
-      return "int32";
-    case ElementType::Int64:
-      return "int64";
-    case ElementType::UInt32:
-      return "uint32";
-    case ElementType::BFloat16:
-      return "bfloat16";
-    case ElementType::Float16:
-      return "float16";
-  }
-  return "unknown";
-}
+}  // namespace
+
+std::size_t element_size(ElementType t) { return info(t).bytes; }
+
+std::string_view to_string(ElementType t) { return info(t).name; }
+
+bool is_integer(ElementType t) { return info(t).integer; }
 
 std::string hash_hex(std::string_view text) {
   std::uint64_t h = 14695981039346656037ULL;
@@ -140,8 +138,10 @@ std::optional<L2Flush> read_measure(const detail::Json& measure, const std::stri
 
 }  // namespace
 
-KernelSpec KernelSpec::from_json(std::string_view spec_text, std::string source, std::string source_name) {
+KernelSpec KernelSpec::from_json(std::string_view spec_text, std::string source, std::string source_name,
+                                 std::filesystem::path folder) {
   KernelSpec spec;
+  spec.folder = std::move(folder);
   detail::Json root;
   try {
     root = detail::Json::parse(spec_text);
@@ -175,7 +175,9 @@ KernelSpec KernelSpec::load(const std::filesystem::path& spec_file) {
   detail::SourceText source = detail::join_sources(detail::source_names(root["source"]), [&](const std::string& name) {
     return detail::read_file(spec_file.parent_path() / name, "kernel source");
   });
-  return from_json(text, std::move(source.text), std::move(source.name));
+  std::error_code ec;
+  const std::filesystem::path folder = std::filesystem::absolute(spec_file, ec).parent_path();
+  return from_json(text, std::move(source.text), std::move(source.name), ec ? spec_file.parent_path() : folder);
 }
 
 L2Flush KernelSpec::l2_flush(std::optional<L2Flush> asked) const {

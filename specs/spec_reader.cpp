@@ -70,7 +70,11 @@ class SpecReader final : public FieldReader {
 
     if (root.contains("tolerance")) read_tolerance(root["tolerance"]);
     if (root.contains("verify")) read_verify(root["verify"], *this, spec_);
-    read_metric(required(root, "metric", "metric"));
+    if (root.contains("metric")) {
+      read_metric(root["metric"]);
+    } else {
+      spec_.metric.kind = Metric::Kind::Time;
+    }
     if (root.contains("compile_options")) {
       const Json& list = root["compile_options"];
       if (!list.is_array()) fail("compile_options", "must be a list of strings");
@@ -227,7 +231,10 @@ class SpecReader final : public FieldReader {
         {"float", ElementType::Float32},   {"double", ElementType::Float64}, {"int", ElementType::Int32},
         {"int32", ElementType::Int32},     {"int64", ElementType::Int64},    {"long long", ElementType::Int64},
         {"unsigned", ElementType::UInt32}, {"uint32", ElementType::UInt32}, {"__nv_bfloat16", ElementType::BFloat16},
-        {"__half", ElementType::Float16}};
+        {"__half", ElementType::Float16},  {"int8", ElementType::Int8},    {"signed char", ElementType::Int8},
+        {"uint8", ElementType::UInt8},     {"unsigned char", ElementType::UInt8}, {"int16", ElementType::Int16},
+        {"short", ElementType::Int16},     {"uint16", ElementType::UInt16}, {"unsigned short", ElementType::UInt16},
+        {"uint64", ElementType::UInt64},   {"unsigned long long", ElementType::UInt64}, {"bool", ElementType::Bool}};
     if (!j.is_string()) fail(field, "must be a string such as \"const float*\" or \"int\"");
     const std::string text = j.get<std::string>();
     std::string_view rest = trim(text);
@@ -237,15 +244,16 @@ class SpecReader final : public FieldReader {
     if (a.is_buffer) rest = trim(rest.substr(0, rest.size() - 1));
     for (const auto& [name, type] : kTypes) {
       // "long long" is the only scalar-only spelling; buffers use int64*.
-      if (name == rest && !(a.is_buffer && name == "long long") && (a.is_buffer || !is_const)) {
+      if (name == rest && !(a.is_buffer && (name == "long long" || name == "unsigned long long")) &&
+          (a.is_buffer || !is_const)) {
         a.type = type;
         return;
       }
     }
     fail(field, "unknown type '" + text +
-                    "' (buffers: [const] float*, double*, int*, int32*, int64*, unsigned*, uint32*, __nv_bfloat16*, "
-                    "__half*; scalars: int, int32, int64, long long, unsigned, uint32, float, double, __nv_bfloat16, "
-                    "__half; CUtensorMap)");
+                    "' (buffers: [const] T* of float, double, int, int32, int64, unsigned, uint32, int8, uint8, int16, "
+                    "uint16, uint64, bool, __nv_bfloat16, __half, signed char, unsigned char, short, unsigned short; "
+                    "scalars: the same T, long long, unsigned long long; CUtensorMap)");
   }
 
   void read_arguments(const Json& list) {
@@ -265,26 +273,8 @@ class SpecReader final : public FieldReader {
       const Json& type = required(j, "type", field + ".type");
       if (type.is_string() && trim(type.get<std::string>()) == "CUtensorMap") {
         read_tensor_map(j, field, *this, spec_, a);
-      } else if (read_argument_type(a, type, field + ".type", is_const); a.is_buffer) {
-        check_keys(j, field, {"name", "type", "size", "fill", "output"});
-        a.size = expression(required(j, "size", field + ".size"), field + ".size");
-        if (j.contains("fill")) {
-          static constexpr std::pair<std::string_view, Fill> kFills[] = {
-              {"random", Fill::Random}, {"zero", Fill::Zero}, {"one", Fill::One}, {"poison", Fill::Poison}};
-          const Json& fill = j["fill"];
-          const auto it = std::find_if(std::begin(kFills), std::end(kFills), [&](const auto& f) {
-            return fill.is_string() && fill.get<std::string>() == f.first;
-          });
-          if (it == std::end(kFills)) fail(field + ".fill", "must be \"random\", \"zero\", \"one\" or \"poison\"");
-          a.fill = it->second;
-        }
-        if (j.contains("output")) {
-          if (!j["output"].is_boolean()) fail(field + ".output", "must be true or false");
-          a.output = j["output"].get<bool>();
-          if (a.output && is_const) fail(field + ".output", "a const buffer cannot be an output");
-          // A pure output starts poisoned, so that elements the kernel never writes fail verification.
-          if (a.output && !j.contains("fill")) a.fill = Fill::Poison;
-        }
+      } else if (read_argument_type(a, type, field + ".type", is_const); a.is_buffer || j.contains("memory")) {
+        read_buffer(j, field, is_const, a);
         has_output = has_output || a.output;
       } else {
         check_keys(j, field, {"name", "type", "value"});
@@ -294,6 +284,37 @@ class SpecReader final : public FieldReader {
     }
     if (!has_output) fail("arguments", "no buffer has \"output\": true, so nothing could be verified");
     finish_tensor_maps(*this, spec_);
+  }
+
+  // A buffer in global memory, or an array in constant memory ("memory": "constant"): its size, fill, and whether it
+  // is an output.
+  void read_buffer(const Json& j, const std::string& field, bool is_const, Argument& a) {
+    check_keys(j, field, {"name", "type", "size", "fill", "output", "expected", "memory", "symbol"});
+    if (j.contains("memory")) {
+      const Json& memory = j["memory"];
+      if (memory == "constant") {
+        a.is_buffer = true;  // "float" and "const float*" both name the element type
+        a.symbol = j.contains("symbol") ? identifier(j["symbol"], field + ".symbol") : a.name;
+      } else if (memory != "global" || !a.is_buffer) {
+        fail(field + ".memory", "must be \"global\" (a pointer type) or \"constant\" (a __constant__ array)");
+      }
+    }
+    if (j.contains("symbol") && !a.in_constant_memory()) fail(field + ".symbol", "only for \"memory\": \"constant\"");
+    a.size = expression(required(j, "size", field + ".size"), field + ".size");
+    if (j.contains("fill")) a.fill = read_fill(j["fill"], field + ".fill", a.type, *this, spec_.shape_names);
+    if (j.contains("output")) {
+      if (!j["output"].is_boolean()) fail(field + ".output", "must be true or false");
+      a.output = j["output"].get<bool>();
+      if (a.output && is_const) fail(field + ".output", "a const buffer cannot be an output");
+      if (a.output && a.in_constant_memory()) fail(field + ".output", "constant memory cannot be an output");
+      // A pure output starts poisoned, so that elements the kernel never writes fail verification.
+      if (a.output && !j.contains("fill")) a.fill = Fill::Poison;
+    }
+    if (j.contains("expected")) {
+      if (!a.output) fail(field + ".expected", "only an output has expected contents");
+      a.expected = read_fill(j["expected"], field + ".expected", a.type, *this, spec_.shape_names);
+      if (*a.expected == Fill::Poison) fail(field + ".expected", "cannot be \"poison\"");
+    }
   }
 
   // The spec's own kernel at a configuration is the reference: for kernels (T1 problems among them) that come
@@ -348,10 +369,14 @@ class SpecReader final : public FieldReader {
   }
 
   void read_metric(const Json& j) {
+    if (j == "time") {
+      spec_.metric.kind = Metric::Kind::Time;
+      return;
+    }
     const bool flops = j.is_object() && j.contains("flops") && !j.contains("bytes");
     const std::size_t keys = j.is_object() ? j.size() - (flops && j.contains("peak") ? 1 : 0) : 0;
     if (keys != 1 || !(j.contains("bytes") || j.contains("flops"))) {
-      fail("metric", "must be {\"bytes\": EXPR} or {\"flops\": EXPR} (with an optional \"peak\")");
+      fail("metric", "must be {\"bytes\": EXPR}, {\"flops\": EXPR} (with an optional \"peak\") or \"time\"");
     }
     spec_.metric.kind = flops ? Metric::Kind::Flops : Metric::Kind::Bytes;
     const char* key = flops ? "flops" : "bytes";

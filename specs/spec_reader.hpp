@@ -55,6 +55,11 @@ struct SourceText {
 /// Joins the files `read` returns by name: one file as it is, several each after a #line marker naming it.
 SourceText join_sources(const std::vector<std::string>& names, const std::function<std::string(const std::string&)>& read);
 
+/// Reads a buffer's "fill" or an output's "expected" (fill_reader.cpp) for a buffer of `type`; a generator is bound
+/// to "i" and then `shape_names`.
+FillRule read_fill(const Json& j, const std::string& field, ElementType type, const FieldReader& reader,
+                   const std::vector<std::string>& shape_names);
+
 /// Fills `spec` from a parsed spec document; throws SpecError naming the spec and the field.
 void read_spec(const Json& root, KernelSpec& spec);
 /// Reads a spec's "pipeline" section (pipeline_reader.cpp) into spec.pipeline, after everything else was read.

@@ -238,7 +238,7 @@ void finish_tensor_maps(const FieldReader& reader, KernelSpec& spec) {
     const std::string field = "arguments." + a.name;
     const auto buffer = std::find_if(spec.arguments.begin(), spec.arguments.end(),
                                      [&](const Argument& b) { return b.name == m.buffer; });
-    if (buffer == spec.arguments.end() || !buffer->is_buffer) {
+    if (buffer == spec.arguments.end() || !buffer->is_buffer || buffer->in_constant_memory()) {
       reader.fail(field + ".buffer", "'" + m.buffer + "' is not a buffer argument of " + spec.name);
     }
     m.buffer_index = static_cast<std::size_t>(buffer - spec.arguments.begin());

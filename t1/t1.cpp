@@ -38,15 +38,43 @@ T1Problem T1Reader::read() {
   read_kernel(kernel);
   read_block(kernel);
   read_grid(kernel);
-  T1Arguments arguments = read_t1_arguments(*this, kernel);
+  T1Arguments arguments = read_t1_arguments(*this, kernel, folder_);
   spec_["arguments"] = std::move(arguments.list);
-  spec_["metric"] = {{"bytes", arguments.bytes}};
-  spec_["tolerance"] = {{"atol", kTolerance}, {"rtol", kTolerance}};
+  if (arguments.local_bytes > 0) {
+    spec_["shared_memory"] = spec_.value("shared_memory", std::int64_t{0}) + arguments.local_bytes;
+  }
+  read_objective(arguments.bytes);
+  if (arguments.atol) {  // the file's own thresholds
+    spec_["tolerance"] = {{"atol", *arguments.atol}, {"rtol", *arguments.rtol}};
+  } else {
+    spec_["tolerance"] = {{"atol", kTolerance}, {"rtol", kTolerance}};
+  }
   if (root_.contains("Budget")) {
     note(T1Issue::Kind::Note, "Budget", "not applied; give tune --budget or --time instead");
   }
   choose_reference();
   return std::move(problem_);
+}
+
+// General.Objective names what the file's users compare: the time unless it asks for a bandwidth, the one figure
+// cutune can derive from the file alone (its buffers' bytes); a FLOP rate needs a count the schema has no field for.
+void T1Reader::read_objective(std::int64_t buffer_bytes) {
+  const Json* general = root_.contains("General") && root_["General"].is_object() ? &root_["General"] : nullptr;
+  const Json* objective = general && general->contains("Objective") ? &(*general)["Objective"] : nullptr;
+  spec_["metric"] = "time";
+  if (!objective) return;
+  std::string name = objective->is_string() ? objective->get<std::string>() : objective->dump();
+  std::string lower;
+  for (const char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "time" || lower == "runtime" || lower == "duration") return;
+  if (lower == "gb/s" || lower == "gbs" || lower == "bandwidth") {
+    spec_["metric"] = {{"bytes", buffer_bytes}};
+    note(T1Issue::Kind::Note, "General.Objective",
+         "'" + name + "': GB/s over the bytes of the buffers (" + std::to_string(buffer_bytes) + ") read once");
+    return;
+  }
+  note(T1Issue::Kind::Note, "General.Objective",
+       "'" + name + "' has no formula in the file; results are stored and compared by time (lower is better)");
 }
 
 const Json& T1Reader::object(const Json& parent, const char* key, const std::string& field) const {

@@ -1,6 +1,7 @@
 // Translates a T1 problem's kernel arguments (buffers with sizes and fills, scalars) into cutune's spec format.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "cutune/spec.hpp"
 #include "t1_detail.hpp"
@@ -8,16 +9,42 @@
 namespace cutune::detail {
 namespace {
 
+// A T1 element type: its cutune spelling, bytes, and how many of them one element holds (vector types such as
+// float4 are structs of their element).
 struct ElementName {
-  std::string_view t1;
-  std::string_view cutune;
-  std::size_t bytes;
+  std::string t1;
+  std::string cutune;
+  std::size_t bytes = 0;
+  std::int64_t width = 1;
+  bool integer = false;
 };
-constexpr ElementName kElements[] = {{"float", "float", 4},
-                                     {"double", "double", 8},
-                                     {"int32", "int32", 4},
-                                     {"int64", "int64", 8},
-                                     {"uint32", "uint32", 4}};
+
+struct BaseType {
+  std::string_view t1, cutune;
+  std::size_t bytes;
+  bool vectors;  // half2 ... double16 exist
+  bool integer;
+};
+constexpr BaseType kBaseTypes[] = {
+    {"bool", "bool", 1, false, true},     {"int8", "int8", 1, false, true},       {"uint8", "uint8", 1, false, true},
+    {"int16", "int16", 2, false, true},   {"uint16", "uint16", 2, false, true},   {"int32", "int32", 4, false, true},
+    {"uint32", "uint32", 4, false, true}, {"int64", "int64", 8, false, true},     {"uint64", "uint64", 8, false, true},
+    {"half", "__half", 2, true, false},   {"float", "float", 4, true, false},     {"double", "double", 8, true, false}};
+
+// "float4" -> float, 4 wide; nullopt for names outside the schema ("custom" among them).
+std::optional<ElementName> element_of(const std::string& type) {
+  for (const BaseType& b : kBaseTypes) {
+    if (!std::string_view(type).starts_with(b.t1)) continue;
+    const std::string suffix = type.substr(b.t1.size());
+    std::int64_t width = 1;
+    if (!suffix.empty()) {
+      if (!b.vectors || (suffix != "2" && suffix != "3" && suffix != "4" && suffix != "8" && suffix != "16")) continue;
+      width = std::stoi(suffix);
+    }
+    return ElementName{type, std::string(b.cutune), b.bytes, width, b.integer};
+  }
+  return std::nullopt;
+}
 
 // A string field, or "" when it is absent or not a string.
 std::string text_of(const Json& object, const char* key) {
@@ -31,7 +58,7 @@ bool truthy(const Json& j) {
 
 class ArgumentReader {
  public:
-  explicit ArgumentReader(T1Context& t1) : t1_(t1) {}
+  ArgumentReader(T1Context& t1, std::filesystem::path folder) : t1_(t1), folder_(std::move(folder)) {}
 
   T1Arguments read(const Json& kernel) {
     const std::string list_field = "KernelSpecification.Arguments";
@@ -40,6 +67,7 @@ class ArgumentReader {
     }
     const Json& list = kernel["Arguments"];
     for (std::size_t i = 0; i < list.size(); ++i) read_one(list[i], i);
+    if (kernel.contains("ReferenceArguments")) read_references(kernel["ReferenceArguments"]);
     mark_outputs(list_field);
     return std::move(out_);
   }
@@ -60,19 +88,21 @@ class ArgumentReader {
     names_.push_back(name);
 
     const std::string type = text_of(a, "Type");
-    const auto element = std::find_if(std::begin(kElements), std::end(kElements),
-                                      [&](const ElementName& e) { return e.t1 == type; });
-    if (element == std::end(kElements)) {
-      unsupported(field + ".Type", "'" + type + "' (cutune supports float, double, int32, int64, uint32)");
+    const auto element = element_of(type);
+    if (!element) {
+      unsupported(field + ".Type", "'" + type + "' (cutune supports the schema's bool, int8 ... uint64, half, float, "
+                                   "double and their vectors half2 ... double16; not custom types)");
       return;
     }
     const std::string memory = text_of(a, "MemoryType");
     if (memory == "Scalar") {
       read_scalar(a, field, name, *element);
-    } else if (memory == "Vector") {
-      read_buffer(a, field, name, *element);
+    } else if (memory == "Vector" || memory == "Symbol") {
+      read_buffer(a, field, name, *element, memory == "Symbol");
+    } else if (memory == "Local") {
+      read_local(a, field, *element);
     } else {
-      unsupported(field + ".MemoryType", "'" + memory + "' (cutune passes Vector buffers and Scalar values)");
+      unsupported(field + ".MemoryType", "'" + memory + "' (the schema's Scalar, Vector, Local or Symbol)");
     }
   }
 
@@ -83,15 +113,25 @@ class ArgumentReader {
   }
 
   void read_scalar(const Json& a, const std::string& field, const std::string& name, const ElementName& element) {
-    const auto value = a.contains("FillValue") ? json_number(a["FillValue"]) : std::nullopt;
+    if (element.width != 1) {
+      unsupported(field + ".Type", "'" + element.t1 + "': cutune passes scalars of one element, not vectors");
+      return;
+    }
+    std::optional<Value> value = a.contains("FillValue") ? json_number(a["FillValue"]) : std::nullopt;
+    if (!value && a.contains("FillValue") && a["FillValue"].is_string()) {  // "4096": a number in quotes
+      try {
+        value = eval_number(a["FillValue"].get<std::string>());
+      } catch (const SpecError&) {
+      }
+      if (value) t1_.note(T1Issue::Kind::Note, field + ".FillValue", "a string; read as the number " + value->str());
+    }
     if (!value) {
       t1_.note(T1Issue::Kind::Defect, field + ".FillValue", "a Scalar needs its value as a number", true);
       return;
     }
-    const bool integer_type = element.cutune != "float" && element.cutune != "double";
-    if (integer_type && value->is_float() && value->as_double() != std::trunc(value->as_double())) {
+    if (element.integer && value->is_float() && value->as_double() != std::trunc(value->as_double())) {
       t1_.note(T1Issue::Kind::Defect, field + ".FillValue", value->str() + " is not an integer (Type " +
-                                                                 std::string(element.t1) + ")", true);
+                                                                 element.t1 + ")", true);
       return;
     }
     out_.list.push_back({{"name", name}, {"type", element.cutune}, {"value", number_json(*value)}});
@@ -118,45 +158,134 @@ class ArgumentReader {
     return static_cast<std::int64_t>(std::trunc(v->as_double()));
   }
 
-  std::optional<std::string> fill(const Json& a, const std::string& field) {
+  // A T1 fill (an argument's, or a reference argument's) as a cutune fill; nullopt: cutune's default.
+  std::optional<Json> fill(const Json& a, const std::string& field, const ElementName& element) {
     if (!a.contains("FillType")) return std::nullopt;  // cutune's default: random inputs, poisoned outputs
     const std::string type = a["FillType"].is_string() ? a["FillType"].get<std::string>() : a["FillType"].dump();
     const auto value = a.contains("FillValue") ? json_number(a["FillValue"]) : std::nullopt;
+    if (a.contains("RandomSeed") && type == "Random") {
+      t1_.note(T1Issue::Kind::Note, field + ".RandomSeed", "not used: random fills follow tune --seed");
+    }
     if (type == "Random") {
-      if (value && !(*value == Value(1))) {
-        t1_.note(T1Issue::Kind::Note, field + ".FillValue",
-                 value->str() + " not used: random fills draw cutune's own values, as Kernel Tuner draws its own");
-      }
-      return "random";
+      // FillValue bounds the range, from 0: [0, v) for floats, [0, v] for integers.
+      if (!value || value->as_double() == 0.0) return "random";
+      double lo = 0.0, hi = value->as_double();
+      if (element.integer) hi = std::trunc(hi);
+      if (hi < lo) std::swap(lo, hi);
+      return Json{{"uniform", {lo, hi}}};
     }
     if (type == "Constant") {
-      if (value && (*value == Value(0) || *value == Value(1))) return *value == Value(0) ? "zero" : "one";
-      unsupported(field + ".FillValue", (value ? value->str() : std::string("a missing value")) +
-                                            ": cutune fills constants 0 and 1 only");
-      return "zero";
+      if (!value) {
+        t1_.note(T1Issue::Kind::Defect, field + ".FillValue", "a Constant fill needs its value as a number", true);
+        return "zero";
+      }
+      if (*value == Value(0)) return "zero";
+      return Json{{"constant", number_json(*value)}};
     }
-    unsupported(field + ".FillType", "'" + type + "' (cutune fills Random and Constant 0 or 1)");
+    if (type == "Generator" || type == "BinaryRaw") {
+      if (!a.contains("DataSource") || !a["DataSource"].is_string() || a["DataSource"].get<std::string>().empty()) {
+        t1_.note(T1Issue::Kind::Defect, field + ".DataSource",
+                 type == "Generator" ? "a Generator needs an expression of i" : "BinaryRaw needs a file name", true);
+        return std::nullopt;
+      }
+      const std::string source = a["DataSource"].get<std::string>();
+      if (type == "Generator") return Json{{"generator", source}};
+      const std::filesystem::path path = std::filesystem::path(source).is_absolute() ? std::filesystem::path(source) : folder_ / source;
+      if (!std::filesystem::is_regular_file(path)) {
+        t1_.note(T1Issue::Kind::Missing, field + ".DataSource", path.string() + " is not a file", true);
+      }
+      return Json{{"file", source}};
+    }
+    unsupported(field + ".FillType", "'" + type + "' (cutune fills Constant, Random, Generator and BinaryRaw; "
+                                    "Script and BinaryHDF would need a Python or HDF5 reader)");
     return std::nullopt;
   }
 
-  void read_buffer(const Json& a, const std::string& field, const std::string& name, const ElementName& element) {
-    const auto count = size(a, field + ".Size");
-    if (!count) return;
+  void read_buffer(const Json& a, const std::string& field, const std::string& name, const ElementName& element,
+                   bool symbol) {
+    const auto elements = size(a, field + ".Size");
+    if (!elements) return;
+    const std::int64_t count = *elements * element.width;
     const bool output = a.contains("Output") && truthy(a["Output"]);
     const std::string access = text_of(a, "AccessType");
-    if (a.contains("MemType") && a["MemType"] == "Constant") {
-      unsupported(field + ".MemType", "Constant (a __constant__ symbol the host fills) is not supported: cutune passes "
-                                      "buffers as kernel arguments only");
+    const bool constant = symbol || (a.contains("MemType") && a["MemType"] == "Constant");
+    if (constant && output) {
+      t1_.note(T1Issue::Kind::Defect, field + ".Output", "constant memory cannot be an output", true);
+      return;
     }
     const std::string qualifier = access == "ReadOnly" && !output ? "const " : "";
-    Json j = {{"name", name}, {"type", qualifier + std::string(element.cutune) + "*"}, {"size", *count}};
-    if (const auto f = fill(a, field)) j["fill"] = *f;
+    Json j = {{"name", name}, {"type", qualifier + element.cutune + "*"}, {"size", count}};
+    if (constant) {
+      // A __constant__ array of the kernel's source named like the argument, copied in before each launch.
+      j["type"] = element.cutune;
+      j["memory"] = "constant";
+    }
+    if (const auto f = fill(a, field, element)) j["fill"] = *f;
     if (output) j["output"] = true;
-    if (access == "WriteOnly" || access == "ReadWrite") written_.push_back(out_.list.size());
+    if (!constant && (access == "WriteOnly" || access == "ReadWrite")) written_.push_back(out_.list.size());
+    elements_.emplace(name, element);
     out_.list.push_back(std::move(j));
     // Each size is at most 10^15 elements, but a thousand of them overflow the sum.
-    if (__builtin_add_overflow(out_.bytes, *count * static_cast<std::int64_t>(element.bytes), &out_.bytes)) {
+    if (__builtin_add_overflow(out_.bytes, count * static_cast<std::int64_t>(element.bytes), &out_.bytes)) {
       t1_.fail(field + ".Size", "the buffers add up to more than 2^63 bytes");
+    }
+  }
+
+  // CUDA's local memory of a T1 file is shared memory of the block's own: requested as dynamic shared memory.
+  void read_local(const Json& a, const std::string& field, const ElementName& element) {
+    const auto elements = size(a, field + ".Size");
+    if (!elements) return;
+    out_.local_bytes += *elements * element.width * static_cast<std::int64_t>(element.bytes);
+    t1_.note(T1Issue::Kind::Note, field + ".MemoryType",
+             "Local: " + std::to_string(*elements * element.width * static_cast<std::int64_t>(element.bytes)) +
+                 " bytes of dynamic shared memory per block, no kernel parameter");
+  }
+
+  // ReferenceArguments: what an output must hold after a run, with the threshold of its comparison.
+  void read_references(const Json& list) {
+    const std::string list_field = "KernelSpecification.ReferenceArguments";
+    if (!list.is_array()) t1_.fail(list_field, "must be a list");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Json& r = list[i];
+      const std::string field = list_field + "[" + std::to_string(i) + "]";
+      const std::string target = r.is_object() ? text_of(r, "TargetName") : "";
+      const auto it = std::find_if(out_.list.begin(), out_.list.end(),
+                                   [&](const Json& j) { return j["name"] == target && j.contains("size"); });
+      if (it == out_.list.end()) {
+        t1_.note(T1Issue::Kind::Defect, field + ".TargetName", "'" + target + "' is not a buffer argument", true);
+        continue;
+      }
+      const auto f = fill(r, field, elements_.at(target));
+      if (!f) {
+        t1_.note(T1Issue::Kind::Defect, field + ".FillType", "missing", true);
+        continue;
+      }
+      (*it)["output"] = true;
+      if (it->contains("fill") == false) (*it)["fill"] = "poison";
+      (*it)["type"] = std::string((*it)["type"].get<std::string>()).substr(
+          (*it)["type"].get<std::string>().starts_with("const ") ? 6 : 0);
+      (*it)["expected"] = *f;
+      read_threshold(r, field);
+    }
+  }
+
+  // AbsoluteDifference: |out - expected| <= threshold; the relative comparison: |out - expected| <= threshold *
+  // |expected|; SideBySideComparison: exact.
+  void read_threshold(const Json& r, const std::string& field) {
+    const std::string method = text_of(r, "ValidationMethod");
+    const auto threshold = r.contains("ValidationThreshold") ? json_number(r["ValidationThreshold"]) : std::nullopt;
+    const double t = threshold ? std::max(0.0, threshold->as_double()) : 0.0;
+    if (method.empty() || method == "AbsoluteDifference") {
+      out_.atol = std::max(out_.atol.value_or(0.0), t);
+      out_.rtol = out_.rtol.value_or(0.0);
+    } else if (method == "SideBySideRelativeComparison") {
+      out_.rtol = std::max(out_.rtol.value_or(0.0), t);
+      out_.atol = out_.atol.value_or(0.0);
+    } else if (method == "SideBySideComparison") {
+      out_.atol = out_.atol.value_or(0.0);
+      out_.rtol = out_.rtol.value_or(0.0);
+    } else {
+      t1_.note(T1Issue::Kind::Defect, field + ".ValidationMethod", "'" + method + "' is not one of the schema's", true);
     }
   }
 
@@ -177,13 +306,17 @@ class ArgumentReader {
   }
 
   T1Context& t1_;
+  std::filesystem::path folder_;
   T1Arguments out_;
   std::vector<std::string> names_;
+  std::map<std::string, ElementName> elements_;  // buffers' element types, by name
   std::vector<std::size_t> written_;  // indices into out_.list of WriteOnly/ReadWrite buffers
 };
 
 }  // namespace
 
-T1Arguments read_t1_arguments(T1Context& t1, const Json& kernel) { return ArgumentReader(t1).read(kernel); }
+T1Arguments read_t1_arguments(T1Context& t1, const Json& kernel, const std::filesystem::path& folder) {
+  return ArgumentReader(t1, folder).read(kernel);
+}
 
 }  // namespace cutune::detail

@@ -65,6 +65,7 @@ class T1Reader : public T1Context {
   void read_conditions(const Json& space);
   void check_condition_parameters(const Json& condition, const Expr& expr, const std::string& field);
   void read_problem_size(const Json& kernel);
+  void read_objective(std::int64_t buffer_bytes);
 
   void read_kernel(const Json& kernel);
   void check_benchmark_names(const Json& kernel);
@@ -96,8 +97,11 @@ std::optional<std::string> read_text(const std::filesystem::path& path);
 struct T1Arguments {
   Json list;
   std::int64_t bytes = 0;
+  std::int64_t local_bytes = 0;  ///< Local arguments: dynamic shared memory per block
+  std::optional<double> atol, rtol;  ///< ReferenceArguments' thresholds, when there are any
 };
-T1Arguments read_t1_arguments(T1Context& t1, const Json& kernel);
+/// `folder`: where BinaryRaw files are looked for (the T1 file's).
+T1Arguments read_t1_arguments(T1Context& t1, const Json& kernel, const std::filesystem::path& folder);
 
 /// A name cutune's spec reader accepts (argument names, which no expression uses).
 bool is_spec_identifier(std::string_view s);

@@ -15,7 +15,7 @@ KernelSpec T1Reader::build(const Config& reference, bool with_constraints) const
   }
   spec["reference"] = {{"configuration", configuration}};
   try {
-    return KernelSpec::from_json(spec.dump(2), source_, source_name_);
+    return KernelSpec::from_json(spec.dump(2), source_, source_name_, folder_);
   } catch (const SpecError& e) {
     throw SpecError("T1 " + name_ + ": " + e.what());  // a gap of this translator, reported with its file
   }

@@ -138,7 +138,7 @@ TEST(SpecParse, HashFollowsSourceAndSpec) {
 
 TEST(SpecErrors, MissingRequiredFields) {
   for (const char* key :
-       {"kernel", "source", "shape", "parameters", "block", "grid", "arguments", "reference", "metric"}) {
+       {"kernel", "source", "shape", "parameters", "block", "grid", "arguments", "reference"}) {
     EXPECT_EQ(error_after([&](Json& j) { j.erase(key); }), std::string("spec transpose: ") + key + ": missing");
   }
   EXPECT_EQ(error_after([](Json& j) { j.erase("name"); }), "spec: name: missing");
@@ -180,9 +180,11 @@ TEST(SpecErrors, MalformedFields) {
   EXPECT_EQ(error_after([](Json& j) {
               j["metric"] = Json{{"seconds", 1}};
             }),
-            "spec transpose: metric: must be {\"bytes\": EXPR} or {\"flops\": EXPR} (with an optional \"peak\")");
+            "spec transpose: metric: must be {\"bytes\": EXPR}, {\"flops\": EXPR} (with an optional \"peak\") or "
+            "\"time\"");
   EXPECT_EQ(error_after([](Json& j) { j["metric"]["peak"] = "tf32_tensor"; }),  // a byte metric has no FLOP rate
-            "spec transpose: metric: must be {\"bytes\": EXPR} or {\"flops\": EXPR} (with an optional \"peak\")");
+            "spec transpose: metric: must be {\"bytes\": EXPR}, {\"flops\": EXPR} (with an optional \"peak\") or "
+            "\"time\"");
   EXPECT_EQ(error_after([](Json& j) { j["metric"] = Json{{"flops", 2}, {"peak", "int8"}}; }),
             "spec transpose: metric.peak: must be \"fp32\", \"fp64\", \"tf32_tensor\" or \"f16_tensor\"");
   EXPECT_EQ(error_after([](Json& j) { j["tolerance"]["rtol"] = -1; }),
@@ -226,7 +228,8 @@ TEST(SpecErrors, Arguments) {
   EXPECT_EQ(error_after([](Json& j) { j["arguments"][2].erase("value"); }),
             "spec transpose: arguments.m.value: missing");
   EXPECT_EQ(error_after([](Json& j) { j["arguments"][1]["fill"] = "ones"; }),
-            "spec transpose: arguments.in.fill: must be \"random\", \"zero\", \"one\" or \"poison\"");
+            "spec transpose: arguments.in.fill: must be \"random\", \"zero\", \"one\", \"poison\", a number, or an "
+            "object with one of constant, uniform, normal, generator, file");
   EXPECT_EQ(error_after([](Json& j) { j["arguments"][0]["output"] = "yes"; }),
             "spec transpose: arguments.out.output: must be true or false");
   EXPECT_EQ(error_after([](Json& j) { j["arguments"][1]["output"] = true; }),

@@ -16,59 +16,9 @@
 
 #include "cutune/error.hpp"
 #include "cutune/space.hpp"
+#include "t1_sample.hpp"
 
 namespace {
-
-namespace fs = std::filesystem;
-using cutune::Config;
-using cutune::KernelSpec;
-using cutune::Shape;
-using cutune::SpecError;
-using cutune::Space;
-using cutune::T1Issue;
-using cutune::T1Problem;
-using cutune::Value;
-using Json = nlohmann::ordered_json;
-
-// A small convolution-like problem in the forms the real files use.
-constexpr const char* kProblem = R"json({
-  "General": {"BenchmarkName": "stencil", "OutputFormat": "JSON"},
-  "ConfigurationSpace": {
-    "TuningParameters": [
-      {"Name": "block_size_x", "Type": "int", "Values": "[1, 2] + [16*i for i in range(1,5)]", "Default": 32},
-      {"Name": "block_size_y", "Type": "int", "Values": "[2**i for i in range(0, 4)]", "Default": 2},
-      {"Name": "tile", "Type": "int", "Values": "list(range(1, 7, 2))", "Default": 3},
-      {"Name": "unroll", "Type": "bool", "Values": "[False, True]", "Default": true},
-      {"Name": "radius", "Type": "int", "Values": "[i for i in range(2, 9) if i % 3 == 1]"}
-    ],
-    "Conditions": [
-      {"Expression": "32 <= block_size_x * block_size_y <= 64", "Parameters": ["block_size_x", "block_size_y"]},
-      {"Expression": "not (tile == 5 and unroll) or radius ** 2 // 3 % 2 == 0",
-       "Parameters": ["tile", "unroll", "radius"]}
-    ]
-  },
-  "KernelSpecification": {
-    "Language": "CUDA",
-    "CompilerOptions": ["-std=c++17"],
-    "BenchmarkName": "stencil",
-    "KernelName": "stencil_kernel",
-    "KernelFile": "stencil.cu",
-    "GlobalSizeType": "CUDA",
-    "LocalSize": {"X": "block_size_x", "Y": "block_size_y", "Z": "1"},
-    "GlobalSize": {"X": "1", "Y": "1", "Z": "1"},
-    "GridDivX": ["block_size_x", "tile"],
-    "ProblemSize": [1000, 300],
-    "SharedMemory": 0,
-    "Arguments": [
-      {"Name": "out", "Type": "float", "MemoryType": "Vector", "AccessType": "WriteOnly", "FillType": "Constant",
-       "Size": "ProblemSize[0]*ProblemSize[1]", "FillValue": 0.0, "Output": 1},
-      {"Name": "in", "Type": "float", "MemoryType": "Vector", "AccessType": "ReadOnly", "FillType": "Random",
-       "Size": "(ProblemSize[0] + 2*max(radius)) * (ProblemSize[1] + 2*max(radius))", "FillValue": 1.0},
-      {"Name": "width", "Type": "int32", "MemoryType": "Scalar", "AccessType": "ReadOnly", "FillValue": 1000},
-      {"Name": "scale", "Type": "float", "MemoryType": "Scalar", "AccessType": "ReadOnly", "FillValue": 0.5}
-    ]
-  }
-})json";
 
 template <typename F>
 std::string message_of(F&& f) {
@@ -95,54 +45,6 @@ std::size_t brute_force_count() {
   return n;
 }
 
-class T1 : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    dir_ = fs::temp_directory_path() / ("cutune_t1_" + std::to_string(::getpid()) + "_" + test);
-    fs::create_directories(dir_);
-    write("stencil.cu",
-          "extern \"C\" __global__ void stencil_kernel(float* out, const float* in, int w, float s) {}\n");
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  void write(const std::string& name, const std::string& text) const { std::ofstream(dir_ / name) << text; }
-
-  // Writes the sample problem after `edit` and reads it.
-  T1Problem read(const std::function<void(Json&)>& edit = [](Json&) {}) const {
-    Json j = Json::parse(kProblem);
-    edit(j);
-    write("problem.t1.json", j.dump(2));
-    return cutune::read_t1(dir_ / "problem.t1.json");
-  }
-
-  std::string error_after(const std::function<void(Json&)>& edit) const {
-    try {
-      read(edit);
-    } catch (const SpecError& e) {
-      return e.what();
-    }
-    return "(no error)";
-  }
-
-  // The first issue about `field`; a failure (and an empty issue) when there is none.
-  static const T1Issue* find_issue(const T1Problem& p, const std::string& field) {
-    for (const auto& i : p.issues)
-      if (i.field == field) return &i;
-    static const T1Issue kNone{};
-    ADD_FAILURE() << "no issue about " << field;
-    return &kNone;
-  }
-
-  static std::size_t count(const T1Problem& p) {
-    return Space::enumerate(p.spec, p.shape, cutune::DeviceLimits{}).size();
-  }
-
-  static Json& parameter(Json& j, std::size_t i) { return j["ConfigurationSpace"]["TuningParameters"][i]; }
-  static Json& kernel(Json& j) { return j["KernelSpecification"]; }
-
-  fs::path dir_;
-};
 
 TEST_F(T1, TranslatesParametersConditionsAndCounts) {
   const T1Problem p = read();
@@ -188,14 +90,15 @@ TEST_F(T1, TranslatesGeometryArgumentsAndReference) {
   EXPECT_EQ(s.arguments[0].fill, cutune::Fill::Zero);
   EXPECT_EQ(s.arguments[0].size.eval(scope).as_int(), 300000);
   EXPECT_FALSE(s.arguments[1].output);
-  EXPECT_EQ(s.arguments[1].fill, cutune::Fill::Random);
+  EXPECT_EQ(s.arguments[1].fill, cutune::Fill::Uniform);  // FillValue 1.0 bounds the range: [0, 1)
+  EXPECT_EQ(s.arguments[1].fill.high, 1.0);
   EXPECT_EQ(s.arguments[1].size.eval(scope).as_int(), (1000 + 14) * (300 + 14));
   EXPECT_FALSE(s.arguments[2].is_buffer);
   EXPECT_EQ(s.arguments[2].type, cutune::ElementType::Int32);
   EXPECT_EQ(s.arguments[2].value.eval(scope).as_int(), 1000);
   EXPECT_EQ(s.arguments[3].type, cutune::ElementType::Float32);
   EXPECT_EQ(s.arguments[3].value.eval(scope).as_double(), 0.5);
-  EXPECT_EQ(s.metric.amount.eval(scope).as_int(), 4 * (300000 + 1014 * 314));
+  EXPECT_EQ(s.metric.kind, cutune::Metric::Kind::Time);  // no Objective: the time alone
 
   // The Default values are valid, so they are the reference; the spec's reference is its own kernel.
   ASSERT_TRUE(s.reference_config.has_value());
@@ -326,7 +229,7 @@ TEST_F(T1, InconsistentKernelSpecificationsAreReportedAndBlockTuning) {
   EXPECT_EQ(refusal.rfind("T1 problem problem cannot be tuned: KernelSpecification.LocalSize.X: 'block_size_z'", 0), 0u)
       << refusal;
 
-  // A HIP file under Language CUDA (as dedispersion_milo.json), OpenCL, constant memory, unusable fills.
+  // A HIP file under Language CUDA (as dedispersion_milo.json), OpenCL, custom types, fills cutune cannot read.
   write("k.cu.hip", "");
   const T1Problem hip = read([](Json& j) { kernel(j)["KernelFile"] = "k.cu.hip"; });
   EXPECT_EQ(find_issue(hip, "KernelSpecification.KernelFile")->str(),
@@ -335,14 +238,19 @@ TEST_F(T1, InconsistentKernelSpecificationsAreReportedAndBlockTuning) {
   EXPECT_FALSE(hip.tunable());
   const T1Problem opencl = read([](Json& j) { kernel(j)["Language"] = "OpenCL"; });
   EXPECT_EQ(find_issue(opencl, "KernelSpecification.Language")->kind, T1Issue::Kind::Unsupported);
-  const T1Problem constant = read([](Json& j) {
-    kernel(j)["Arguments"][1]["MemType"] = "Constant";
-    kernel(j)["Arguments"][0]["FillValue"] = 2.0;
-    kernel(j)["Arguments"][2]["Type"] = "half";
+  const T1Problem unreadable = read([](Json& j) {
+    kernel(j)["Arguments"][1]["FillType"] = "Script";
+    kernel(j)["Arguments"][0]["FillType"] = "BinaryHDF";
+    kernel(j)["Arguments"][2]["Type"] = "custom";
+    kernel(j)["Arguments"][3]["Type"] = "float4";
   });
-  EXPECT_TRUE(find_issue(constant, "KernelSpecification.Arguments[in].MemType")->blocks_tuning);
-  EXPECT_TRUE(find_issue(constant, "KernelSpecification.Arguments[out].FillValue")->blocks_tuning);
-  EXPECT_TRUE(find_issue(constant, "KernelSpecification.Arguments[width].Type")->blocks_tuning);
+  EXPECT_EQ(find_issue(unreadable, "KernelSpecification.Arguments[in].FillType")->str(),
+            "unsupported: KernelSpecification.Arguments[in].FillType: 'Script' (cutune fills Constant, Random, "
+            "Generator and BinaryRaw; Script and BinaryHDF would need a Python or HDF5 reader) (blocks tuning)");
+  EXPECT_TRUE(find_issue(unreadable, "KernelSpecification.Arguments[out].FillType")->blocks_tuning);
+  EXPECT_TRUE(find_issue(unreadable, "KernelSpecification.Arguments[width].Type")->blocks_tuning);
+  EXPECT_EQ(find_issue(unreadable, "KernelSpecification.Arguments[scale].Type")->message,
+            "'float4': cutune passes scalars of one element, not vectors");
   const T1Problem missing = read([](Json& j) { kernel(j)["KernelFile"] = "elsewhere.cu"; });
   EXPECT_EQ(find_issue(missing, "KernelSpecification.KernelFile")->kind, T1Issue::Kind::Missing);
   EXPECT_EQ(count(missing), brute_force_count());

@@ -66,8 +66,10 @@ class RuntimeKernel {
   /// Enqueues the kernel on `stream` (a CUstream or cudaStream_t; null is the legacy default stream). One argument
   /// per spec argument, in the spec's order; their count and sizes are checked (InputError), a failed launch
   /// throws CudaError. In the place of a CUtensorMap argument goes the device pointer of the tensor it describes
-  /// (16-byte aligned): the map is encoded over it at each launch, with the chosen configuration's box. A spec with a
-  /// cluster launches with it (cuLaunchKernelEx). Thread-safe.
+  /// (16-byte aligned): the map is encoded over it at each launch, with the chosen configuration's box. In the place
+  /// of a constant-memory argument goes the address of its data (device or host memory): it is copied into the
+  /// kernel's __constant__ array on `stream` before the launch (launches on other streams with other contents at the
+  /// same time would race for that one array). A spec with a cluster launches with it (cuLaunchKernelEx). Thread-safe.
   void launch(void* stream, const KernelArg* args, std::size_t count) const;
   void launch(void* stream, std::initializer_list<KernelArg> args) const { launch(stream, args.begin(), args.size()); }
 #if __cplusplus >= 202002L

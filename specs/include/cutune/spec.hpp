@@ -26,6 +26,16 @@
 //     "arguments": [                             // in the kernel's parameter order
 //       {"name": "out", "type": "float*", "size": "M * N", "output": true},   // fill defaults to "poison"
 //       {"name": "in", "type": "const float*", "size": "M * N", "fill": "random"},
+//                                                // fill: "random" (cutune's range), "zero", "one", "poison", a number,
+//                                                // {"uniform": [lo, hi]}, {"normal": [mean, sd]}, {"generator":
+//                                                // "i % 7"} (i: the element's index; shape names too) or {"file":
+//                                                // "in.bin"} (raw elements, beside the spec); an output may add
+//                                                // "expected": a fill that is what it must hold after a run
+//       {"name": "filter", "type": "float", "size": 225, "memory": "constant", "symbol": "d_filter"},
+//                                                // a __constant__ array of the source (symbol: its name, default the
+//                                                // argument's), filled and copied in before each launch; no kernel
+//                                                // parameter; through the runtime API the caller passes its data's
+//                                                // address (device or host) in its place
 //       {"name": "in_map", "type": "CUtensorMap", "buffer": "in",            // a TMA tensor map over a buffer
 //        "dims": ["N", "M"],                     // global extents, innermost first (rank 1 to 5), shape names only
 //        "strides": ["N"],                       // optional: elements between indices of dims[1..]; default packed
@@ -57,7 +67,8 @@
 //                                                //   (one expression, or one per dimension), or "begin" and "end"
 //                                                //   lists (end exclusive); elements outside are not compared
 //     },
-//     "metric": {"bytes": "8 * M * N"},          // or {"flops": "..."}: gives GB/s or GFLOP/s; a FLOP metric may
+//     "metric": {"bytes": "8 * M * N"},          // or {"flops": "..."}: gives GB/s or GFLOP/s, or "time": none
+//                                                // beside the time (the default without "metric"); a FLOP metric may
 //                                                // add "peak": "fp32" (default), "fp64", "tf32_tensor" or
 //                                                // "f16_tensor" (FP16 and BF16): the rate the report compares with
 //     "compile_options": ["--use_fast_math"],    // added to NVRTC's options
@@ -120,14 +131,35 @@ struct Parameter {
   std::string description;
 };
 
-/// Element types of buffers and scalars. BFloat16 and Float16 are CUDA's __nv_bfloat16 and __half.
-enum class ElementType { Float32, Float64, Int32, Int64, UInt32, BFloat16, Float16 };
-inline constexpr std::size_t kElementTypes = 7;
+/// Element types of buffers and scalars. BFloat16 and Float16 are CUDA's __nv_bfloat16 and __half; Bool is one byte.
+enum class ElementType {
+  Float32, Float64, Int32, Int64, UInt32, BFloat16, Float16, Int8, UInt8, Int16, UInt16, UInt64, Bool
+};
+inline constexpr std::size_t kElementTypes = 13;
+/// Integer types (Bool among them): fills draw integers, comparisons are exact unless a tolerance says otherwise.
+bool is_integer(ElementType t);
 std::size_t element_size(ElementType t);
 std::string_view to_string(ElementType t);
 
 /// Initial content of a buffer. Outputs default to Poison (NaN, all bits set), so unwritten elements fail verification.
-enum class Fill { Random, Zero, One, Poison };
+/// Random draws cutune's own range (floats in [-1, 1), integers in [-100, 100], unsigned in [0, 200]); Uniform and
+/// Normal a range the spec gives; Constant one value; Generator an expression of the element index `i`; File raw
+/// bytes of a file.
+enum class Fill { Random, Zero, One, Poison, Constant, Uniform, Normal, Generator, File };
+
+/// A buffer's fill with what it needs: "random", "zero", "one", "poison", a number, {"constant": v},
+/// {"uniform": [lo, hi]}, {"normal": [mean, deviation]}, {"generator": "EXPR of i"} or {"file": "data.bin"}.
+struct FillRule {
+  Fill kind = Fill::Random;
+  Value constant;                 ///< Constant: the value
+  double low = 0.0, high = 0.0;   ///< Uniform: the range (integers: both ends included); Normal: mean, deviation
+  std::optional<Expr> generator;  ///< Generator: over "i" (the element's index), then the shape's names
+  std::string file;               ///< File: absolute path, or relative to the working directory; raw elements
+  FillRule() = default;
+  FillRule(Fill k) : kind(k) {}  // NOLINT: implicit, so that `fill = Fill::Zero` reads as before
+  friend bool operator==(const FillRule& r, Fill k) { return r.kind == k; }
+  friend bool operator!=(const FillRule& r, Fill k) { return r.kind != k; }
+};
 
 /// A TMA tensor map over one of the spec's buffers (an argument of type CUtensorMap): encoded on the host with
 /// cuTensorMapEncodeTiled for each configuration, since its box follows the tile (tensor_map.hpp computes it).
@@ -146,16 +178,26 @@ struct TensorMapArg {
   std::optional<Expr> when;
 };
 
-/// One kernel argument: a device buffer (pointer type), a scalar passed by value, or a tensor map.
+/// One kernel argument: a device buffer (pointer type), a scalar passed by value, or a tensor map; or an array in
+/// the kernel's constant memory, which is no kernel parameter at all.
 struct Argument {
   std::string name;
   bool is_buffer = false;
   ElementType type = ElementType::Float32;  ///< tensor maps: their buffer's
   Expr size;            ///< buffers: number of elements
   Expr value;           ///< scalars: the value
-  Fill fill = Fill::Random;
+  FillRule fill;
   bool output = false;  ///< outputs are poisoned before each run and compared with the reference's
+  /// Outputs: what the output must hold after a run, as a fill (T1's ReferenceArguments), instead of what the
+  /// reference wrote.
+  std::optional<FillRule> expected;
   std::optional<TensorMapArg> tensor_map;  ///< set for CUtensorMap arguments (then is_buffer is false)
+  /// Constant memory: the kernel's `__constant__` array this buffer is copied into before each launch (then
+  /// is_buffer is true, the kernel takes no parameter for it, and a runtime caller passes the data's address).
+  std::string symbol;
+  bool in_constant_memory() const { return !symbol.empty(); }
+  /// A kernel parameter: everything but constant-memory arrays.
+  bool is_parameter() const { return symbol.empty(); }
 };
 
 /// The name a grid expression may use for the GPU's multiprocessor count (a persistent kernel's block count); no
@@ -248,12 +290,14 @@ struct VerifyRule {
 };
 
 struct Metric {
-  enum class Kind { Bytes, Flops } kind = Kind::Bytes;
+  /// Time: no figure beside the time (a kernel whose spec names no amount, e.g. a T1 file without an objective).
+  enum class Kind { Bytes, Flops, Time } kind = Kind::Bytes;
   /// Which of the device's FLOP rates a FLOP metric is a fraction of: FP32 or FP64 FMA units, or the tensor cores'
   /// dense rate for TF32 or for 16-bit (FP16, BF16) inputs.
   enum class Peak { Fp32, Fp64, Tf32Tensor, F16Tensor } peak = Peak::Fp32;
   Expr amount;
-  std::string_view unit() const { return kind == Kind::Bytes ? "GB/s" : "GFLOP/s"; }
+  std::string_view unit() const { return kind == Kind::Bytes ? "GB/s" : kind == Kind::Flops ? "GFLOP/s" : ""; }
+  bool has_rate() const { return kind != Kind::Time; }
 };
 
 /// A kernel and everything needed to tune it. All expressions are bound to scope_names().
@@ -289,11 +333,14 @@ struct KernelSpec {
   /// The L2 convention the spec asks for ("measure": {"flush": ...}); unset: the built-in default (Read). Like
   /// `start`, left out of the hash: a time's convention is stored beside it, not in the kernel's version.
   std::optional<L2Flush> flush;
+  /// The spec file's folder, where "file" fills are read (absolute after load()); empty: the working directory.
+  std::filesystem::path folder;
   std::string hash;          ///< 16 hex digits over the source and the spec text: the kernel's version
   std::string json;          ///< the spec text: with source and source_name, from_json() rebuilds this spec
 
   /// Parses a spec; `source` is the CUDA text it names. Throws SpecError naming the field at fault.
-  static KernelSpec from_json(std::string_view spec_text, std::string source, std::string source_name);
+  static KernelSpec from_json(std::string_view spec_text, std::string source, std::string source_name,
+                              std::filesystem::path folder = {});
   /// Reads a spec file and the source it names (relative to the spec's folder).
   static KernelSpec load(const std::filesystem::path& spec_file);
 
