@@ -64,6 +64,9 @@ TEST_F(VerifyCli, BestSaysWhenTheResultWasNotVerified) {
                           "--verify none"),
             std::string::npos)
       << best.out;
+  const CommandOutput stats = tune("db stats --db r.db");
+  EXPECT_EQ(stats.code, 0) << stats.err;
+  EXPECT_NE(stats.out.find("1 configurations (0 ok, 1 unverified)"), std::string::npos) << stats.out;
 }
 
 }  // namespace

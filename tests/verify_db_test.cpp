@@ -57,6 +57,15 @@ TEST_F(UnverifiedDbTest, StoredReadBackAndBestWhenAlone) {
   EXPECT_EQ(best->result.config, "T=32");
   EXPECT_EQ(best->result.status, Status::Unverified);
 
+  const DatabaseStats stats = db.stats();
+  EXPECT_EQ(stats.ok, 0);
+  EXPECT_EQ(stats.unverified, 2);
+  ASSERT_EQ(stats.devices.size(), 1u);
+  EXPECT_EQ(stats.devices[0].unverified, 2);
+  ASSERT_EQ(stats.kernels.size(), 1u);
+  EXPECT_EQ(stats.kernels[0].unverified, 2);
+  EXPECT_EQ(stats.kernels[0].configurations, 3);
+
   // The fallback chain finds it from another shape too.
   const auto near = db.best_with_fallback({kernel_.name, kernel_.hash, device_, "4000x4000"});
   ASSERT_TRUE(near.has_value());

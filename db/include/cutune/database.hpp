@@ -91,11 +91,11 @@ struct ImportSummary {
 struct DatabaseStats {
   struct DeviceCount {
     DeviceIdentity device;  ///< key only
-    std::int64_t kernels = 0, shapes = 0, configurations = 0, ok = 0;
+    std::int64_t kernels = 0, shapes = 0, configurations = 0, ok = 0, unverified = 0;
   };
   struct KernelCount {
     KernelIdentity kernel;
-    std::int64_t devices = 0, configurations = 0, ok = 0;
+    std::int64_t devices = 0, configurations = 0, ok = 0, unverified = 0;
     std::vector<std::string> shapes;
     std::string last_measured;
   };
@@ -104,6 +104,7 @@ struct DatabaseStats {
   std::int64_t measurements = 0;    ///< every stored measurement, history included
   std::int64_t configurations = 0;  ///< (device, kernel version, L2 convention, shape, configuration) keys
   std::int64_t ok = 0;              ///< keys whose latest measurement is Ok
+  std::int64_t unverified = 0;      ///< keys whose latest measurement is Unverified (--verify none)
   std::vector<DeviceCount> devices;
   std::vector<KernelCount> kernels;
 };
