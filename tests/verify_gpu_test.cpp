@@ -39,13 +39,13 @@ extern "C" __global__ void scale2d_reference(float* out, const float* in, int n,
 )cuda";
 
 // Twelve configurations: B (the block) times U (no effect on the output).
-std::string spec_text(const std::string& verify) {
+std::string spec_text(const std::string& verify, bool output = true) {
   return R"json({
   "name": "scale2d_borders", "source": "scale2d.cu", "kernel": "scale2d", "shape": ["M", "N"],
   "parameters": {"B": [32, 64, 128, 256, 512, 1024], "U": [1, 2]},
   "block": ["B"], "grid": ["ceil_div(N, B)", "M"],
   "arguments": [
-    {"name": "out", "type": "float*", "size": "M * N", "output": true},
+    {"name": "out", "type": "float*", "size": "M * N", "output": )json" + std::string(output ? "true" : "false") + R"json(},
     {"name": "in", "type": "const float*", "size": "M * N"},
     {"name": "n", "type": "int", "value": "N"},
     {"name": "m", "type": "int", "value": "M"}],
@@ -65,14 +65,17 @@ class VerifyGpu : public ::testing::Test {
     cache_ = fs::temp_directory_path() / (stem + "_cache");
   }
   void TearDown() override {
-    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db_path_.string() + suffix);
+    forget();
     fs::remove_all(cache_);
+  }
+  void forget() {
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db_path_.string() + suffix);
   }
 
   // Tunes the spec at 40 x 1000 (M rows of N) in worker processes; every stored status by configuration in status_.
   ShapeReport tune(const std::string& verify, const MeasureOptions& measure = testing::quick_measure(),
                    std::size_t stop_after = 4) {
-    const KernelSpec spec = KernelSpec::from_json(spec_text(verify), kSource, "scale2d.cu");
+    const KernelSpec spec = KernelSpec::from_json(spec_text(verify, !no_output_), kSource, "scale2d.cu");
     Device device;
     TuneOptions options;
     options.isolate = true;
@@ -104,6 +107,7 @@ class VerifyGpu : public ::testing::Test {
   std::map<std::string, Status> status_;
   std::map<std::string, std::string> messages_;
   std::optional<BestConfig> best_;
+  bool no_output_ = false;  // the spec's buffer `out` is not an output: a kernel tuned by time alone
 };
 
 TEST_F(VerifyGpu, KernelWrongOnlyAtItsBordersTunesWithARegion) {
@@ -155,6 +159,27 @@ TEST_F(VerifyGpu, VerifyNoneStoresUnverifiedResultsThatCountForBest) {
   ASSERT_TRUE(best_);
   EXPECT_EQ(best_->result.status, Status::Unverified);
   EXPECT_GT(best_->result.median_ms, 0.0);
+}
+
+TEST_F(VerifyGpu, KernelWithoutOutputsTunesByTimeAlone) {
+  REQUIRE_GPU();
+  no_output_ = true;
+  const ShapeReport report = tune(R"({"mode": "none"})");
+  EXPECT_EQ(count(Status::Unverified), 12u);
+  ASSERT_TRUE(report.best);
+  EXPECT_EQ(report.best->status, Status::Unverified);
+  // Asked to verify on the command line, it says why it cannot.
+  MeasureOptions measure = testing::quick_measure();
+  measure.verify = VerifyMode::Reference;
+  forget();  // else everything is stored and nothing runs
+  try {
+    tune(R"({"mode": "none"})", measure);
+    ADD_FAILURE() << "tuned a kernel without outputs against its reference";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("has no output buffer to compare with a reference: tune it with --verify none"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(VerifyGpu, AtolFromTheCallerOverridesTheSpec) {

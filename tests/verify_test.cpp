@@ -45,6 +45,15 @@ TEST(VerifySpec, ModeAndPerOutputBoundsOverrideTheSpec) {
   EXPECT_EQ(with_verify({{"mode", "none"}}).verify_mode(), VerifyMode::None);
 }
 
+TEST(VerifySpec, AKernelWithoutOutputsTunesByTimeAloneWhenItComparesNothing) {
+  Json j = Json::parse(kSpec);
+  j["arguments"][0]["output"] = false;
+  j["verify"] = {{"mode", "none"}};
+  EXPECT_EQ(parse(j.dump()).verify_mode(), VerifyMode::None);
+  j["verify"] = {{"mode", "default"}};
+  EXPECT_NE(message_of<SpecError>([&] { parse(j.dump()); }).find("no buffer has \"output\": true"), std::string::npos);
+}
+
 TEST(VerifySpec, TheVerifySectionIsPartOfTheKernelVersion) {
   // Results of another verification are not resumed as if they were this one's.
   EXPECT_NE(parse(kSpec).hash, with_verify({{"mode", "none"}}).hash);
