@@ -191,6 +191,15 @@ std::optional<Region> KernelSpec::region_at(const Shape& shape, std::string_view
   return region;
 }
 
+void check_verification(const KernelSpec& spec, const Shape& shape) {
+  const std::vector<Value> values = spec.scope(spec.default_config(), &shape);
+  for (const Argument& a : spec.arguments) {
+    if (!a.is_buffer || !a.output) continue;
+    spec.tolerance_at(shape, a.name);
+    spec.region_at(shape, a.name, a.size.eval(values).as_int());
+  }
+}
+
 VerifyMode KernelSpec::verify_mode(std::optional<VerifyMode> asked) const {
   if (asked) return *asked;
   return verify.mode.value_or(VerifyMode::Reference);

@@ -98,6 +98,15 @@ TEST(VerifySpec, ARegionThatDoesNotFitIsOneClearError) {
             "to 3, which hold no element of the array");
 }
 
+TEST(VerifySpec, CheckVerificationRefusesAShapeTheRegionDoesNotFit) {
+  const KernelSpec s = with_verify({{"outputs", {{"out", {{"region", {{"extents", {"N", 4}}, {"margin", 1}}}}}}}});
+  EXPECT_NO_THROW(check_verification(s, Shape{{4, 8}}));
+  EXPECT_EQ(message_of<InputError>([&] { check_verification(s, Shape{{5, 8}}); }),
+            "spec transpose: the verify region of out at shape 5x8: the extents multiply to 32, but out has 40 "
+            "elements");
+  EXPECT_NO_THROW(check_verification(parse(kSpec), Shape{{5, 8}}));
+}
+
 TEST(VerifySpec, BadSectionsAreOneClearErrorEach) {
   const auto region = [](const Json& r) { return Json{{"outputs", {{"out", {{"region", r}}}}}}; };
   const std::vector<std::pair<Json, std::string>> cases = {
