@@ -349,7 +349,7 @@ int run_compile(const CompileArgs& args) {
   std::vector<std::size_t> first;  // a configuration of each binary
   for (std::size_t i = 0; i < space.size(); ++i) {
     std::string key = compile_arch(spec, space.configs()[i], args.arch);
-    for (const auto& d : spec.defines(space.configs()[i])) key += " " + d;
+    for (const auto& d : config_options(spec, space.configs()[i])) key += " " + d;
     const auto [it, added] = binary_of.emplace(key, first.size());
     if (added) first.push_back(i);
     binary[i] = it->second;

@@ -200,7 +200,7 @@ CompileOutput compile_through(CubinCache* cache, const KernelSpec& spec, const s
 
 CompileOutput compile_config_cached(CubinCache* cache, const KernelSpec& spec, const Config& config,
                                     const std::string& arch) {
-  return compile_through(cache, spec, spec.kernel, spec.defines(config), compile_arch(spec, config, arch));
+  return compile_through(cache, spec, spec.kernel, config_options(spec, config), compile_arch(spec, config, arch));
 }
 
 CompileOutput compile_reference_cached(CubinCache* cache, const KernelSpec& spec, const std::string& arch) {

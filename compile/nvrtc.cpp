@@ -132,7 +132,7 @@ CompileOutput compile(const KernelSpec& spec, const std::string& kernel, const s
 }
 
 CompileOutput compile_config(const KernelSpec& spec, const Config& config, const std::string& arch) {
-  return compile(spec, spec.kernel, spec.defines(config), compile_arch(spec, config, arch));
+  return compile(spec, spec.kernel, config_options(spec, config), compile_arch(spec, config, arch));
 }
 
 std::vector<std::string> reference_defines(const KernelSpec& spec) {

@@ -232,11 +232,11 @@ std::vector<void*> Workbench::Impl::parameters(const Config& config) {
   const std::vector<Value> scope = spec.scope(config, &shape);
   std::vector<void*> params;
   for (auto& arg : args) {
-    if (arg.spec->is_buffer && arg.spec->is_parameter()) {
+    if (!arg.spec->is_parameter()) {
+      continue;  // only copied into its __constant__ symbol after the module loads
+    } else if (arg.spec->is_buffer) {
       arg.pointer = arg.buffer.get();
       params.push_back(&arg.pointer);
-    } else if (arg.spec->in_constant_memory()) {
-      continue;  // copied into its __constant__ symbol after the module loads
     } else if (arg.spec->tensor_map) {
       params.push_back(&arg.map);
     } else {

@@ -190,7 +190,7 @@ void RuntimeKernel::launch(void* stream, const KernelArg* data, std::size_t coun
       detail::check(detail::driver().cuMemcpyAsync(k.constant_symbols[i], data, k.constant_bytes[i],
                                                     static_cast<CUstream>(stream)),
                     "cuMemcpyAsync(constant memory)");
-      continue;
+      if (!a.is_parameter()) continue;
     }
     params[next_param] = const_cast<void*>(args[i].address);
     if (k.unread_maps[i]) {

@@ -299,19 +299,20 @@ class SpecReader final : public FieldReader {
       const Json& memory = j["memory"];
       if (memory == "constant") {
         a.is_buffer = true;  // "float" and "const float*" both name the element type
-        a.symbol = j.contains("symbol") ? identifier(j["symbol"], field + ".symbol") : a.name;
+        a.parameter = false;
+        a.symbol = a.name;
       } else if (memory != "global" || !a.is_buffer) {
         fail(field + ".memory", "must be \"global\" (a pointer type) or \"constant\" (a __constant__ array)");
       }
     }
-    if (j.contains("symbol") && !a.in_constant_memory()) fail(field + ".symbol", "only for \"memory\": \"constant\"");
+    if (j.contains("symbol")) a.symbol = identifier(j["symbol"], field + ".symbol");
     a.size = expression(required(j, "size", field + ".size"), field + ".size");
     if (j.contains("fill")) a.fill = read_fill(j["fill"], field + ".fill", a.type, *this, spec_.shape_names);
     if (j.contains("output")) {
       if (!j["output"].is_boolean()) fail(field + ".output", "must be true or false");
       a.output = j["output"].get<bool>();
       if (a.output && is_const) fail(field + ".output", "a const buffer cannot be an output");
-      if (a.output && a.in_constant_memory()) fail(field + ".output", "constant memory cannot be an output");
+      if (a.output && a.in_constant_memory()) fail(field + ".output", "an output cannot be copied to constant memory");
       // A pure output starts poisoned, so that elements the kernel never writes fail verification.
       if (a.output && !j.contains("fill")) a.fill = Fill::Poison;
     }

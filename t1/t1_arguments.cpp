@@ -215,11 +215,9 @@ class ArgumentReader {
     }
     const std::string qualifier = access == "ReadOnly" && !output ? "const " : "";
     Json j = {{"name", name}, {"type", qualifier + element.cutune + "*"}, {"size", count}};
-    if (constant) {
-      // A __constant__ array of the kernel's source named like the argument, copied in before each launch.
-      j["type"] = element.cutune;
-      j["memory"] = "constant";
-    }
+    // Also copied into the __constant__ array of the kernel's source named like the argument, before each launch; it
+    // stays a parameter, as Kernel Tuner passes it (a kernel that does not take it ignores the extra parameter).
+    if (constant) j["symbol"] = name;
     if (const auto f = fill(a, field, element)) j["fill"] = *f;
     if (output) j["output"] = true;
     if (!constant && (access == "WriteOnly" || access == "ReadWrite")) written_.push_back(out_.list.size());

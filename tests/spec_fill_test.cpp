@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cutune/compiler.hpp"
 #include "cutune/error.hpp"
 #include "cutune/spec.hpp"
 #include "measure/workbench.hpp"
@@ -129,14 +130,20 @@ TEST(SpecConstantMemory, ArraysInConstantMemoryAreNoParameters) {
     });
   };
   EXPECT_EQ(error([](Json& a) { a["output"] = true; }),
-            "spec transpose: arguments.filter.output: constant memory cannot be an output");
+            "spec transpose: arguments.filter.output: an output cannot be copied to constant memory");
   EXPECT_EQ(error([](Json& a) { a["memory"] = "texture"; }),
             "spec transpose: arguments.filter.memory: must be \"global\" (a pointer type) or \"constant\" (a "
             "__constant__ array)");
   EXPECT_EQ(error([](Json& a) { a["symbol"] = "1x"; }),
             "spec transpose: arguments.filter.symbol: must be a name like [A-Za-z_][A-Za-z0-9_]*");
-  EXPECT_EQ(error_after([](Json& j) { j["arguments"][1]["symbol"] = "s"; }),
-            "spec transpose: arguments.in.symbol: only for \"memory\": \"constant\"");
+  // A global buffer with a symbol is passed and copied into the symbol as well
+  Json both = Json::parse(kSpec);
+  both["arguments"][1]["symbol"] = "d_in";
+  const KernelSpec b = parse(both.dump());
+  EXPECT_TRUE(b.arguments[1].in_constant_memory());
+  EXPECT_TRUE(b.arguments[1].is_parameter());
+  EXPECT_EQ(error_after([](Json& j) { j["arguments"][0]["symbol"] = "s"; }),
+            "spec transpose: arguments.out.output: an output cannot be copied to constant memory");
 }
 
 class HostFill : public ::testing::Test {
@@ -186,6 +193,27 @@ TEST_F(HostFill, FilesMustHoldExactlyTheBuffer) {
   EXPECT_NE(message_of<InputError>([&] { detail::host_fill(s, s.arguments[1], s.arguments[1].fill, Shape{{1, 3}}, 3); })
                 .find("missing.bin cannot be read"),
             std::string::npos);
+}
+
+// Blocks of more than 256 threads compile with the registers per thread that let them launch: 64 Ki per block.
+TEST(RegisterCap, LargeBlocksCompileWithTheRegistersTheyCanLaunchWith) {
+  Json j = Json::parse(kSpec);  // block [TILE, ROWS]
+  j["parameters"]["TILE"] = Json{{"values", {16, 32, 64, 128}}, {"default", 32}};
+  j["constraints"] = Json::array();
+  const KernelSpec s = parse(j.dump());
+  auto cap = [&](const char* config) { return register_cap(s, s.parse_config(config)); };
+  EXPECT_EQ(cap("TILE=32,ROWS=8,PAD=0"), std::nullopt);  // 256 threads: 255 registers fit
+  EXPECT_EQ(cap("TILE=64,ROWS=8,PAD=0"), 128);           // 512
+  EXPECT_EQ(cap("TILE=128,ROWS=8,PAD=0"), 64);           // 1024
+  EXPECT_EQ(cap("TILE=128,ROWS=2,PAD=0"), std::nullopt);  // 256 again
+  const auto options = config_options(s, s.parse_config("TILE=64,ROWS=8,PAD=1"));
+  EXPECT_EQ(options, (std::vector<std::string>{"-DTILE=64", "-DROWS=8", "-DPAD=1", "--maxrregcount=128"}));
+  // A block that follows the shape, or the user's own cap: none of cutune's
+  j["block"] = Json::array({"TILE", "M"});
+  EXPECT_EQ(register_cap(parse(j.dump()), s.parse_config("TILE=64,ROWS=8,PAD=0")), std::nullopt);
+  j["block"] = Json::array({"TILE", "ROWS"});
+  j["compile_options"] = Json::array({"--maxrregcount=32"});
+  EXPECT_EQ(register_cap(parse(j.dump()), s.parse_config("TILE=128,ROWS=8,PAD=0")), std::nullopt);
 }
 
 }  // namespace

@@ -109,6 +109,7 @@ TEST_F(T1Schema, ConstantMemoryLocalMemoryAndScalarsInQuotes) {
   });
   ASSERT_TRUE(p.tunable());
   EXPECT_EQ(argument(p, "d_filter").symbol, "d_filter");
+  EXPECT_TRUE(argument(p, "d_filter").is_parameter());  // passed as well, as Kernel Tuner passes it
   EXPECT_TRUE(argument(p, "d_coef").in_constant_memory());
   EXPECT_EQ(p.spec.arguments.size(), 6u);  // Local memory is no argument
   EXPECT_EQ(p.spec.launch.shared_memory.eval(p.spec.scope(p.spec.default_config(), &p.shape)).as_int(), 1024);

@@ -151,7 +151,7 @@ class UserInputsGpu : public ::testing::Test {
     EXPECT_TRUE(report.best) << spec.name;
     EXPECT_EQ(report.evaluated, report.space_size) << spec.name;
     int ok = 0;
-    for (const Result& r : db.results(device.identity(), {spec.name, spec.hash}, shape)) {
+    for (const Result& r : db.results(device.identity(), {spec.name, spec.hash}, shape, L2Flush::None)) {
       ok += r.status == Status::Ok;
       EXPECT_EQ(r.status, Status::Ok) << spec.name << " " << r.config << ": " << r.message;
     }

@@ -12,15 +12,18 @@ db=$out/t1.db
 printf '%-28s %6s %6s %s\n' file ok total "first failure / refusal" > "$out/t1-table.txt"
 for file in $(find "${folders[@]}" -name '*.json' \( -name '*CAFF*' -o -name '*_milo.json' -o -name '*T1*' -o -name '*t1*' \) | sort); do
   name=$(basename "$file" .json)
-  log=$out/t1-$name.log
-  "$build/tune" --problem "$file" --budget "$budget" --db "$db" "$@" > "$log" 2>&1
+  log=$(mktemp)
+  timeout "${T1_TIMEOUT:-90}" "$build/tune" --problem "$file" --budget "$budget" --db "$db" "$@" > "$log" 2>&1
   rc=$?
-  csv=$out/t1-$name.csv
+  csv=$(mktemp)
   "$build/tune" db export --db "$db" --format csv > "$csv" 2>/dev/null
   # the kernel's rows: its name is the file's stem
   total=$(awk -F, -v k="$name" 'NR > 1 && index($0, k) {n++} END {print n + 0}' "$csv")
   ok=$(awk -F, -v k="$name" 'NR > 1 && index($0, k) && /,ok,/ {n++} END {print n + 0}' "$csv")
   why=$( (grep -m1 -E "blocks tuning|error:|wrong_result|cannot be tuned" "$log" || true) | cut -c1-110)
   printf '%-28s %6s %6s rc=%s %s\n' "$name" "$ok" "$total" "$rc" "$why" >> "$out/t1-table.txt"
+  { echo "== $name"; grep -v ": note: " "$log" | head -40; } >> "$out/t1-logs.txt"
+  awk -F, -v k="$name" 'NR > 1 && index($0, k) && !/,ok,/' "$csv" | head -5 >> "$out/t1-logs.txt"
+  rm -f "$log" "$csv"
 done
 cat "$out/t1-table.txt"

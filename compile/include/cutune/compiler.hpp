@@ -6,6 +6,7 @@
 #include <functional>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,8 +33,15 @@ int nvrtc_version();
 /// Compiles `kernel` from the spec's source with `options` added to cutune's own, for `arch` (e.g. "sm_90").
 CompileOutput compile(const KernelSpec& spec, const std::string& kernel, const std::vector<std::string>& options,
                       const std::string& arch);
-/// The spec's kernel with a configuration's #defines, for `arch` or the architecture-specific target the
-/// configuration needs (compile_arch() in target.hpp: sm_90a where the spec's "target" asks for it).
+/// The registers per thread that let a configuration's block launch (64 Ki registers per block, allocated per warp in
+/// multiples of 8): set for blocks of more than 256 threads, so that ptxas spills rather than build a kernel that
+/// cannot launch (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES); nullopt when no cap is needed, the block follows the shape, or
+/// the spec's compile_options set their own --maxrregcount.
+std::optional<int> register_cap(const KernelSpec& spec, const Config& config);
+/// A configuration's NVRTC options: its #defines, and --maxrregcount=register_cap() when there is one.
+std::vector<std::string> config_options(const KernelSpec& spec, const Config& config);
+/// The spec's kernel with config_options(), for `arch` or the architecture-specific target the configuration needs
+/// (compile_arch() in target.hpp: sm_90a where the spec's "target" asks for it).
 CompileOutput compile_config(const KernelSpec& spec, const Config& config, const std::string& arch);
 /// The options of a reference kernel's compile: the default configuration's #defines and CUTUNE_REFERENCE, so that
 /// a source can keep its reference out of the candidates' compiles (#if !defined(CUTUNE) || defined(CUTUNE_REFERENCE)).

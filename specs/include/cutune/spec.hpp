@@ -35,7 +35,8 @@
 //                                                // a __constant__ array of the source (symbol: its name, default the
 //                                                // argument's), filled and copied in before each launch; no kernel
 //                                                // parameter; through the runtime API the caller passes its data's
-//                                                // address (device or host) in its place
+//                                                // address (device or host) in its place. A "symbol" on a global
+//                                                // buffer ("const float*") copies it there and passes it as well
 //       {"name": "in_map", "type": "CUtensorMap", "buffer": "in",            // a TMA tensor map over a buffer
 //        "dims": ["N", "M"],                     // global extents, innermost first (rank 1 to 5), shape names only
 //        "strides": ["N"],                       // optional: elements between indices of dims[1..]; default packed
@@ -193,11 +194,13 @@ struct Argument {
   std::optional<FillRule> expected;
   std::optional<TensorMapArg> tensor_map;  ///< set for CUtensorMap arguments (then is_buffer is false)
   /// Constant memory: the kernel's `__constant__` array this buffer is copied into before each launch (then
-  /// is_buffer is true, the kernel takes no parameter for it, and a runtime caller passes the data's address).
+  /// is_buffer is true, and a runtime caller passes the data's address in the argument's place).
   std::string symbol;
+  /// Whether the kernel takes the argument as a parameter: all but "memory": "constant" arrays (a global buffer with
+  /// a "symbol" is both passed and copied, as Kernel Tuner passes its constant-memory arguments).
+  bool parameter = true;
   bool in_constant_memory() const { return !symbol.empty(); }
-  /// A kernel parameter: everything but constant-memory arrays.
-  bool is_parameter() const { return symbol.empty(); }
+  bool is_parameter() const { return parameter; }
 };
 
 /// The name a grid expression may use for the GPU's multiprocessor count (a persistent kernel's block count); no

@@ -14,11 +14,12 @@
 //   SharedMemory is requested as dynamic shared memory per block.
 // - Arguments: Type bool, int8 ... uint64, half, float, double, or a vector type (half2 ... double16) as a buffer of
 //   its element; MemoryType Vector (buffers, with Size a number or an expression of ProblemSize and the parameters'
-//   value lists), Scalar (FillValue), Symbol or a Vector with MemType Constant (a __constant__ array named like the
-//   argument), Local (dynamic shared memory, no parameter); FillType Constant (any value), Random (FillValue bounds
-//   the range from 0), Generator (DataSource: an expression of the index i), BinaryRaw (DataSource: a file beside
-//   the T1 file); `Output: 1` marks what is verified. ReferenceArguments give an output's expected contents and
-//   their threshold. General.Objective: time, or GB/s over the buffers' bytes; other objectives are noted, and timed.
+//   value lists), Scalar (FillValue), Symbol or a Vector with MemType Constant (passed, and copied into the
+//   __constant__ array named like the argument), Local (dynamic shared memory, no parameter); FillType Constant (any
+//   value), Random (FillValue bounds the range from 0), Generator (DataSource: an expression of the index i),
+//   BinaryRaw (DataSource: a file beside the T1 file); `Output: 1` marks what is verified. ReferenceArguments give an
+//   output's expected contents and their threshold. General.Objective: time, or GB/s over the buffers' bytes; other
+//   objectives are noted, and timed.
 //
 // The problem size is the spec's shape (dimensions problem_size_x, _y, _z) and the only shape tuned. T1 has no
 // reference kernel: outputs are verified against the kernel at a reference configuration, the file's Default
