@@ -78,7 +78,8 @@ int run_import(const DbArgs& args) {
 
 // "(12 ok)", or "(3 ok, 9 unverified)" where results were measured with --verify none.
 std::string ok_counts(std::int64_t ok, std::int64_t unverified) {
-  return "(" + std::to_string(ok) + " ok" + (unverified > 0 ? ", " + std::to_string(unverified) + " unverified" : "") + ")";
+  const std::string more = unverified > 0 ? ", " + std::to_string(unverified) + " unverified" : "";
+  return "(" + std::to_string(ok) + " ok" + more + ")";
 }
 
 int run_stats(const DbArgs& args) {

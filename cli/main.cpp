@@ -128,7 +128,8 @@ int main(int argc, char** argv) {
                  "are stored as unverified); default: the spec's \"verify\", else reference")
       ->check(CLI::IsMember({"reference", "default", "none"}));
   auto* atol = app.add_option("--atol", tune.measure.atol,
-                              "absolute tolerance of every output, in place of the spec's: |out - ref| <= atol + rtol * |ref|")
+                              "absolute tolerance of every output, in place of the spec's: |out - ref| <= atol + "
+                              "rtol * |ref|")
                    ->check(tolerance_check);
   auto* rtol = app.add_option("--rtol", tune.measure.rtol, "relative tolerance of every output, in place of the spec's")
                    ->check(tolerance_check);

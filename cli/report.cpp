@@ -18,7 +18,8 @@ std::string unverified_mark(const Result& r) {
 std::string describe_best(const KernelSpec& spec, const Result* best) {
   if (best == nullptr) return "none correct yet";
   if (!spec.metric.has_rate()) return fmt::format("{:.4f} ms{}", best->median_ms, unverified_mark(*best));
-  return fmt::format("{:.4f} ms, {:.0f} {}{}", best->median_ms, best->metric, spec.metric.unit(), unverified_mark(*best));
+  return fmt::format("{:.4f} ms, {:.0f} {}{}", best->median_ms, best->metric, spec.metric.unit(),
+                     unverified_mark(*best));
 }
 
 // "  GPU 0 3.1/s, GPU 1 2.9/s": each GPU's configurations per second so far; empty for a run on one GPU.

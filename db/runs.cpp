@@ -183,7 +183,8 @@ DatabaseStats Database::stats() {
     }
     SQLite::Statement kernels(db,
         "SELECT k.id, k.name, k.hash, COUNT(DISTINCT r.device_id), COUNT(*), SUM(r.status = 'ok'), "
-        "MAX(r.measured_at), SUM(r.status = 'unverified') FROM results r JOIN kernels k ON k.id = r.kernel_id WHERE r.current = 1 "
+        "MAX(r.measured_at), SUM(r.status = 'unverified') FROM results r JOIN kernels k ON k.id = r.kernel_id "
+        "WHERE r.current = 1 "
         "GROUP BY k.id ORDER BY k.name, MAX(r.measured_at) DESC");
     SQLite::Statement shapes(db, "SELECT DISTINCT shape FROM results WHERE kernel_id = ? AND current = 1 "
                                  "ORDER BY length(shape), shape");

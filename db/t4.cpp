@@ -376,7 +376,8 @@ void write_t4(const std::vector<RunRecord>& runs, std::ostream& out) {
       Json times{{"runtimes", runtimes(r.samples_ms)}};
       if (std::isfinite(r.compile_ms)) times["compilation_time"] = r.compile_ms;
       const bool ok = r.status == Status::Ok;
-      const Json value = usable(r.status) && std::isfinite(r.median_ms) ? Json(r.median_ms) : Json(failure_name(r.status));
+      const Json value =
+          usable(r.status) && std::isfinite(r.median_ms) ? Json(r.median_ms) : Json(failure_name(r.status));
       Json mine{{"run", i}, {"shape", m.shape}, {"config", r.config}, {"message", r.message}};
       // T4 has no "not checked": an unverified result is valid with correctness 0, and cutune's own field says why.
       if (r.status == Status::Unverified) mine["status"] = to_string(r.status);

@@ -40,11 +40,14 @@ ReferenceChoice reference_choice(const KernelSpec& spec, VerifyMode mode) {
     const Config config = spec.default_config();
     return {config, "the default configuration " + spec.format(config)};
   }
-  if (spec.reference_config) return {*spec.reference_config, "the configuration " + spec.format(*spec.reference_config)};
+  if (spec.reference_config) {
+    return {*spec.reference_config, "the configuration " + spec.format(*spec.reference_config)};
+  }
   return {std::nullopt, spec.reference_kernel};
 }
 
-CompileOutput compile_reference_for(CubinCache* cache, const KernelSpec& spec, VerifyMode mode, const std::string& arch) {
+CompileOutput compile_reference_for(CubinCache* cache, const KernelSpec& spec, VerifyMode mode,
+                                    const std::string& arch) {
   if (mode == VerifyMode::Default) return compile_config_cached(cache, spec, spec.default_config(), arch);
   return compile_reference_cached(cache, spec, arch);
 }
@@ -81,8 +84,8 @@ void Workbench::Impl::plan_verification() {
     if (options.atol) arg.tolerance.atol = *options.atol;
     if (options.rtol) arg.tolerance.rtol = *options.rtol;
     if (!(arg.tolerance.atol >= 0.0) || !(arg.tolerance.rtol >= 0.0)) {
-      throw InputError("the tolerance of " + arg.spec->name + " must be >= 0 (atol " + std::to_string(arg.tolerance.atol) +
-                       ", rtol " + std::to_string(arg.tolerance.rtol) + ")");
+      throw InputError("the tolerance of " + arg.spec->name + " must be >= 0 (atol " +
+                       std::to_string(arg.tolerance.atol) + ", rtol " + std::to_string(arg.tolerance.rtol) + ")");
     }
     arg.region = spec.region_at(shape, arg.spec->name, static_cast<std::int64_t>(arg.count));
   }
@@ -106,7 +109,9 @@ void Workbench::Impl::compute_reference(CubinCache* cache, std::uint64_t salt) {
   }
   if (auto why = detail::prepare_cluster_launch(f, l)) throw CudaError("the reference of " + spec.name + ": " + *why);
   if (auto why = encode_tensor_maps(ref_config)) throw CudaError("the reference of " + spec.name + ": " + *why);
-  if (auto why = detail::copy_constants(module, args, stream)) throw CudaError("the reference of " + spec.name + ": " + *why);
+  if (auto why = detail::copy_constants(module, args, stream)) {
+    throw CudaError("the reference of " + spec.name + ": " + *why);
+  }
   reset_outputs();
   std::vector<void*> params = parameters(ref_config);
   detail::check(launch(f, l, params), "cuLaunchKernel(reference)");

@@ -181,7 +181,9 @@ MeasureOptions measure_options_from_message(const Message& m) {
   o.seed = m.at("seed").get<std::uint64_t>();
   if (const Message& verify = m.at("verify"); !verify.is_null()) {
     o.verify = parse_verify_mode(verify.get<std::string>());
-    if (!o.verify) throw InputError("unknown verification mode '" + verify.get<std::string>() + "' in a worker request");
+    if (!o.verify) {
+      throw InputError("unknown verification mode '" + verify.get<std::string>() + "' in a worker request");
+    }
   }
   if (const Message& atol = m.at("atol"); !atol.is_null()) o.atol = atol.get<double>();
   if (const Message& rtol = m.at("rtol"); !rtol.is_null()) o.rtol = rtol.get<double>();

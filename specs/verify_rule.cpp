@@ -32,7 +32,9 @@ class VerifyReader {
     }
     if (j.contains("outputs")) {
       const detail::Json& outputs = j["outputs"];
-      if (!outputs.is_object()) reader_.fail("verify.outputs", "must be an object of output name: {atol, rtol, region}");
+      if (!outputs.is_object()) {
+        reader_.fail("verify.outputs", "must be an object of output name: {atol, rtol, region}");
+      }
       for (const auto& item : outputs.items()) rule.outputs.push_back(output(item.key(), item.value()));
     }
     return rule;
@@ -78,7 +80,9 @@ class VerifyReader {
       reader_.fail(field, "must be a list of " + std::to_string(size) + " expressions, one per extent");
     }
     std::vector<Expr> out;
-    for (std::size_t i = 0; i < j.size(); ++i) out.push_back(shape_expression(j[i], field + "[" + std::to_string(i) + "]"));
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      out.push_back(shape_expression(j[i], field + "[" + std::to_string(i) + "]"));
+    }
     return out;
   }
 
@@ -96,7 +100,9 @@ class VerifyReader {
     rule.extents = list(extents, field + ".extents", extents.size());
     const std::size_t rank = rule.extents.size();
     if (j.contains("margin")) {
-      if (j.contains("begin") || j.contains("end")) reader_.fail(field, "give \"margin\" or \"begin\" and \"end\", not both");
+      if (j.contains("begin") || j.contains("end")) {
+        reader_.fail(field, "give \"margin\" or \"begin\" and \"end\", not both");
+      }
       rule.margin = true;
       const detail::Json& margin = j["margin"];
       if (margin.is_array()) {
@@ -161,7 +167,8 @@ std::optional<Region> KernelSpec::region_at(const Shape& shape, std::string_view
   if (rule == nullptr || !rule->region) return std::nullopt;
   const RegionRule& r = *rule->region;
   const std::vector<Value> values = scope(default_config(), &shape);
-  const std::string where = "spec " + name + ": the verify region of " + std::string(output) + " at shape " + shape.str();
+  const std::string where =
+      "spec " + name + ": the verify region of " + std::string(output) + " at shape " + shape.str();
   Region region;
   region.rank = static_cast<int>(r.extents.size());
   std::int64_t product = 1;

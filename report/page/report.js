@@ -375,7 +375,8 @@
       // import from another tool), and their zeros are shown as unknown, not as measured zeros; likewise a metric.
       var measured = r.threads_per_block > 0;
       var orUnknown = function (x) { return measured ? num(x, 0) : "–"; };
-      return [i + 1, el("span", null, r.config + (r.unverified ? " (unverified)" : "")), ms(r.median_ms), pct(r.spread), r.metric ? num(r.metric, 1) : "–",
+      var config = r.config + (r.unverified ? " (unverified)" : "");
+      return [i + 1, el("span", null, config), ms(r.median_ms), pct(r.spread), r.metric ? num(r.metric, 1) : "–",
               pct(r.fraction_of_peak), known(r.registers), orUnknown(r.spill_bytes), known(r.static_smem_bytes),
               orUnknown(r.dynamic_smem_bytes),
               known(r.threads_per_block), known(r.blocks), known(r.blocks_per_sm), pct(r.occupancy), num(r.waves, 2)];

@@ -89,7 +89,7 @@ struct ShapeReport {
   std::size_t limit = 0;       ///< configurations this shape may hold: the budget, at most the space
   std::size_t evaluated = 0;   ///< measured in this run
   std::size_t resumed = 0;     ///< already in the database
-  std::size_t failed = 0;      ///< of evaluated and resumed, not Ok
+  std::size_t failed = 0;      ///< of evaluated and resumed, neither Ok nor Unverified
   std::optional<Result> best;
   /// Set when the shape stopped early because its first configurations all differed from the reference in the same
   /// way (TuneOptions::verify_stop_after): the message, lines separated by '\n'.
