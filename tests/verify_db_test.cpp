@@ -9,6 +9,7 @@
 
 #include "cutune/database.hpp"
 #include "cutune/exchange.hpp"
+#include "cutune/report.hpp"
 #include "db_test_support.hpp"
 
 namespace cutune {
@@ -114,6 +115,29 @@ TEST_F(UnverifiedDbTest, ExchangeFormatsKeepTheStatus) {
     EXPECT_EQ(back[0].status, Status::Ok) << format;
     EXPECT_EQ(back[1].status, Status::Unverified) << format;
   }
+}
+
+TEST_F(UnverifiedDbTest, TheReportCountsAndMarksThem) {
+  Database db(path("tune.db"));
+  const auto run = db.begin_run(device_, kernel_, "tune --verify none");
+  db.record(run, shape_, unverified("T=32", 1.0));
+  db.record(db.begin_run(device_, kernel_, "tune"), shape_, ok_result("T=64", 2.0));
+  db.record(run, shape_, testing::failed_result("T=16", Status::WrongResult, "1 of 4 elements differ"));
+  std::ostringstream page;
+  write_report(db, {}, page);
+  const std::string open = "<script type=\"application/json\" id=\"cutune-data\">";
+  const std::string text = page.str();
+  const auto from = text.find(open) + open.size();
+  const auto data = nlohmann::json::parse(text.substr(from, text.find("</script>", from) - from));
+  ASSERT_EQ(data.at("groups").size(), 1u);
+  const auto& g = data["groups"][0];
+  EXPECT_EQ(g["counts"]["ok"], 1);
+  EXPECT_EQ(g["counts"]["unverified"], 1);
+  EXPECT_EQ(g["counts"]["failed"], 1);
+  ASSERT_EQ(g["fastest"].size(), 2u);
+  EXPECT_EQ(g["fastest"][0]["config"], "T=64");  // verified first, though slower
+  EXPECT_EQ(g["fastest"][0]["unverified"], false);
+  EXPECT_EQ(g["fastest"][1]["unverified"], true);
 }
 
 TEST_F(UnverifiedDbTest, AVersion4FileIsMigrated) {
