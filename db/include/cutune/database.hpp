@@ -40,7 +40,7 @@ std::string_view to_string(Match m);
 
 /// A stored best configuration and where it came from.
 struct BestConfig {
-  Result result;
+  Result result;              ///< Ok, or Unverified (measured under --verify none) where the key has no Ok result
   KernelIdentity kernel;
   DeviceIdentity device;      ///< the device whose measurement it is (differs from the query's for SameArchitecture)
   std::string shape;          ///< the shape that was measured (differs from the query's unless Exact)
@@ -150,16 +150,17 @@ class Database {
                                  L2Flush flush = L2Flush::Read);
 
   /// The current result of each configuration for (device, kernel version, shape) under the L2 convention `flush`,
-  /// fastest Ok first, failures last.
+  /// fastest Ok first, then fastest Unverified, failures last.
   std::vector<Result> results(const DeviceIdentity& device, const KernelIdentity& kernel, const std::string& shape,
                               L2Flush flush = L2Flush::Read);
 
-  /// The fastest Ok result for the query, exact shape match; nullopt when there is none.
+  /// The fastest Ok result for the query, exact shape match, else the fastest Unverified one; nullopt when there is
+  /// neither.
   std::optional<BestConfig> best(const BestQuery& query);
 
-  /// The fastest Ok result by the fallback chain: exact shape, then the nearest tuned shape on this device, then
-  /// another device of the same compute capability (nearest shape, then nearest SM count). Only results of the
-  /// queried kernel version and L2 convention count. Nullopt when none applies: the caller then uses the spec's default
+  /// The fastest Ok (else Unverified) result by the fallback chain: exact shape, then the nearest tuned shape on this
+  /// device, then another device of the same compute capability (nearest shape, then nearest SM count). Only results
+  /// of the queried kernel version and L2 convention count. Nullopt when none applies: the caller then uses the spec's default
   /// (choose_config() in runtime.hpp does).
   std::optional<BestConfig> best_with_fallback(const BestQuery& query);
 
