@@ -71,13 +71,7 @@ std::string describe_disagreement(const std::string& output, const Disagreement&
 }  // namespace detail
 
 void Workbench::Impl::plan_verification() {
-  const bool has_output = std::any_of(args.begin(), args.end(), [](const detail::DeviceArgument& a) {
-    return a.spec->is_buffer && a.spec->output;
-  });
-  if (!has_output && verify != VerifyMode::None) {
-    throw InputError("spec " + spec.name + " has no output buffer to compare with a reference: tune it with "
-                     "--verify none");
-  }
+  check_verification(spec, shape, verify);
   for (auto& arg : args) {
     if (!arg.spec->is_buffer || !arg.spec->output) continue;
     arg.tolerance = spec.tolerance_at(shape, arg.spec->name);

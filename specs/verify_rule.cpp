@@ -198,12 +198,18 @@ std::optional<Region> KernelSpec::region_at(const Shape& shape, std::string_view
   return region;
 }
 
-void check_verification(const KernelSpec& spec, const Shape& shape) {
+void check_verification(const KernelSpec& spec, const Shape& shape, VerifyMode mode) {
   const std::vector<Value> values = spec.scope(spec.default_config(), &shape);
+  bool has_output = false;
   for (const Argument& a : spec.arguments) {
     if (!a.is_buffer || !a.output) continue;
+    has_output = true;
     spec.tolerance_at(shape, a.name);
     spec.region_at(shape, a.name, a.size.eval(values).as_int());
+  }
+  if (!has_output && mode != VerifyMode::None) {
+    throw InputError("spec " + spec.name + " has no output buffer to compare with a reference: tune it with "
+                     "--verify none");
   }
 }
 

@@ -50,6 +50,10 @@ TEST(VerifySpec, AKernelWithoutOutputsTunesByTimeAloneWhenItComparesNothing) {
   j["arguments"][0]["output"] = false;
   j["verify"] = {{"mode", "none"}};
   EXPECT_EQ(parse(j.dump()).verify_mode(), VerifyMode::None);
+  const KernelSpec timed = parse(j.dump());
+  EXPECT_NO_THROW(check_verification(timed, Shape{{4, 4}}, VerifyMode::None));
+  EXPECT_EQ(message_of<InputError>([&] { check_verification(timed, Shape{{4, 4}}, VerifyMode::Reference); }),
+            "spec transpose has no output buffer to compare with a reference: tune it with --verify none");
   j["verify"] = {{"mode", "default"}};
   EXPECT_NE(message_of<SpecError>([&] { parse(j.dump()); }).find("no buffer has \"output\": true"), std::string::npos);
 }
@@ -100,11 +104,11 @@ TEST(VerifySpec, ARegionThatDoesNotFitIsOneClearError) {
 
 TEST(VerifySpec, CheckVerificationRefusesAShapeTheRegionDoesNotFit) {
   const KernelSpec s = with_verify({{"outputs", {{"out", {{"region", {{"extents", {"N", 4}}, {"margin", 1}}}}}}}});
-  EXPECT_NO_THROW(check_verification(s, Shape{{4, 8}}));
-  EXPECT_EQ(message_of<InputError>([&] { check_verification(s, Shape{{5, 8}}); }),
+  EXPECT_NO_THROW(check_verification(s, Shape{{4, 8}}, VerifyMode::Reference));
+  EXPECT_EQ(message_of<InputError>([&] { check_verification(s, Shape{{5, 8}}, VerifyMode::Reference); }),
             "spec transpose: the verify region of out at shape 5x8: the extents multiply to 32, but out has 40 "
             "elements");
-  EXPECT_NO_THROW(check_verification(parse(kSpec), Shape{{5, 8}}));
+  EXPECT_NO_THROW(check_verification(parse(kSpec), Shape{{5, 8}}, VerifyMode::Reference));
 }
 
 TEST(VerifySpec, BadSectionsAreOneClearErrorEach) {

@@ -142,7 +142,8 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   const auto start = Clock::now();
   ShapeReport report;
   report.shape = shape;
-  check_verification(spec, shape);  // a region that does not fit is the user's error, not every configuration's
+  // A region that does not fit is the user's error, not every configuration's.
+  check_verification(spec, shape, spec.verify_mode(options_.measure.verify));
   const Space space = Space::enumerate(spec, shape, limits_).shard(options_.shard);
   report.space_size = space.size();
   const KernelIdentity kernel{spec.name, spec.hash};

@@ -392,8 +392,9 @@ struct KernelSpec {
 std::optional<std::string> invalid_config(const KernelSpec& spec, std::string_view config, std::string_view shape);
 
 /// Throws the InputError that tolerance_at() or region_at() gives for an output of the spec at `shape` (a negative
-/// tolerance, a region that does not fit the buffer), so that a tuner refuses the shape before it measures anything.
-void check_verification(const KernelSpec& spec, const Shape& shape);
+/// tolerance, a region that does not fit the buffer), or one for a spec without outputs that `mode` asks to compare,
+/// so that a tuner refuses the shape before it measures anything.
+void check_verification(const KernelSpec& spec, const Shape& shape, VerifyMode mode);
 
 /// 64-bit FNV-1a of `text` as 16 hex digits.
 std::string hash_hex(std::string_view text);
