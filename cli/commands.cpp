@@ -290,6 +290,9 @@ int run_best(const BestArgs& args) {
             << "rule     " << rule.str() << "\n"
             << "flush    " << to_string(flush) << " (the L2 state before each timed launch)\n"
             << "config   " << r.config << "\n";
+  if (r.status == Status::Unverified) {
+    std::cout << "verified no: measured with --verify none, its outputs were never compared with a reference\n";
+  }
   if (found->match != Match::Default) {
     std::cout << "time     " << r.median_ms << " ms (median of " << r.samples_ms.size() << ")\n";
     if (spec.metric.has_rate()) std::cout << "metric   " << r.metric << " " << spec.metric.unit() << "\n";

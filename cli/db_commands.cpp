@@ -76,24 +76,31 @@ int run_import(const DbArgs& args) {
   return 0;
 }
 
+// "(12 ok)", or "(3 ok, 9 unverified)" where results were measured with --verify none.
+std::string ok_counts(std::int64_t ok, std::int64_t unverified) {
+  const std::string more = unverified > 0 ? ", " + std::to_string(unverified) + " unverified" : "";
+  return "(" + std::to_string(ok) + " ok" + more + ")";
+}
+
 int run_stats(const DbArgs& args) {
   Database db = open_existing(args.db);
   const DatabaseStats s = db.stats();
   std::cout << args.db << ": " << s.runs << " runs from " << s.hosts << " host" << (s.hosts == 1 ? "" : "s") << ", "
-            << s.measurements << " measurements, " << s.configurations << " configurations (" << s.ok << " ok)\n";
+            << s.measurements << " measurements, " << s.configurations << " configurations "
+            << ok_counts(s.ok, s.unverified) << "\n";
   if (!s.devices.empty()) std::cout << "devices\n";
   for (const auto& d : s.devices) {
     std::cout << "  " << d.device.name << " (" << d.device.arch() << ", " << d.device.sm_count << " SMs): "
               << d.kernels << " kernel versions, " << d.shapes << " shapes, " << d.configurations
-              << " configurations (" << d.ok << " ok)\n";
+              << " configurations " << ok_counts(d.ok, d.unverified) << "\n";
   }
   if (!s.kernels.empty()) std::cout << "kernels\n";
   for (const auto& k : s.kernels) {
     std::string shapes;
     for (const auto& shape : k.shapes) shapes += (shapes.empty() ? "" : " ") + shape;
     std::cout << "  " << k.kernel.name << " " << k.kernel.hash << ": " << k.devices << " device"
-              << (k.devices == 1 ? "" : "s") << ", " << k.configurations << " configurations (" << k.ok
-              << " ok), last " << k.last_measured << "\n    shapes " << shapes << "\n";
+              << (k.devices == 1 ? "" : "s") << ", " << k.configurations << " configurations "
+              << ok_counts(k.ok, k.unverified) << ", last " << k.last_measured << "\n    shapes " << shapes << "\n";
   }
   return 0;
 }

@@ -113,6 +113,29 @@ int main(int argc, char** argv) {
       "memset: dirty lines, as nvbench and Triton's do_bench), none (back-to-back launches); default: the spec's "
       "\"measure\", else read. Results are stored under it and compared only with results of the same one");
   app.add_flag("--no-flush", no_flush, "the same as --flush none")->excludes(flush_option);
+  // A tolerance is a finite number >= 0; CLI11's own range check would print the largest double in its message.
+  const auto tolerance_check = [](const std::string& text) -> std::string {
+    std::size_t used = 0;
+    double value = -1.0;
+    try {
+      value = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    return used == text.size() && value >= 0.0 && std::isfinite(value) ? "" : "'" + text + "' is not a number >= 0";
+  };
+  std::string verify;
+  app.add_option("--verify", verify,
+                 "what each configuration's outputs are compared with: reference (the spec's reference kernel or "
+                 "configuration), default (the kernel at its default configuration) or none (not compared: results "
+                 "are stored as unverified); default: the spec's \"verify\", else reference")
+      ->check(CLI::IsMember({"reference", "default", "none"}));
+  auto* atol = app.add_option("--atol", tune.measure.atol,
+                              "absolute tolerance of every output, in place of the spec's: |out - ref| <= atol + "
+                              "rtol * |ref|")
+                   ->check(tolerance_check);
+  auto* rtol = app.add_option("--rtol", tune.measure.rtol, "relative tolerance of every output, in place of the spec's")
+                   ->check(tolerance_check);
   app.add_option("--cache-dir", tune.cache_dir, "cubin cache folder (default: $CUTUNE_CACHE_DIR or ~/.cache/cutune)");
   app.add_flag("!--no-cache", tune.use_cache, "compile everything afresh, without the cubin cache");
   app.add_flag("!--no-isolate", tune.isolate, "measure in this process instead of a worker process (a faulting "
@@ -142,6 +165,10 @@ int main(int argc, char** argv) {
     if (!time_budget.empty()) tune.time_budget_s = parse_duration(time_budget);
     tune.shard = parse_shard(shard);
     tune.measure.flush = no_flush ? cutune::L2Flush::None : flush_from_option(flush);
+    if (!verify.empty()) tune.measure.verify = cutune::parse_verify_mode(verify);
+    if (tune.measure.verify == cutune::VerifyMode::None && (atol->count() > 0 || rtol->count() > 0)) {
+      throw cutune::InputError("--atol and --rtol bound the comparison that --verify none leaves out");
+    }
     for (const auto& sub : subcommands)
       if (sub.app->parsed()) return sub.action();
     if (tune.problem.empty() && ((tune.kernel.empty() && tune.spec.empty()) || tune.shapes.empty())) {

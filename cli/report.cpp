@@ -10,10 +10,16 @@
 namespace cutune::cli {
 namespace {
 
+// Results measured without comparing their outputs (--verify none) say so wherever they are shown.
+std::string unverified_mark(const Result& r) {
+  return r.status == Status::Unverified ? " (unverified)" : "";
+}
+
 std::string describe_best(const KernelSpec& spec, const Result* best) {
   if (best == nullptr) return "none correct yet";
-  if (!spec.metric.has_rate()) return fmt::format("{:.4f} ms", best->median_ms);
-  return fmt::format("{:.4f} ms, {:.0f} {}", best->median_ms, best->metric, spec.metric.unit());
+  if (!spec.metric.has_rate()) return fmt::format("{:.4f} ms{}", best->median_ms, unverified_mark(*best));
+  return fmt::format("{:.4f} ms, {:.0f} {}{}", best->median_ms, best->metric, spec.metric.unit(),
+                     unverified_mark(*best));
 }
 
 // "  GPU 0 3.1/s, GPU 1 2.9/s": each GPU's configurations per second so far; empty for a run on one GPU.
@@ -74,12 +80,20 @@ void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, co
     fmt::print("  per GPU     {}{}\n", shares,
                retimer != r.devices.end() && r.retimed > 0 ? fmt::format("; finalists re-timed on {}", retimer->name) : "");
   }
+  if (!r.verify_stop.empty()) {
+    std::size_t start = 0;
+    for (std::size_t end; (end = r.verify_stop.find('\n', start)) != std::string::npos; start = end + 1) {
+      fmt::print("  {}\n", r.verify_stop.substr(start, end - start));
+    }
+    fmt::print("  {}\n", r.verify_stop.substr(start));
+  }
   if (!r.best) {
     fmt::print("  no configuration ran correctly\n");
     return;
   }
   const Result& b = *r.best;
-  fmt::print("  best        {}\n", b.config);
+  fmt::print("  best        {}{}\n", b.config,
+             b.status == Status::Unverified ? "  (unverified: its outputs were not compared, --verify none)" : "");
   fmt::print("  time        {:.4f} ms (median of {}, interquartile spread {:.1f}%, L2 flush {})\n", b.median_ms,
              b.samples_ms.size(), 100.0 * b.spread, to_string(r.flush));
   if (r.copy_gbs > 0) {
@@ -120,8 +134,8 @@ void print_summary(const KernelSpec& spec, const std::vector<ShapeReport>& repor
       }
       continue;
     }
-    fmt::print("{:<14} {:<48} {:>10.4f} {:>10}{}{}\n", r.shape.str(), r.best->config, r.best->median_ms,
-               spec.metric.has_rate() ? fmt::format("{:.0f}", r.best->metric) : "",
+    fmt::print("{:<14} {:<48} {:>10.4f} {:>10}{}{}\n", r.shape.str(), r.best->config + unverified_mark(*r.best),
+               r.best->median_ms, spec.metric.has_rate() ? fmt::format("{:.0f}", r.best->metric) : "",
                bytes && r.copy_gbs > 0 ? fmt::format(" {:>7.1f}%", 100.0 * r.best->metric / r.copy_gbs) : blank_copy,
                counts);
   }

@@ -127,7 +127,9 @@ std::vector<Result> Database::results(const DeviceIdentity& device, const Kernel
   return detail::guarded(path_, "reading results", [&] {
     SQLite::Statement query =
         key_query(db, detail::kResultColumns,
-                  "ORDER BY r.status <> 'ok', CASE WHEN r.status = 'ok' THEN r.median_ms END, r.config", device,
+                  std::string("ORDER BY ") + detail::kUsableOrder + ", CASE WHEN r." + detail::kUsableStatus +
+                      " THEN r.median_ms END, r.config",
+                  device,
                   kernel, shape, flush);
     std::vector<Result> found;
     while (query.executeStep()) found.push_back(detail::read_result(query, path_));

@@ -51,7 +51,7 @@ double distance(const std::optional<std::vector<double>>& query, const std::stri
   return std::sqrt(sum);
 }
 
-constexpr const char* kTuned = "r.current = 1 AND r.status = 'ok' AND r.median_ms IS NOT NULL";
+const std::string kTuned = std::string("r.current = 1 AND r.") + kUsableStatus + " AND r.median_ms IS NOT NULL";
 
 }  // namespace
 }  // namespace detail
@@ -65,7 +65,8 @@ Database::Statements::Statements(SQLite::Database& db)
                     "JOIN devices d ON d.id = r.device_id JOIN kernels k ON k.id = r.kernel_id "
                     "WHERE r.device_id = :device_id AND r.kernel_id = :kernel_id AND r.flush = :flush AND "
                     "r.shape = :shape AND " +
-                    detail::kTuned + " ORDER BY r.median_ms, r.config LIMIT 1"),
+                    detail::kTuned + " ORDER BY " + std::string(detail::kUsableOrder) +
+                    ", r.median_ms, r.config LIMIT 1"),
       latest_on_device(db, "SELECT k.hash FROM devices d JOIN results r ON r.device_id = d.id "
                            "JOIN kernels k ON k.id = r.kernel_id WHERE " + std::string(detail::kDeviceKeyMatch) +
                            " AND k.name = :kernel ORDER BY r.measured_at DESC, r.id DESC LIMIT 1"),

@@ -160,8 +160,8 @@ void check_record(const RunRecord& run, std::string_view source) {
     for (const double t : {r.median_ms, r.min_ms, r.max_ms, r.compile_ms}) {
       if (!is_time(t)) fail(row + "(" + r.config + ") has an invalid time " + std::to_string(t) + " ms");
     }
-    if (r.status == Status::Ok && !std::isfinite(r.median_ms)) {
-      fail(row + "(" + r.config + ") is ok but has no median time");
+    if (usable(r.status) && !std::isfinite(r.median_ms)) {
+      fail(row + "(" + r.config + ") is " + std::string(to_string(r.status)) + " but has no median time");
     }
     if (r.registers < 0 || r.registers > 65536) fail(row + "has an invalid register count " + std::to_string(r.registers));
     if (auto why = invalid_resources(r)) fail(row + "(" + r.config + ") has " + *why);

@@ -154,16 +154,19 @@ DatabaseStats Database::stats() {
     DatabaseStats s;
     SQLite::Statement totals(db,
         "SELECT (SELECT COUNT(*) FROM runs), (SELECT COUNT(DISTINCT host) FROM runs), COUNT(*), "
-        "COALESCE(SUM(current), 0), COALESCE(SUM(current = 1 AND status = 'ok'), 0) FROM results");
+        "COALESCE(SUM(current), 0), COALESCE(SUM(current = 1 AND status = 'ok'), 0), "
+        "COALESCE(SUM(current = 1 AND status = 'unverified'), 0) FROM results");
     totals.executeStep();
     s.runs = totals.getColumn(0).getInt64();
     s.hosts = totals.getColumn(1).getInt64();
     s.measurements = totals.getColumn(2).getInt64();
     s.configurations = totals.getColumn(3).getInt64();
     s.ok = totals.getColumn(4).getInt64();
+    s.unverified = totals.getColumn(5).getInt64();
     SQLite::Statement devices(db,
         "SELECT d.name, d.cc_major, d.cc_minor, d.sm_count, COUNT(DISTINCT r.kernel_id), "
-        "COUNT(DISTINCT r.shape), COUNT(*), SUM(r.status = 'ok') FROM results r JOIN devices d ON d.id = r.device_id "
+        "COUNT(DISTINCT r.shape), COUNT(*), SUM(r.status = 'ok'), SUM(r.status = 'unverified') FROM results r "
+        "JOIN devices d ON d.id = r.device_id "
         "WHERE r.current = 1 GROUP BY d.id ORDER BY d.name, d.cc_major, d.cc_minor, d.sm_count");
     while (devices.executeStep()) {
       DatabaseStats::DeviceCount c;
@@ -175,11 +178,13 @@ DatabaseStats Database::stats() {
       c.shapes = devices.getColumn(5).getInt64();
       c.configurations = devices.getColumn(6).getInt64();
       c.ok = devices.getColumn(7).getInt64();
+      c.unverified = devices.getColumn(8).getInt64();
       s.devices.push_back(std::move(c));
     }
     SQLite::Statement kernels(db,
         "SELECT k.id, k.name, k.hash, COUNT(DISTINCT r.device_id), COUNT(*), SUM(r.status = 'ok'), "
-        "MAX(r.measured_at) FROM results r JOIN kernels k ON k.id = r.kernel_id WHERE r.current = 1 "
+        "MAX(r.measured_at), SUM(r.status = 'unverified') FROM results r JOIN kernels k ON k.id = r.kernel_id "
+        "WHERE r.current = 1 "
         "GROUP BY k.id ORDER BY k.name, MAX(r.measured_at) DESC");
     SQLite::Statement shapes(db, "SELECT DISTINCT shape FROM results WHERE kernel_id = ? AND current = 1 "
                                  "ORDER BY length(shape), shape");
@@ -191,6 +196,7 @@ DatabaseStats Database::stats() {
       c.configurations = kernels.getColumn(4).getInt64();
       c.ok = kernels.getColumn(5).getInt64();
       c.last_measured = kernels.getColumn(6).getString();
+      c.unverified = kernels.getColumn(7).getInt64();
       shapes.reset();
       shapes.bind(1, kernels.getColumn(0).getInt64());
       while (shapes.executeStep()) c.shapes.push_back(shapes.getColumn(0).getString());

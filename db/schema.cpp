@@ -17,6 +17,8 @@ constexpr std::string_view kApplication = "cutune";
 // Version 4: runs carry the L2 convention they were measured under (l2_flush.hpp), and so do their results (a copy
 // of the run's, which the indexes need): `current` and `tuned` are per convention, as times of different
 // conventions are never compared. Older rows were measured reading a buffer larger than L2: 'read'.
+// Version 5: a result may be 'unverified' (measured under --verify none), which counts like 'ok' for the best
+// configuration (after 'ok' ones): results_best and `tuned` include it. Older cutune versions would not read it.
 constexpr const char* kTables = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS devices(
@@ -62,13 +64,13 @@ CREATE TABLE IF NOT EXISTS tuned(
 CREATE UNIQUE INDEX IF NOT EXISTS results_current ON results(device_id, kernel_id, flush, shape, config)
   WHERE current = 1;
 CREATE INDEX IF NOT EXISTS results_best ON results(device_id, kernel_id, flush, shape, median_ms, config)
-  WHERE current = 1 AND status = 'ok';
+  WHERE current = 1 AND status IN ('ok', 'unverified');
 CREATE INDEX IF NOT EXISTS results_recent ON results(device_id, measured_at);
 )sql";
 
 constexpr const char* kMeta = R"sql(
 INSERT OR IGNORE INTO meta(key, value) VALUES('application', 'cutune');
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '4');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '5');
 )sql";
 
 // A version-1 run had no uid. Its fields make one, so that two copies of the same version-1 file migrate to
@@ -199,6 +201,9 @@ DROP TABLE IF EXISTS tuned;
 )sql");
 }
 
+// Version 4 knew only verified results: results_best is built again with 'unverified' rows (none yet).
+void migrate_from_v4(SQLite::Database& db) { db.exec("DROP INDEX IF EXISTS results_best"); }
+
 }  // namespace
 
 void migrate(SQLite::Database& db, const fs::path& path, int from) {
@@ -217,6 +222,7 @@ void migrate(SQLite::Database& db, const fs::path& path, int from) {
       if (version == 1) migrate_from_v1(db);
       if (version <= 2) migrate_from_v2(db);
       if (version <= 3) migrate_from_v3(db);
+      if (version <= 4) migrate_from_v4(db);
       db.exec(kIndexes);
       refresh_current(db);
       db.exec("UPDATE meta SET value = '" + std::to_string(Database::kSchemaVersion) +
@@ -282,7 +288,7 @@ void refresh_current(SQLite::Database& db) {
       "AS n FROM results r JOIN runs u ON u.id = r.run_id) WHERE n = 1)");
   db.exec("DELETE FROM tuned");
   db.exec("INSERT INTO tuned SELECT DISTINCT device_id, kernel_id, flush, shape FROM results "
-          "WHERE current = 1 AND status = 'ok' AND median_ms IS NOT NULL");
+          "WHERE current = 1 AND " + std::string(kUsableStatus) + " AND median_ms IS NOT NULL");
 }
 
 void refresh_tuned(SQLite::Database& db, std::int64_t device_id, std::int64_t kernel_id, L2Flush flush,
@@ -290,7 +296,8 @@ void refresh_tuned(SQLite::Database& db, std::int64_t device_id, std::int64_t ke
   SQLite::Statement remove(db, "DELETE FROM tuned WHERE device_id = ? AND kernel_id = ? AND flush = ? AND shape = ?");
   SQLite::Statement add(db,
       "INSERT INTO tuned SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM results WHERE device_id = ?1 AND "
-      "kernel_id = ?2 AND flush = ?3 AND shape = ?4 AND current = 1 AND status = 'ok' AND median_ms IS NOT NULL)");
+      "kernel_id = ?2 AND flush = ?3 AND shape = ?4 AND current = 1 AND " + std::string(kUsableStatus) +
+      " AND median_ms IS NOT NULL)");
   for (SQLite::Statement* statement : {&remove, &add}) {
     statement->bind(1, device_id);
     statement->bind(2, kernel_id);

@@ -119,6 +119,11 @@ double real(const SQLite::Column& column);
 std::string samples_to_json(const std::vector<double>& samples);
 std::vector<double> samples_from_json(const std::string& text, const fs::path& path);
 
+/// The results whose time may count (usable() in result.hpp): verified ones, and those measured without verification.
+/// Where both exist for a key, verified ones come first (kUsableOrder).
+constexpr const char* kUsableStatus = "status IN ('ok', 'unverified')";
+constexpr const char* kUsableOrder = "CASE status WHEN 'ok' THEN 0 WHEN 'unverified' THEN 1 ELSE 2 END";
+
 // Every query that reads a Result selects these columns first, in this order (see read_result).
 constexpr const char* kResultColumns =
     "r.config, r.status, r.message, r.samples, r.median_ms, r.min_ms, r.max_ms, r.spread, r.metric, "

@@ -32,7 +32,8 @@ const Json kNoObject = Json::object();
 // Invalidity values of T4, one per status: the inverse of foreign_status() on them.
 std::string_view invalidity(Status s) {
   switch (s) {
-    case Status::Ok: return "correct";
+    case Status::Ok:
+    case Status::Unverified: return "correct";  // it ran; "correctness" says whether it was checked
     case Status::CompileError: return "compile";
     case Status::LaunchError: return "constraints";
     case Status::RuntimeError: return "runtime";
@@ -202,7 +203,10 @@ Measurement read_result(const Json& r, const std::string& where, const std::stri
       if (status == Status::Ok) status = foreign_status(message);
     }
   }
-  if (status == Status::Ok && !objective) fail(source, where + " is correct but has no objective value");
+  if (status == Status::Ok && own && own->contains("status") && (*own)["status"] == to_string(Status::Unverified)) {
+    status = Status::Unverified;
+  }
+  if (usable(status) && !objective) fail(source, where + " is correct but has no objective value");
   if (own && own->contains("message") && (*own)["message"].is_string()) message = (*own)["message"].get<std::string>();
 
   std::vector<double> samples;
@@ -372,8 +376,11 @@ void write_t4(const std::vector<RunRecord>& runs, std::ostream& out) {
       Json times{{"runtimes", runtimes(r.samples_ms)}};
       if (std::isfinite(r.compile_ms)) times["compilation_time"] = r.compile_ms;
       const bool ok = r.status == Status::Ok;
-      const Json value = ok && std::isfinite(r.median_ms) ? Json(r.median_ms) : Json(failure_name(r.status));
+      const Json value =
+          usable(r.status) && std::isfinite(r.median_ms) ? Json(r.median_ms) : Json(failure_name(r.status));
       Json mine{{"run", i}, {"shape", m.shape}, {"config", r.config}, {"message", r.message}};
+      // T4 has no "not checked": an unverified result is valid with correctness 0, and cutune's own field says why.
+      if (r.status == Status::Unverified) mine["status"] = to_string(r.status);
       if (std::isfinite(r.max_error)) mine["max_error"] = r.max_error;
       if (std::isfinite(r.metric)) mine["metric"] = r.metric;
       mine["registers"] = r.registers;

@@ -88,37 +88,7 @@ void detail::record_timing(Result& r, double metric_amount) {
   r.max_ms = t.max;
   r.spread = t.spread;
   r.metric = metric_amount / (t.median * 1e-3) / 1e9;
-  r.status = Status::Ok;
-}
-
-bool Workbench::Impl::verify_outputs(Result& r) {
-  for (auto& arg : args) {
-    if (!arg.spec->is_buffer || !arg.spec->output) continue;
-    CU_CHECK(cuMemsetD8Async, stats.get(), 0, 2 * sizeof(std::uint64_t), stream);
-    CU_CHECK(cuMemsetD8Async, stats.get() + sizeof(std::uint64_t), 0xff, sizeof(std::uint64_t), stream);
-    CU_CHECK(cuMemsetD8Async, stats.get() + 2 * sizeof(std::uint64_t), 0, sizeof(std::uint64_t), stream);
-    CUdeviceptr out = arg.buffer.get(), ref = arg.reference.get(), counts = stats.get();
-    std::uint64_t n = arg.count;
-    const Tolerance tolerance = spec.tolerance_at(shape);
-    double atol = tolerance.atol, rtol = tolerance.rtol;
-    void* cmp[] = {&out, &ref, &n, &atol, &rtol, &counts};
-    detail::check(launch_support(support->compare[static_cast<std::size_t>(arg.spec->type)], n, cmp), "compare");
-    std::uint64_t host[3] = {};
-    CU_CHECK(cuStreamSynchronize, stream);
-    CU_CHECK(cuMemcpyDtoH, host, stats.get(), sizeof host);
-    double max_error = 0.0;
-    std::memcpy(&max_error, &host[2], sizeof max_error);
-    r.max_error = std::max(r.max_error, max_error);
-    if (host[0] != 0) {
-      std::ostringstream msg;
-      msg << host[0] << " of " << n << " elements of " << arg.spec->name << " differ from the reference (first at index "
-          << host[1] << ", largest error " << max_error << ")";
-      r.status = Status::WrongResult;
-      r.message = msg.str();
-      return false;
-    }
-  }
-  return true;
+  if (r.status != Status::Unverified) r.status = Status::Ok;  // verify_outputs() marks what it did not compare
 }
 
 std::vector<double> Workbench::Impl::timed_runs(const std::function<void(void*)>& enqueue, int warm, int runs) {

@@ -12,13 +12,14 @@ namespace cutune {
 namespace detail {
 
 // These names are part of the database format: renaming one orphans every stored result of that status.
-constexpr std::array<std::pair<Status, std::string_view>, 6> kStatusNames{{
+constexpr std::array<std::pair<Status, std::string_view>, 7> kStatusNames{{
     {Status::Ok, "ok"},
     {Status::CompileError, "compile_error"},
     {Status::LaunchError, "launch_error"},
     {Status::RuntimeError, "runtime_error"},
     {Status::WrongResult, "wrong_result"},
     {Status::Timeout, "timeout"},
+    {Status::Unverified, "unverified"},
 }};
 
 }  // namespace detail

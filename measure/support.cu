@@ -86,24 +86,40 @@ __global__ void fill_value(T* p, u64 n, T value) {
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) p[i] = value;
 }
 
+// The part of an output that is compared: the elements whose index in the array `extent` (innermost first) lies in
+// [begin, end) in every dimension. A whole buffer of n elements is {n, 1, 1}, {0, 0, 0}, {n, 1, 1}.
+struct Region {
+  u64 extent[3];
+  u64 begin[3];
+  u64 end[3];
+};
+
+__device__ __forceinline__ bool in_region(u64 i, const Region& r) {
+  const u64 x = i % r.extent[0], rest = i / r.extent[0];
+  const u64 y = rest % r.extent[1], z = rest / r.extent[1];
+  return x >= r.begin[0] && x < r.end[0] && y >= r.begin[1] && y < r.end[1] && z >= r.begin[2] && z < r.end[2];
+}
+
+// Whether an output element agrees with the reference's; *err is |o - r| where both are numbers and differ, else 0.
+__device__ __forceinline__ bool agrees(double o, double r, double atol, double rtol, double* err) {
+  *err = 0.0;
+  if (r != r || o != o) return (r != r) && (o != o);  // NaN must meet NaN
+  if (o == r) return true;                            // also equal infinities
+  *err = fabs(o - r);
+  return *err <= atol + rtol * fabs(r);
+}
+
 // stats[0]: mismatches; stats[1]: first mismatching index (min); stats[2]: largest |out - ref| as double bits.
 // Non-negative doubles order like their bit patterns, so atomicMax on the bits keeps the largest error.
 template <typename T>
-__global__ void compare(const T* out, const T* ref, u64 n, double atol, double rtol, u64* stats) {
+__global__ void compare(const T* out, const T* ref, u64 n, double atol, double rtol, u64* stats, Region region) {
   u64 mismatches = 0, first = ~0ull;
   double worst = 0.0;
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {
-    const double o = to_double(out[i]), r = to_double(ref[i]);
-    bool same;
-    if (r != r || o != o) {
-      same = (r != r) && (o != o);  // NaN must meet NaN
-    } else if (o == r) {
-      same = true;  // also equal infinities
-    } else {
-      const double err = fabs(o - r);
-      same = err <= atol + rtol * fabs(r);
-      if (err == err) worst = fmax(worst, err);
-    }
+    if (!in_region(i, region)) continue;
+    double err;
+    const bool same = agrees(to_double(out[i]), to_double(ref[i]), atol, rtol, &err);
+    if (err == err) worst = fmax(worst, err);
     if (!same) {
       ++mismatches;
       if (i < first) first = i;
@@ -114,6 +130,27 @@ __global__ void compare(const T* out, const T* ref, u64 n, double atol, double r
     atomicMin(&stats[1], first);
   }
   if (worst > 0.0) atomicMax(&stats[2], (u64)__double_as_longlong(worst));
+}
+
+// After compare found mismatches: the first k of them from index `from` on, in index order, read by one thread
+// (at most `limit` elements, so that sparse mismatches cost little). found[0]: how many; found[1 + j]: their
+// indices; found[1 + k + j] and found[1 + 2k + j]: the output's and the reference's values as double bits.
+template <typename T>
+__global__ void mismatches(const T* out, const T* ref, u64 n, double atol, double rtol, Region region, u64 from,
+                           u64 limit, u64 k, u64* found) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  u64 count = 0;
+  for (u64 i = from; i < n && i - from < limit && count < k; ++i) {
+    if (!in_region(i, region)) continue;
+    const double o = to_double(out[i]), r = to_double(ref[i]);
+    double err;
+    if (agrees(o, r, atol, rtol, &err)) continue;
+    found[1 + count] = i;
+    found[1 + k + count] = (u64)__double_as_longlong(o);
+    found[1 + 2 * k + count] = (u64)__double_as_longlong(r);
+    ++count;
+  }
+  found[0] = count;
 }
 
 // Reads a buffer larger than L2 so the next timed run starts with none of its data cached.

@@ -50,6 +50,7 @@ struct SupportKernels {
   std::array<CUfunction, kElementTypes> fill_random{};  // indexed by ElementType
   std::array<CUfunction, kElementTypes> fill_value{};
   std::array<CUfunction, kElementTypes> compare{};
+  std::array<CUfunction, kElementTypes> mismatches{};  // a few differing elements, after compare found some
   CUfunction flush_l2 = nullptr;
   /// Compiles support.cu once per process and architecture (through the cache when given), then loads it.
   SupportKernels(const std::string& arch, CubinCache* cache);
@@ -69,7 +70,34 @@ struct DeviceArgument {
   CUdeviceptr pointer = 0;    // cuLaunchKernel reads the argument through a pointer to this
   std::array<unsigned char, 8> scalar{};
   CUtensorMap map{};          // tensor maps: encoded per configuration, as the box follows the tile
+  Tolerance tolerance;        // outputs: the bounds in force (MeasureOptions', the output's own, the spec's)
+  std::optional<Region> region;  // outputs: the part compared; unset: all of it
 };
+
+/// u64 words of the Workbench's `stats` buffer: compare's three, then the mismatches kernel's 1 + 3 * kMismatchSamples.
+inline constexpr std::size_t kMismatchSamples = 4;
+inline constexpr std::size_t kStatsWords = 3 + 1 + 3 * kMismatchSamples;
+
+/// What outputs are compared with under a verification mode other than None: the spec's reference kernel, or the
+/// spec's own kernel at a configuration (its reference configuration, or its default one).
+struct ReferenceChoice {
+  std::optional<Config> config;  ///< set: the spec's kernel at this configuration; unset: its reference kernel
+  std::string name;              ///< for messages: the reference kernel's name, or "the configuration X"
+};
+ReferenceChoice reference_choice(const KernelSpec& spec, VerifyMode mode);
+/// An element of an output that differs from the reference's.
+struct MismatchSample {
+  std::uint64_t index = 0;
+  double value = 0.0;      ///< the output's, as a double
+  double reference = 0.0;  ///< the reference's
+};
+/// A WrongResult's message: how many elements of `output` differ, the first index (with its coordinates in a region of
+/// several dimensions), the largest error and the samples with the reference's values.
+std::string describe_disagreement(const std::string& output, const Disagreement& d, double max_error,
+                                  const std::vector<MismatchSample>& samples, const std::optional<Region>& region);
+/// Compiles the reference `mode` chooses, through the cache when given (null: none).
+CompileOutput compile_reference_for(CubinCache* cache, const KernelSpec& spec, VerifyMode mode,
+                                    const std::string& arch);
 
 /// What a loaded kernel asks of the GPU at its launch geometry: threads, blocks, shared memory (the spec's dynamic
 /// amount and the kernel's static one) and resident blocks per SM by the driver's occupancy calculator. Call it
@@ -81,7 +109,8 @@ void record_launch_resources(Result& r, CUfunction f, const Launch& launch);
 /// than `best_ms` (0: no best yet), else as many as MeasureOptions' repeats and time budget allow.
 int adaptive_more_runs(const MeasureOptions& options, double first_ms, double best_ms);
 
-/// Fills a verified result's timing figures from its samples, and its metric from the amount (bytes or FLOPs).
+/// Fills a verified (or Unverified) result's timing figures from its samples, and its metric from the amount (bytes or
+/// FLOPs); the status becomes Ok unless it is Unverified.
 void record_timing(Result& r, double metric_amount);
 
 /// Little-endian bytes of a scalar argument of the given type.
@@ -110,6 +139,7 @@ struct Workbench::Impl {
   Shape shape;
   MeasureOptions options;
   L2Flush flush;  // the convention in force: options.flush, else the spec's, else Read
+  VerifyMode verify;  // what outputs are compared with: options.verify, else the spec's, else Reference
   CUstream stream = nullptr;
   std::unique_ptr<detail::SupportKernels> support;
   std::vector<detail::DeviceArgument> args;
@@ -122,7 +152,7 @@ struct Workbench::Impl {
   std::shared_ptr<detail::PipelineWorkbench> pipeline;  // specs with a host pipeline: its host side (prepare())
 
   Impl(const Device& d, const KernelSpec& s, const Shape& sh, const MeasureOptions& o)
-      : device(d), spec(s), shape(sh), options(o), flush(s.l2_flush(o.flush)) {}
+      : device(d), spec(s), shape(sh), options(o), flush(s.l2_flush(o.flush)), verify(s.verify_mode(o.verify)) {}
   ~Impl();
 
   /// Grid-stride launch of a support kernel over n elements.
@@ -131,7 +161,13 @@ struct Workbench::Impl {
   void fill(const detail::DeviceArgument& arg, const FillRule& fill, CUdeviceptr buffer, std::uint64_t salt);
   /// Puts every output back in its initial state (poison or initial data).
   void reset_outputs();
-  /// Compares every output buffer with the reference output; false (and a WrongResult `r`) when one differs.
+  /// Each output's tolerance and region at this shape (verify.cpp); throws InputError for a region that does not fit.
+  void plan_verification();
+  /// Runs the reference chosen by `verify` and keeps its outputs (verify.cpp), or under Reference the outputs' expected
+  /// content where the spec gives it (filled with salts from `salt` on); nothing under VerifyMode::None.
+  void compute_reference(CubinCache* cache, std::uint64_t salt);
+  /// Compares every output buffer with the reference output; false (and a WrongResult `r` whose message shows a few
+  /// differing elements) when one differs. Under VerifyMode::None compares nothing: `r` becomes Unverified.
   bool verify_outputs(Result& r);
   /// The kernel parameter array for a configuration (scalars evaluated with it; tensor maps as encoded last).
   std::vector<void*> parameters(const Config& config);

@@ -30,6 +30,7 @@ std::vector<std::string> support_names() {
     names.push_back(std::string("fill_random<") + type + ">");
     names.push_back(std::string("fill_value<") + type + ">");
     names.push_back(std::string("compare<") + type + ">");
+    names.push_back(std::string("mismatches<") + type + ">");
   }
   names.push_back("flush_l2");
   return names;
@@ -112,6 +113,7 @@ SupportKernels::SupportKernels(const std::string& arch, CubinCache* cache) {
     check(module.function(binary.lowered_names[k++], &fill_random[t]), "cuModuleGetFunction(fill_random)");
     check(module.function(binary.lowered_names[k++], &fill_value[t]), "cuModuleGetFunction(fill_value)");
     check(module.function(binary.lowered_names[k++], &compare[t]), "cuModuleGetFunction(compare)");
+    check(module.function(binary.lowered_names[k++], &mismatches[t]), "cuModuleGetFunction(mismatches)");
   }
   check(module.function(binary.lowered_names[k], &flush_l2), "cuModuleGetFunction(flush_l2)");
 }
@@ -302,7 +304,8 @@ Workbench::Workbench(const Device& device, const KernelSpec& spec, const Shape& 
     arg.buffer = detail::DeviceBuffer(arg.count * element_size(a.type));
     if (a.output) arg.reference = detail::DeviceBuffer(arg.buffer.bytes());
   }
-  w.stats = detail::DeviceBuffer(3 * sizeof(std::uint64_t));
+  w.stats = detail::DeviceBuffer(detail::kStatsWords * sizeof(std::uint64_t));
+  w.plan_verification();
   w.sink = detail::DeviceBuffer(sizeof(int));
   // Twice the L2 size displaces all of it; the written buffer is at least the 256 MB of nvbench and do_bench.
   const auto twice_l2 = static_cast<std::size_t>(std::max<std::int64_t>(device.l2_bytes(), 1 << 20)) * 2;
@@ -331,38 +334,7 @@ void Workbench::Impl::prepare(CubinCache* cache) {
     }
   }
 
-  // The reference output, computed once and kept per output buffer.
-  // The reference is a kernel of its own, or the spec's kernel at a reference configuration.
-  const Config ref_config = spec.reference_config ? *spec.reference_config : spec.default_config();
-  const std::string ref_name = spec.reference_config ? spec.format(ref_config) : spec.reference_kernel;
-  const CompileOutput ref = compile_reference_cached(cache, spec, arch);
-  if (!ref.ok) throw CudaError("the reference " + ref_name + " of " + spec.name + " does not compile:\n" + ref.log);
-  detail::Module module;
-  detail::check(module.load(ref.cubin), "cuModuleLoadData(reference)");
-  CUfunction f = nullptr;
-  detail::check(module.function(ref.lowered_name, &f), "cuModuleGetFunction(reference)");
-  const Launch l = spec.resolve(spec.reference_config ? spec.launch : spec.reference_launch, ref_config, shape,
-                                device.limits().sm_count);
-  if (l.shared_memory > 0) {  // opt in: static shared memory may push the total past 48 KiB
-    CU_CHECK(cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.shared_memory));
-  }
-  if (auto why = detail::prepare_cluster_launch(f, l)) throw CudaError("the reference of " + spec.name + ": " + *why);
-  if (auto why = encode_tensor_maps(ref_config)) throw CudaError("the reference of " + spec.name + ": " + *why);
-  if (auto why = detail::copy_constants(module, args, stream)) throw CudaError("the reference of " + spec.name + ": " + *why);
-  reset_outputs();
-  std::vector<void*> params = parameters(ref_config);
-  detail::check(launch(f, l, params), "cuLaunchKernel(reference)");
-  CU_CHECK(cuStreamSynchronize, stream);
-  for (auto& arg : args) {
-    if (arg.spec->is_buffer && arg.spec->output) {
-      if (arg.spec->expected) {  // what the spec says the output must hold, not what the reference wrote
-        fill(arg, *arg.spec->expected, arg.reference.get(), salt++);
-      } else {
-        CU_CHECK(cuMemcpyDtoDAsync, arg.reference.get(), arg.buffer.get(), arg.buffer.bytes(), stream);
-      }
-    }
-  }
-  CU_CHECK(cuStreamSynchronize, stream);
+  compute_reference(cache, salt);  // the output compared with, computed once and kept per output buffer
 
   if (spec.pipeline) {  // the host side: pinned arrays holding the inputs; the transfer-only bound is the peak
     pipeline = std::make_shared<detail::PipelineWorkbench>(*this);

@@ -89,7 +89,11 @@ ReadOutcome read_message(int fd, double timeout_s, const std::function<bool()>& 
 }
 
 Message to_message(const Result& r) {
-  return {{"config", r.config},         {"status", std::string(to_string(r.status))},
+  Message disagreement = nullptr;
+  if (const auto& d = r.disagreement) {
+    disagreement = {{"output", d->output}, {"count", d->count}, {"first", d->first}, {"compared", d->compared}};
+  }
+  return {{"disagreement", disagreement},{"config", r.config},         {"status", std::string(to_string(r.status))},
           {"message", r.message},       {"samples_ms", r.samples_ms},
           {"median_ms", r.median_ms},   {"min_ms", r.min_ms},
           {"max_ms", r.max_ms},         {"spread", r.spread},
@@ -122,6 +126,10 @@ Result result_from_message(const Message& m) {
   r.blocks = m.at("blocks").get<std::int64_t>();
   r.blocks_per_sm = m.at("blocks_per_sm").get<int>();
   r.peak = m.at("peak").get<double>();
+  if (const Message& d = m.at("disagreement"); !d.is_null()) {
+    r.disagreement = Disagreement{d.at("output").get<std::string>(), d.at("count").get<std::uint64_t>(),
+                                  d.at("first").get<std::uint64_t>(), d.at("compared").get<std::uint64_t>()};
+  }
   return r;
 }
 
@@ -153,7 +161,10 @@ Message to_message(const MeasureOptions& o) {
           {"min_repeats", o.min_repeats}, {"max_measure_ms", o.max_measure_ms},
           {"early_stop_ratio", o.early_stop_ratio},
           {"flush", o.flush ? Message(std::string(to_string(*o.flush))) : Message(nullptr)},
-          {"seed", o.seed}};
+          {"seed", o.seed},
+          {"verify", o.verify ? Message(std::string(to_string(*o.verify))) : Message(nullptr)},
+          {"atol", o.atol ? Message(*o.atol) : Message(nullptr)},
+          {"rtol", o.rtol ? Message(*o.rtol) : Message(nullptr)}};
 }
 
 MeasureOptions measure_options_from_message(const Message& m) {
@@ -168,6 +179,14 @@ MeasureOptions measure_options_from_message(const Message& m) {
     if (!o.flush) throw InputError("unknown L2 convention '" + flush.get<std::string>() + "' in a worker request");
   }
   o.seed = m.at("seed").get<std::uint64_t>();
+  if (const Message& verify = m.at("verify"); !verify.is_null()) {
+    o.verify = parse_verify_mode(verify.get<std::string>());
+    if (!o.verify) {
+      throw InputError("unknown verification mode '" + verify.get<std::string>() + "' in a worker request");
+    }
+  }
+  if (const Message& atol = m.at("atol"); !atol.is_null()) o.atol = atol.get<double>();
+  if (const Message& rtol = m.at("rtol"); !rtol.is_null()) o.rtol = rtol.get<double>();
   return o;
 }
 

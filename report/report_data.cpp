@@ -32,12 +32,15 @@ std::string listing(const std::set<std::string>& names) {
   return out;
 }
 
-bool ok_with_time(const Measurement* m) { return m->result.status == Status::Ok && std::isfinite(m->result.median_ms); }
+bool ok_with_time(const Measurement* m) { return usable(m->result.status) && std::isfinite(m->result.median_ms); }
 
-// Fastest Ok first (ties by configuration, as Database::best breaks them), then failures by configuration.
+// Fastest Ok first, then fastest Unverified (ties by configuration, as Database::best orders them), then failures by
+// configuration.
 bool report_order(const Measurement* a, const Measurement* b) {
   const bool a_ok = ok_with_time(a), b_ok = ok_with_time(b);
   if (a_ok != b_ok) return a_ok;
+  const bool a_verified = a->result.status == Status::Ok, b_verified = b->result.status == Status::Ok;
+  if (a_ok && a_verified != b_verified) return a_verified;
   if (a_ok && a->result.median_ms != b->result.median_ms) return a->result.median_ms < b->result.median_ms;
   return a->result.config < b->result.config;
 }

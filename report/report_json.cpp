@@ -30,7 +30,8 @@ PageJson figure(double x) {
 // Table figures keep every digit the database has.
 PageJson exact(double x) { return std::isfinite(x) ? PageJson(x) : PageJson(nullptr); }
 
-bool is_ok(const Measurement* m) { return m->result.status == Status::Ok && std::isfinite(m->result.median_ms); }
+// Ok or Unverified (--verify none), with a time: a result whose time counts.
+bool is_ok(const Measurement* m) { return usable(m->result.status) && std::isfinite(m->result.median_ms); }
 
 bool has_resources(const Result& r) { return r.threads_per_block > 0 && r.blocks_per_sm > 0 && r.blocks > 0; }
 
@@ -55,6 +56,7 @@ PageJson result_row(const Measurement& m, const DeviceIdentity& device) {
                   {"waves", exact(d.waves)},
                   {"occupancy", exact(d.occupancy)},
                   {"compile_ms", exact(r.compile_ms)},
+                  {"unverified", r.status == Status::Unverified},
                   {"measured_at", m.measured_at}};
 }
 
@@ -219,7 +221,7 @@ PageJson failures(const ReportGroup& group) {
   };
   std::map<std::pair<std::string, std::string>, Message> messages;
   for (const Measurement* m : group.current) {
-    if (m->result.status == Status::Ok) continue;
+    if (usable(m->result.status)) continue;
     const std::string status(to_string(m->result.status));
     ++by_status[status];
     const std::string& text = m->result.message;
@@ -242,10 +244,10 @@ PageJson failures(const ReportGroup& group) {
 
 PageJson group_json(const ReportGroup& group, std::size_t id) {
   std::vector<double> times;
-  std::size_t ok = 0;
+  std::size_t ok = 0, unverified = 0;
   for (const Measurement* m : group.current) {
     if (!is_ok(m)) continue;
-    ++ok;
+    ++(m->result.status == Status::Unverified ? unverified : ok);
     if (m->result.median_ms > 0) times.push_back(m->result.median_ms);
   }
   PageJson fastest = PageJson::array();
@@ -260,7 +262,8 @@ PageJson group_json(const ReportGroup& group, std::size_t id) {
           {"flush", to_string(group.flush)},
           {"device", {{"name", d.name}, {"arch", d.arch()}, {"sm_count", d.sm_count}, {"uuid", d.uuid},
                       {"driver_version", d.driver_version}, {"nvrtc_version", d.nvrtc_version}}},
-          {"counts", {{"configurations", group.current.size()}, {"ok", ok}, {"failed", group.current.size() - ok},
+          {"counts", {{"configurations", group.current.size()}, {"ok", ok}, {"unverified", unverified},
+                      {"failed", group.current.size() - ok - unverified},
                       {"runs", group.runs.size()}, {"measurements", group.measurements}}},
           {"parameters", group.parameters},
           {"fastest", fastest},

@@ -18,6 +18,7 @@ class SpecReader final : public FieldReader {
   explicit SpecReader(KernelSpec& spec) : spec_(spec) {}
 
   void read(const Json& root) {
+    root_ = &root;
     if (!root.is_object()) fail("(top level)", "must be a JSON object");
     if (const Json* name = root.contains("name") ? &root["name"] : nullptr; name && name->is_string()) {
       prefix_ = "spec " + name->get<std::string>();
@@ -25,7 +26,7 @@ class SpecReader final : public FieldReader {
     check_keys(root, "(top level)",
                {"name", "description", "source", "kernel", "shape", "parameters", "constraints", "block", "grid",
                 "shared_memory", "cluster", "arguments", "reference", "tolerance", "metric", "compile_options",
-                "target", "pipeline", "start", "measure"});
+                "target", "pipeline", "start", "measure", "verify"});
     spec_.name = string_field(root, "name", "name");
     if (spec_.name.empty()) fail("name", "must not be empty");
     if (root.contains("description")) spec_.description = string_field(root, "description", "description");
@@ -69,6 +70,7 @@ class SpecReader final : public FieldReader {
     }
 
     if (root.contains("tolerance")) read_tolerance(root["tolerance"]);
+    if (root.contains("verify")) read_verify(root["verify"], *this, spec_);
     if (root.contains("metric")) {
       read_metric(root["metric"]);
     } else {
@@ -281,7 +283,11 @@ class SpecReader final : public FieldReader {
       }
       spec_.arguments.push_back(std::move(a));
     }
-    if (!has_output) fail("arguments", "no buffer has \"output\": true, so nothing could be verified");
+    // A kernel tuned by time alone says so: its spec's "verify" compares nothing.
+    if (!has_output && !compares_nothing(root_)) {
+      fail("arguments", "no buffer has \"output\": true, so nothing could be verified (to tune by time alone, "
+                        "without verification: \"verify\": {\"mode\": \"none\"})");
+    }
     finish_tensor_maps(*this, spec_);
   }
 
@@ -396,6 +402,7 @@ class SpecReader final : public FieldReader {
   }
 
   KernelSpec& spec_;
+  const Json* root_ = nullptr;
   std::string prefix_ = "spec";
   std::vector<std::string> scope_;
   std::vector<std::string> grid_scope_;  // scope_, then SM_COUNT

@@ -65,6 +65,10 @@ void read_spec(const Json& root, KernelSpec& spec);
 /// Reads a spec's "pipeline" section (pipeline_reader.cpp) into spec.pipeline, after everything else was read.
 void read_pipeline(const Json& section, KernelSpec& spec);
 
+/// Whether a spec document's "verify" says "mode": "none" (before it is read: such a spec needs no output).
+bool compares_nothing(const Json* root);
+/// Reads "verify" (verify_rule.cpp) into spec.verify, after the arguments were read.
+void read_verify(const Json& section, const FieldReader& reader, KernelSpec& spec);
 /// Reads "target" (target.cpp): a name such as "sm_90a" for every configuration, or {"sm_90a": CONDITION, ...}.
 void read_targets(const Json& j, const FieldReader& reader, KernelSpec& spec);
 /// Reads a CUtensorMap argument's fields into `a` (tensor_map.cpp); its buffer is looked up later.

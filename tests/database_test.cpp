@@ -89,7 +89,8 @@ TEST(StatusNames, RoundTripEveryStatus) {
       {Status::LaunchError, "launch_error"},
       {Status::RuntimeError, "runtime_error"},
       {Status::WrongResult, "wrong_result"},
-      {Status::Timeout, "timeout"}};
+      {Status::Timeout, "timeout"},
+      {Status::Unverified, "unverified"}};
   for (const auto& [status, name] : names) {
     EXPECT_EQ(to_string(status), name);
     EXPECT_EQ(status_from_string(name), status);
@@ -385,7 +386,7 @@ TEST_F(DatabaseTest, ReopenKeepsEverythingAndWritesSchema) {
     EXPECT_EQ(db.best(BestQuery{"gemm", "abc123", device_, shape_})->result.config, "A=0");
   }
   SQLite::Database raw(path_.string());
-  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "4");
+  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "5");
   EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'application'").getString(), "cutune");
   EXPECT_EQ(raw.execAndGet("PRAGMA journal_mode").getString(), "wal");
   SQLite::Statement run(raw, "SELECT command, host, cutune_version, started_at FROM runs");

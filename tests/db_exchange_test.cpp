@@ -207,7 +207,7 @@ TEST_F(DbMigrationTest, FromVersion1KeepsEverything) {
     EXPECT_EQ(runs[0].device.name, "NVIDIA H100 80GB HBM3");
   }
   SQLite::Database raw(path("v1.db").string());
-  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "4");
+  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "5");
   EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM results WHERE current = 1").getInt(), 4);
 }
 
@@ -242,7 +242,7 @@ TEST_F(DbMigrationTest, FromVersion2AddsResourcesAsUnknown) {
     EXPECT_EQ(best->result.dynamic_smem_bytes, 1024);
   }
   SQLite::Database raw(path("v2.db").string());
-  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "4");
+  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "5");
   Database out(path("out.db"));
   EXPECT_EQ(out.results(h100, gemm, "1024x1024").size(), 2u);
 }

@@ -131,7 +131,7 @@ TEST_F(FlushDbTest, Version3FileMigratesWithEveryRowRead) {
     EXPECT_EQ(db.best({"gemm", "abc123", h100, "1024x1024"})->result.median_ms, 1.5);
   }
   SQLite::Database raw(path("v3.db").string(), SQLite::OPEN_READWRITE);
-  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "4");
+  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "5");
   EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM results WHERE flush = 'read'").getInt(), 3);
   EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM tuned").getInt(), 2);  // read and write
   EXPECT_THROW(raw.exec("UPDATE runs SET flush = 'dirty'"), SQLite::Exception);

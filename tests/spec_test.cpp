@@ -235,7 +235,8 @@ TEST(SpecErrors, Arguments) {
   EXPECT_EQ(error_after([](Json& j) { j["arguments"][1]["output"] = true; }),
             "spec transpose: arguments.in.output: a const buffer cannot be an output");
   EXPECT_EQ(error_after([](Json& j) { j["arguments"][0]["output"] = false; }),
-            "spec transpose: arguments: no buffer has \"output\": true, so nothing could be verified");
+            "spec transpose: arguments: no buffer has \"output\": true, so nothing could be verified (to tune by time "
+            "alone, without verification: \"verify\": {\"mode\": \"none\"})");
   EXPECT_EQ(error_after([](Json& j) { j["arguments"][1]["name"] = "out"; }),
             "spec transpose: arguments[1].name: 'out' appears twice");
   EXPECT_EQ(error_after([](Json& j) { j["arguments"][0].erase("type"); }),

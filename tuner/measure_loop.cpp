@@ -35,7 +35,7 @@ void submit_compile(const MeasureLoop& m, std::size_t index) {
 // The best median among what is known and what just arrived: the next job's early-stop reference.
 double best_with(double best_ms, const std::vector<Arrival>& arrived) {
   for (const auto& a : arrived)
-    if (a.result.status == Status::Ok && (best_ms <= 0.0 || a.result.median_ms < best_ms)) best_ms = a.result.median_ms;
+    if (usable(a.result.status) && (best_ms <= 0.0 || a.result.median_ms < best_ms)) best_ms = a.result.median_ms;
   return best_ms;
 }
 
@@ -83,8 +83,13 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
     return indices.front();
   };
   bool setup_done = false;
+  bool given_up = false;
   std::vector<Arrival> arrived;
   for (;;) {
+    if (!given_up && m.give_up && m.give_up()) {
+      given_up = exhausted = true;
+      ready.clear();
+    }
     top_up();
     if (exhausted && compiling == 0 && ready.empty() && lanes.returned().empty() && lanes.in_flight() == 0) {
       // Crashes a lane still holds get a second opinion on another lane before they count as the configurations'.
@@ -140,7 +145,7 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
       if (c.error) std::rethrow_exception(c.error);
       report.compile_seconds += c.output.ms / 1000.0;
       report.cache_hits += c.output.from_cache;
-      ready.push_back(std::move(c));
+      if (!given_up) ready.push_back(std::move(c));
     }
     for (auto& o : outcomes)
       for (auto& a : lanes.accept(std::move(o))) arrived.push_back(std::move(a));

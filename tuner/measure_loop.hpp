@@ -31,6 +31,9 @@ struct MeasureLoop {
   std::function<bool()> out_of_time;       ///< the wall-time budget is spent: ask for nothing more
   std::function<double()> best_ms;         ///< the best median so far (0: none), for adaptive timing
   std::function<void(const Arrival&)> arrived;  ///< store it, tell the strategy, count it
+  /// True once the shape is given up (its configurations all disagree with the reference): nothing more is asked
+  /// or dispatched, compiled configurations still waiting are dropped; what lanes are measuring arrives as usual.
+  std::function<bool()> give_up;
 };
 
 /// Asks the strategy whenever the compile lookahead runs short, compiles on the pool, gives each compiled

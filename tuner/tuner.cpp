@@ -19,6 +19,7 @@
 #include "specs/log.hpp"
 #include "tuner/dispatch.hpp"
 #include "tuner/measure_loop.hpp"
+#include "tuner/verify_stop.hpp"
 
 namespace cutune {
 namespace {
@@ -30,7 +31,9 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 // The order of Database::best (median, then configuration text), so that the tuner's winner is the stored best
 // also when medians tie (short kernels: event timings come in steps of about half a microsecond).
+// Verified results outrank unverified ones, as they do there.
 bool faster(const Result& a, const Result& b) {
+  if ((a.status == Status::Ok) != (b.status == Status::Ok)) return a.status == Status::Ok;
   return a.median_ms < b.median_ms || (a.median_ms == b.median_ms && a.config < b.config);
 }
 
@@ -67,7 +70,7 @@ std::size_t observe_stored(const IndexOf& index_of, const std::map<std::string, 
   for (const auto& [config, r] : stored) {
     const auto it = index_of.find(config);
     if (it == index_of.end()) continue;
-    strategy.observe(it->second, r.status == Status::Ok ? std::optional<double>(r.median_ms) : std::nullopt);
+    strategy.observe(it->second, usable(r.status) ? std::optional<double>(r.median_ms) : std::nullopt);
     account(r);
     ++known;
   }
@@ -139,6 +142,8 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   const auto start = Clock::now();
   ShapeReport report;
   report.shape = shape;
+  // A region that does not fit is the user's error, not every configuration's.
+  check_verification(spec, shape, spec.verify_mode(options_.measure.verify));
   const Space space = Space::enumerate(spec, shape, limits_).shard(options_.shard);
   report.space_size = space.size();
   const KernelIdentity kernel{spec.name, spec.hash};
@@ -173,12 +178,12 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   const IndexOf index_of = index_by_text(space, spec);
   auto strategy = start_first(make_strategy(options_.strategy, space, options_.seed),
                               start_indices(spec, options_.start, index_of));
-  auto outcome = [](const Result& r) { return r.status == Status::Ok ? std::optional<double>(r.median_ms) : std::nullopt; };
+  auto outcome = [](const Result& r) { return usable(r.status) ? std::optional<double>(r.median_ms) : std::nullopt; };
   auto account = [&](const Result& r, bool resumed) {
     ++progress.done;
     if (resumed) ++report.resumed, ++progress.resumed; else ++report.evaluated;
-    if (r.status != Status::Ok) ++report.failed;
-    if (r.status == Status::Ok && (!best || faster(r, *best))) best = r;
+    if (!usable(r.status)) ++report.failed;
+    if (usable(r.status) && (!best || faster(r, *best))) best = r;
     results[r.config] = r;
     if (options_.on_progress) {
       progress.elapsed_s = seconds_since(start);
@@ -199,6 +204,9 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
     return report;
   }
   const std::int64_t run = database_.begin_run(identity_, kernel, options_.command, flush);
+  // A usable stored result shows that the reference agrees with some configuration: no early stop then.
+  detail::DisagreementWatch watch(best ? 0 : options_.verify_stop_after);
+  const VerifyMode verify = spec.verify_mode(options_.measure.verify);
 
   try {
     detail::Dispatcher& dispatcher = lanes(cache_ptr);  // the workers start while the first compiles run
@@ -208,8 +216,10 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
       // The support and reference kernels go first, into the cache: the workers then find them there instead of
       // compiling them themselves while the GPUs wait.
       std::vector<std::future<CompileOutput>> setup_jobs;
+      if (cache_ptr != nullptr && verify != VerifyMode::None) {
+        setup_jobs.push_back(pool.submit([&] { return detail::compile_reference_for(cache_ptr, spec, verify, arch); }));
+      }
       if (cache_ptr != nullptr) {
-        setup_jobs.push_back(pool.submit([&] { return compile_reference_cached(cache_ptr, spec, arch); }));
         setup_jobs.push_back(pool.submit([&] {
           detail::cache_support_kernels(arch, cache_ptr);
           return CompileOutput{};
@@ -226,10 +236,12 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
         report.devices[a.lane].measure_seconds += a.measure_s;
         report.measure_seconds += a.measure_s;
         account(a.result, false);
+        if (watch.hear(a.result)) report.verify_stop = watch.message(detail::reference_choice(spec, verify).name);
       };
       detail::MeasureLoop loop{dispatcher, *strategy, pool, cache_ptr, arch, task, space, to_measure,
                                [&] { return options_.time_budget_s > 0 && seconds_since(start) >= options_.time_budget_s; },
-                               [&] { return best ? best->median_ms : 0.0; }, store};
+                               [&] { return best ? best->median_ms : 0.0; }, store,
+                               [&] { return watch.stopped(); }};
       detail::measure_proposals(loop, setup_jobs, report);
     }
     report.idle_seconds = dispatcher.idle_seconds();
@@ -261,7 +273,7 @@ void Tuner::retime_finalists(const KernelSpec& spec, const std::shared_ptr<const
   if (report.evaluated == 0 || options_.final_candidates <= 0) return;
   std::vector<Result> ranked;
   for (const auto& [config, r] : results)
-    if (r.status == Status::Ok) ranked.push_back(r);
+    if (usable(r.status)) ranked.push_back(r);
   std::sort(ranked.begin(), ranked.end(), faster);
   best.reset();
   for (std::size_t i = 0; i < ranked.size(); ++i) {
@@ -277,7 +289,7 @@ void Tuner::retime_finalists(const KernelSpec& spec, const std::shared_ptr<const
     report.measure_seconds += done.measure_s;
     database_.record(run, task->shape.str(), *done.result);
     ++report.retimed;
-    if (done.result->status == Status::Ok && (!best || faster(*done.result, *best))) best = *done.result;
+    if (usable(done.result->status) && (!best || faster(*done.result, *best))) best = *done.result;
   }
 }
 

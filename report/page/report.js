@@ -375,7 +375,8 @@
       // import from another tool), and their zeros are shown as unknown, not as measured zeros; likewise a metric.
       var measured = r.threads_per_block > 0;
       var orUnknown = function (x) { return measured ? num(x, 0) : "–"; };
-      return [i + 1, el("span", null, r.config), ms(r.median_ms), pct(r.spread), r.metric ? num(r.metric, 1) : "–",
+      var config = r.config + (r.unverified ? " (unverified)" : "");
+      return [i + 1, el("span", null, config), ms(r.median_ms), pct(r.spread), r.metric ? num(r.metric, 1) : "–",
               pct(r.fraction_of_peak), known(r.registers), orUnknown(r.spill_bytes), known(r.static_smem_bytes),
               orUnknown(r.dynamic_smem_bytes),
               known(r.threads_per_block), known(r.blocks), known(r.blocks_per_sm), pct(r.occupancy), num(r.waves, 2)];
@@ -392,12 +393,14 @@
     append(s, [
       el("h2", null, groupTitle(g)),
       el("p", "sub", "kernel version " + g.hash + " · " + g.device.arch + ", " + g.device.sm_count + " SMs · " +
-         c.configurations + " configurations (" + c.ok + " ran correctly, " + c.failed + " failed) · " + c.runs +
+         c.configurations + " configurations (" + c.ok + " ran correctly, " +
+         (c.unverified > 0 ? c.unverified + " unverified, " : "") + c.failed + " failed) · " + c.runs +
          " runs, " + c.measurements + " measurements")
     ]);
     if (g.fastest.length > 0) {
       var best = g.fastest[0];
-      append(s, [el("h3", null, "Best configuration: " + best.config),
+      append(s, [el("h3", null, "Best configuration: " + best.config +
+                    (best.unverified ? " (unverified: its outputs were not compared)" : "")),
                  el("p", "sub", ms(best.median_ms) + " ms median of " + best.samples + " runs; " +
                     (best.peak > 0 ? pct(best.fraction_of_peak) + " of the device's peak (" + num(best.peak, 0) + ")"
                                    : "no peak recorded") + ". The fastest " + g.fastest.length + ":"),

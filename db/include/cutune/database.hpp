@@ -40,7 +40,7 @@ std::string_view to_string(Match m);
 
 /// A stored best configuration and where it came from.
 struct BestConfig {
-  Result result;
+  Result result;              ///< Ok, or Unverified (measured under --verify none) where the key has no Ok result
   KernelIdentity kernel;
   DeviceIdentity device;      ///< the device whose measurement it is (differs from the query's for SameArchitecture)
   std::string shape;          ///< the shape that was measured (differs from the query's unless Exact)
@@ -91,11 +91,11 @@ struct ImportSummary {
 struct DatabaseStats {
   struct DeviceCount {
     DeviceIdentity device;  ///< key only
-    std::int64_t kernels = 0, shapes = 0, configurations = 0, ok = 0;
+    std::int64_t kernels = 0, shapes = 0, configurations = 0, ok = 0, unverified = 0;
   };
   struct KernelCount {
     KernelIdentity kernel;
-    std::int64_t devices = 0, configurations = 0, ok = 0;
+    std::int64_t devices = 0, configurations = 0, ok = 0, unverified = 0;
     std::vector<std::string> shapes;
     std::string last_measured;
   };
@@ -104,6 +104,7 @@ struct DatabaseStats {
   std::int64_t measurements = 0;    ///< every stored measurement, history included
   std::int64_t configurations = 0;  ///< (device, kernel version, L2 convention, shape, configuration) keys
   std::int64_t ok = 0;              ///< keys whose latest measurement is Ok
+  std::int64_t unverified = 0;      ///< keys whose latest measurement is Unverified (--verify none)
   std::vector<DeviceCount> devices;
   std::vector<KernelCount> kernels;
 };
@@ -120,7 +121,7 @@ std::string normalized_device_name(std::string_view name);
 /// Times of different L2 conventions (l2_flush.hpp) are never compared: every query names one (default Read).
 class Database {
  public:
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   /// Opens `path`, creating it (and its schema) when it does not exist, and migrates an older schema version in
   /// place. Throws DatabaseError when the file cannot be created or opened, is not a SQLite database, or is a
@@ -149,16 +150,17 @@ class Database {
                                  L2Flush flush = L2Flush::Read);
 
   /// The current result of each configuration for (device, kernel version, shape) under the L2 convention `flush`,
-  /// fastest Ok first, failures last.
+  /// fastest Ok first, then fastest Unverified, failures last.
   std::vector<Result> results(const DeviceIdentity& device, const KernelIdentity& kernel, const std::string& shape,
                               L2Flush flush = L2Flush::Read);
 
-  /// The fastest Ok result for the query, exact shape match; nullopt when there is none.
+  /// The fastest Ok result for the query, exact shape match, else the fastest Unverified one; nullopt when there is
+  /// neither.
   std::optional<BestConfig> best(const BestQuery& query);
 
-  /// The fastest Ok result by the fallback chain: exact shape, then the nearest tuned shape on this device, then
-  /// another device of the same compute capability (nearest shape, then nearest SM count). Only results of the
-  /// queried kernel version and L2 convention count. Nullopt when none applies: the caller then uses the spec's default
+  /// The fastest Ok (else Unverified) result by the fallback chain: exact shape, then the nearest tuned shape on this
+  /// device, then another device of the same compute capability (nearest shape, then nearest SM count). Only results
+  /// of the queried kernel version and L2 convention count. Nullopt when none applies: the caller then uses the spec's default
   /// (choose_config() in runtime.hpp does).
   std::optional<BestConfig> best_with_fallback(const BestQuery& query);
 

@@ -31,6 +31,12 @@ struct MeasureOptions {
   /// "measure.flush", else Read (KernelSpec::l2_flush()). Host pipelines never flush: their chunks come from the host.
   std::optional<L2Flush> flush;
   std::uint64_t seed = 0x5eed;    ///< seed of the random inputs; the same seed gives the same inputs
+  /// What outputs are compared with (`tune --verify`); unset: the spec's "verify.mode", else Reference. None stores
+  /// results as Status::Unverified.
+  std::optional<VerifyMode> verify;
+  /// Bounds for every output in place of the spec's (`tune --atol/--rtol`): |out - ref| <= atol + rtol * |ref|.
+  std::optional<double> atol;
+  std::optional<double> rtol;
 };
 
 /// Median, extremes and spread of timing samples.
@@ -48,7 +54,8 @@ Timing summarize(std::vector<double> samples);
 class Workbench {
  public:
   /// Allocates and fills every argument and runs the reference. Throws SpecError when a buffer size names a
-  /// parameter, CudaError on driver failures or when the reference does not compile or run.
+  /// parameter, InputError when an output's "verify" region does not fit it, CudaError on driver failures or when
+  /// the reference does not compile or run.
   Workbench(const Device& device, const KernelSpec& spec, const Shape& shape, const MeasureOptions& options);
   ~Workbench();
   Workbench(const Workbench&) = delete;

@@ -10,7 +10,7 @@
 
 namespace cutune {
 
-/// How far a configuration's evaluation got. Only Ok results have a time that may count.
+/// How far a configuration's evaluation got. Only Ok and Unverified results have a time that may count.
 enum class Status {
   Ok,            ///< compiled, ran, verified, timed
   CompileError,  ///< NVRTC rejected it (message holds the log)
@@ -18,14 +18,26 @@ enum class Status {
   RuntimeError,  ///< faulted while running (illegal address, trap, ...)
   WrongResult,   ///< ran but the output differs from the reference
   Timeout,       ///< ran past its deadline
+  Unverified,    ///< compiled, ran and timed, its output compared with nothing (the user chose --verify none)
 };
 std::string_view to_string(Status s);
+/// Whether a result's time may count: Ok, or Unverified (which a verified result of the same key outranks).
+inline bool usable(Status s) { return s == Status::Ok || s == Status::Unverified; }
 /// Inverse of to_string(); throws DatabaseError on an unknown name.
 Status status_from_string(std::string_view s);
 
 /// The items of a configuration's canonical form: "BM=128,BN=64" -> {{"BM", "128"}, {"BN", "64"}}, in order; an
 /// item without '=' is a name with an empty value.
 std::vector<std::pair<std::string, std::string>> config_items(std::string_view config);
+
+/// Where a wrong result's output differs from the reference: what the tuner compares across configurations to tell a
+/// disagreement of every configuration (the reference, the inputs, the tolerance) from one configuration's bug.
+struct Disagreement {
+  std::string output;          ///< the first output buffer that differs
+  std::uint64_t count = 0;     ///< its elements that differ
+  std::uint64_t first = 0;     ///< the first index that differs
+  std::uint64_t compared = 0;  ///< its elements compared (all, or those of its "verify" region)
+};
 
 /// One configuration tried on one device, kernel version and shape.
 struct Result {
@@ -39,6 +51,7 @@ struct Result {
   double spread = 0.0;               ///< interquartile range over the median (0.01 = 1%)
   double metric = 0.0;               ///< GB/s or GFLOP/s at the median time
   double max_error = 0.0;            ///< largest |out - ref| seen in verification
+  std::optional<Disagreement> disagreement;  ///< WrongResult after a comparison: where; not kept in the database
   int registers = 0;                 ///< per thread, after compile (0 when unknown)
   double compile_ms = 0.0;
 

@@ -56,6 +56,18 @@
 //                                                // configuration (unnamed parameters take their defaults)
 //     "tolerance": {"atol": 0, "rtol": 0},       // |out - ref| <= atol + rtol * |ref|, default exact; expressions
 //                                                // over the shape's names, e.g. {"atol": "1e-6 * K"}
+//     "verify": {                                // optional: how outputs are checked; --verify, --atol and --rtol
+//                                                // on the command line override it
+//       "mode": "reference",                     // "reference" (default): against "reference"; "default": against
+//                                                // the kernel at its default configuration; "none": nothing is
+//                                                // compared and results are stored as "unverified"
+//       "outputs": {"out": {                     // per output buffer, every field optional:
+//         "atol": "1e-3", "rtol": 0,             //   in place of "tolerance"'s bound, over the shape's names
+//         "region": {"extents": ["N", "M"],      //   the buffer as an array, innermost first (product: its size)
+//                    "margin": 1}}}              //   compare interior elements only: `margin` elements off both ends
+//                                                //   (one expression, or one per dimension), or "begin" and "end"
+//                                                //   lists (end exclusive); elements outside are not compared
+//     },
 //     "metric": {"bytes": "8 * M * N"},          // or {"flops": "..."}: gives GB/s or GFLOP/s, or "time": none
 //                                                // beside the time (the default without "metric"); a FLOP metric may
 //                                                // add "peak": "fp32" (default), "fp64", "tf32_tensor" or
@@ -234,6 +246,52 @@ struct ToleranceRule {
   Expr rtol;
 };
 
+/// What a configuration's outputs are compared with: the spec's reference (its reference kernel or reference
+/// configuration), the kernel itself at its default configuration, or nothing (results are stored as unverified).
+enum class VerifyMode { Reference, Default, None };
+std::string_view to_string(VerifyMode m);
+/// "reference", "default" or "none"; nullopt for anything else.
+std::optional<VerifyMode> parse_verify_mode(std::string_view text);
+inline constexpr std::string_view kVerifyModeNames = "reference, default or none";
+
+/// The part of an output that is compared, as expressions over the shape's names: the buffer seen as an array of
+/// `extents` (innermost first; their product is the buffer's size), of which the elements with
+/// begin[d] <= index[d] < end[d] in every dimension d are compared. With `margin`, end[d] holds a margin: the
+/// dimension's end is extents[d] - end[d].
+struct RegionRule {
+  std::vector<Expr> extents;
+  std::vector<Expr> begin;
+  std::vector<Expr> end;
+  bool margin = false;
+};
+
+/// A region in numbers at one shape; dimensions past `rank` are extent 1, begin 0, end 1.
+struct Region {
+  int rank = 1;
+  std::array<std::int64_t, 3> extents{1, 1, 1};
+  std::array<std::int64_t, 3> begin{0, 0, 0};
+  std::array<std::int64_t, 3> end{1, 1, 1};
+  /// Elements inside the region.
+  std::int64_t count() const { return (end[0] - begin[0]) * (end[1] - begin[1]) * (end[2] - begin[2]); }
+  /// "[x, y]": an element's index in the array, innermost first.
+  std::string coordinates(std::uint64_t index) const;
+};
+
+/// How one output buffer is checked ("verify"."outputs"): its own tolerance (each bound in place of the spec's
+/// "tolerance" one) and the part of it compared.
+struct OutputCheckRule {
+  std::string output;  ///< the output buffer's name
+  std::optional<Expr> atol;
+  std::optional<Expr> rtol;
+  std::optional<RegionRule> region;
+};
+
+/// The spec's "verify" section (verify_rule.cpp).
+struct VerifyRule {
+  std::optional<VerifyMode> mode;  ///< unset: Reference
+  std::vector<OutputCheckRule> outputs;
+};
+
 struct Metric {
   /// Time: no figure beside the time (a kernel whose spec names no amount, e.g. a T1 file without an objective).
   enum class Kind { Bytes, Flops, Time } kind = Kind::Bytes;
@@ -267,6 +325,7 @@ struct KernelSpec {
   /// device's own architecture.
   std::vector<TargetRule> targets;
   ToleranceRule tolerance;
+  VerifyRule verify;
   Metric metric;
   std::vector<std::string> compile_options;
   /// Set when the spec describes a host pipeline around its kernel (cutune/pipeline.hpp); shared, never changed.
@@ -314,6 +373,15 @@ struct KernelSpec {
   void restrict_to(std::string_view text);
   /// The tolerance at a shape; throws InputError when an expression is negative there.
   Tolerance tolerance_at(const Shape& shape) const;
+  /// An output's tolerance at a shape: its "verify" bounds where it has them, else "tolerance"'s; throws InputError
+  /// when one is negative there.
+  Tolerance tolerance_at(const Shape& shape, std::string_view output) const;
+  /// The part of an output of `count` elements compared at a shape; nullopt: all of it. Throws InputError when the
+  /// region's extents do not multiply to `count` or its bounds leave the array or hold no element.
+  std::optional<Region> region_at(const Shape& shape, std::string_view output, std::int64_t count) const;
+  /// What outputs are compared with: `asked` (the command line, the caller) when given, else "verify"."mode", else
+  /// Reference.
+  VerifyMode verify_mode(std::optional<VerifyMode> asked = std::nullopt) const;
   /// The metric's amount (bytes or FLOPs) for a shape.
   double metric_amount(const Shape& shape) const;
 };
@@ -322,6 +390,11 @@ struct KernelSpec {
 /// `shape`: an unknown or missing parameter, a value not among the parameter's, a constraint that fails; nullopt
 /// when it is valid.
 std::optional<std::string> invalid_config(const KernelSpec& spec, std::string_view config, std::string_view shape);
+
+/// Throws the InputError that tolerance_at() or region_at() gives for an output of the spec at `shape` (a negative
+/// tolerance, a region that does not fit the buffer), or one for a spec without outputs that `mode` asks to compare,
+/// so that a tuner refuses the shape before it measures anything.
+void check_verification(const KernelSpec& spec, const Shape& shape, VerifyMode mode);
 
 /// 64-bit FNV-1a of `text` as 16 hex digits.
 std::string hash_hex(std::string_view text);

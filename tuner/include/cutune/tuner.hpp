@@ -71,6 +71,10 @@ struct TuneOptions {
   int final_repeats = 15;        ///< timed runs of each re-timed configuration
   bool isolate = true;           ///< measure in a worker process, so that a faulting candidate cannot end the run
   double timeout_floor_s = 10.0; ///< isolated runs: the least time a configuration gets before it counts as hung
+  /// A shape stops early when this many of its first configurations that ran in this call all differ from the
+  /// reference in the same way (same output, and same first index or count): ShapeReport::verify_stop says where and
+  /// how to go on. Not when a result of the shape stored before is usable; 0: never.
+  std::size_t verify_stop_after = 4;
   Shard shard;                   ///< the part of each shape's space to tune (default 1/1: all of it); budget applies per part
   std::string command;           ///< the command line, kept as the run's provenance
   std::function<void(const Progress&)> on_progress;
@@ -85,8 +89,11 @@ struct ShapeReport {
   std::size_t limit = 0;       ///< configurations this shape may hold: the budget, at most the space
   std::size_t evaluated = 0;   ///< measured in this run
   std::size_t resumed = 0;     ///< already in the database
-  std::size_t failed = 0;      ///< of evaluated and resumed, not Ok
+  std::size_t failed = 0;      ///< of evaluated and resumed, neither Ok nor Unverified
   std::optional<Result> best;
+  /// Set when the shape stopped early because its first configurations all differed from the reference in the same
+  /// way (TuneOptions::verify_stop_after): the message, lines separated by '\n'.
+  std::string verify_stop;
   double copy_gbs = 0.0;       ///< device-to-device copy bandwidth at this shape's bytes (bytes metrics only)
   std::size_t cache_hits = 0;  ///< compiles answered by the cubin cache
   std::size_t retimed = 0;     ///< finalists re-timed with final_repeats runs
