@@ -44,6 +44,7 @@ T1Problem T1Reader::read() {
     spec_["shared_memory"] = spec_.value("shared_memory", std::int64_t{0}) + arguments.local_bytes;
   }
   read_objective(arguments.bytes);
+  if (arguments.unverified) spec_["verify"] = {{"mode", "none"}};
   if (arguments.atol) {  // the file's own thresholds
     spec_["tolerance"] = {{"atol", *arguments.atol}, {"rtol", *arguments.rtol}};
   } else {

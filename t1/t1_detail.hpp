@@ -99,6 +99,7 @@ struct T1Arguments {
   std::int64_t bytes = 0;
   std::int64_t local_bytes = 0;  ///< Local arguments: dynamic shared memory per block
   std::optional<double> atol, rtol;  ///< ReferenceArguments' thresholds, when there are any
+  bool unverified = false;           ///< no output: tuned by time alone ("verify": {"mode": "none"})
 };
 /// `folder`: where BinaryRaw files are looked for (the T1 file's).
 T1Arguments read_t1_arguments(T1Context& t1, const Json& kernel, const std::filesystem::path& folder);

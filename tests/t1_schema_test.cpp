@@ -138,6 +138,19 @@ TEST_F(T1Schema, ReferenceArgumentsAreExpectedOutputs) {
   EXPECT_TRUE(find_issue(wrong, "KernelSpecification.ReferenceArguments[0].TargetName")->blocks_tuning);
 }
 
+// A file whose kernel writes no buffer it names is tuned by time alone, and says so.
+TEST_F(T1Schema, WithoutOutputsTheTimeAloneIsTuned) {
+  const T1Problem p = read([](Json& j) {
+    kernel(j)["Arguments"][0]["Output"] = 0;
+    kernel(j)["Arguments"][0]["AccessType"] = "ReadOnly";
+  });
+  EXPECT_TRUE(p.tunable());
+  EXPECT_EQ(p.spec.verify_mode(), cutune::VerifyMode::None);
+  EXPECT_EQ(find_issue(p, "KernelSpecification.Arguments")->message,
+            "no buffer has Output: 1 or AccessType WriteOnly/ReadWrite, so nothing can be verified: results are timed "
+            "and stored as unverified");
+}
+
 TEST_F(T1Schema, ObjectiveNamesTheMetric) {
   auto with_objective = [&](const char* objective) {
     return read([&](Json& j) { j["General"] = {{"Objective", objective}}; }).spec.metric.kind;
