@@ -117,8 +117,21 @@ class Enumerator {
       ++removed_by_device;
       return;
     }
+    if (configs.size() == max_configs()) {
+      throw InputError("the space of " + spec_.name + " has more than " + std::to_string(max_configs()) +
+                       " valid configurations (" + std::to_string(cartesian_size()) + " combinations), more than " +
+                       "cutune holds in memory (" + std::to_string(kMaxSpaceBytes >> 30) + " GiB): narrow it with "
+                       "constraints or --where");
+    }
     configs.push_back(
         Config{{values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(spec_.parameters.size())}});
+  }
+
+  // The valid configurations kept in memory at most: kMaxSpaceBytes of them (a 10^10-point space such as BAT's FFT,
+  // 3^21 combinations without constraints, would otherwise exhaust memory before saying anything).
+  static constexpr std::size_t kMaxSpaceBytes = std::size_t{4} << 30;
+  std::size_t max_configs() const {
+    return kMaxSpaceBytes / (sizeof(Config) + std::max<std::size_t>(1, spec_.parameters.size()) * sizeof(Value));
   }
 
   const KernelSpec& spec_;

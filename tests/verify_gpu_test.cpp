@@ -88,11 +88,13 @@ class VerifyGpu : public ::testing::Test {
     Database db(db_path_);
     const ShapeReport report = Tuner(device, db, options).tune(spec, shape);
     status_.clear();
-    for (const auto& r : db.results(device.identity(), {spec.name, spec.hash}, shape.str())) {
+    // Stored under the convention measured with (quick_measure: no L2 flush)
+    const L2Flush flush = spec.l2_flush(measure.flush);
+    for (const auto& r : db.results(device.identity(), {spec.name, spec.hash}, shape.str(), flush)) {
       status_[r.config] = r.status;
       messages_[r.config] = r.message;
     }
-    best_ = db.best({spec.name, spec.hash, device.identity(), shape.str()});
+    best_ = db.best({spec.name, spec.hash, device.identity(), shape.str(), flush});
     return report;
   }
 
