@@ -258,10 +258,11 @@ class ArgumentReader {
         t1_.note(T1Issue::Kind::Defect, field + ".FillType", "missing", true);
         continue;
       }
+      // An output, so never const; it starts poisoned unless the file fills it.
+      const std::string type = (*it)["type"].get<std::string>();
+      (*it)["type"] = type.starts_with("const ") ? type.substr(6) : type;
       (*it)["output"] = true;
-      if (it->contains("fill") == false) (*it)["fill"] = "poison";
-      (*it)["type"] = std::string((*it)["type"].get<std::string>()).substr(
-          (*it)["type"].get<std::string>().starts_with("const ") ? 6 : 0);
+      if (!it->contains("fill")) (*it)["fill"] = "poison";
       (*it)["expected"] = *f;
       read_threshold(r, field);
     }
