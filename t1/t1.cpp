@@ -44,12 +44,9 @@ T1Problem T1Reader::read() {
     spec_["shared_memory"] = spec_.value("shared_memory", std::int64_t{0}) + arguments.local_bytes;
   }
   read_objective(arguments.bytes);
-  if (arguments.unverified) spec_["verify"] = {{"mode", "none"}};
-  if (arguments.atol) {  // the file's own thresholds
-    spec_["tolerance"] = {{"atol", *arguments.atol}, {"rtol", *arguments.rtol}};
-  } else {
-    spec_["tolerance"] = {{"atol", kTolerance}, {"rtol", kTolerance}};
-  }
+  if (arguments.unverified) spec_["verify"]["mode"] = "none";
+  spec_["tolerance"] = {{"atol", kTolerance}, {"rtol", kTolerance}};
+  if (!arguments.checks.empty()) spec_["verify"]["outputs"] = std::move(arguments.checks);  // the file's thresholds
   if (root_.contains("Budget")) {
     note(T1Issue::Kind::Note, "Budget", "not applied; give tune --budget or --time instead");
   }

@@ -264,25 +264,22 @@ class ArgumentReader {
       (*it)["output"] = true;
       if (!it->contains("fill")) (*it)["fill"] = "poison";
       (*it)["expected"] = *f;
-      read_threshold(r, field);
+      read_threshold(r, field, target);
     }
   }
 
-  // AbsoluteDifference: |out - expected| <= threshold; the relative comparison: |out - expected| <= threshold *
-  // |expected|; SideBySideComparison: exact.
-  void read_threshold(const Json& r, const std::string& field) {
+  // The target's own bounds (its "verify" entry): AbsoluteDifference |out - expected| <= threshold, the relative
+  // comparison |out - expected| <= threshold * |expected|, SideBySideComparison exact.
+  void read_threshold(const Json& r, const std::string& field, const std::string& target) {
     const std::string method = text_of(r, "ValidationMethod");
     const auto threshold = r.contains("ValidationThreshold") ? json_number(r["ValidationThreshold"]) : std::nullopt;
     const double t = threshold ? std::max(0.0, threshold->as_double()) : 0.0;
     if (method.empty() || method == "AbsoluteDifference") {
-      out_.atol = std::max(out_.atol.value_or(0.0), t);
-      out_.rtol = out_.rtol.value_or(0.0);
+      out_.checks[target] = {{"atol", t}, {"rtol", 0}};
     } else if (method == "SideBySideRelativeComparison") {
-      out_.rtol = std::max(out_.rtol.value_or(0.0), t);
-      out_.atol = out_.atol.value_or(0.0);
+      out_.checks[target] = {{"atol", 0}, {"rtol", t}};
     } else if (method == "SideBySideComparison") {
-      out_.atol = out_.atol.value_or(0.0);
-      out_.rtol = out_.rtol.value_or(0.0);
+      out_.checks[target] = {{"atol", 0}, {"rtol", 0}};
     } else {
       t1_.note(T1Issue::Kind::Defect, field + ".ValidationMethod", "'" + method + "' is not one of the schema's", true);
     }

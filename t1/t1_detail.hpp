@@ -98,7 +98,7 @@ struct T1Arguments {
   Json list;
   std::int64_t bytes = 0;
   std::int64_t local_bytes = 0;  ///< Local arguments: dynamic shared memory per block
-  std::optional<double> atol, rtol;  ///< ReferenceArguments' thresholds, when there are any
+  Json checks = Json::object();      ///< ReferenceArguments' thresholds: the spec's "verify"."outputs"
   bool unverified = false;           ///< no output: tuned by time alone ("verify": {"mode": "none"})
 };
 /// `folder`: where BinaryRaw files are looked for (the T1 file's).

@@ -129,8 +129,9 @@ TEST_F(T1Schema, ReferenceArgumentsAreExpectedOutputs) {
   ASSERT_TRUE(out.expected);
   EXPECT_EQ(*out.expected, cutune::Fill::Constant);
   EXPECT_EQ(out.expected->constant, Value(3.0));
-  EXPECT_EQ(p.spec.tolerance_at(p.shape).atol, 0.01);
-  EXPECT_EQ(p.spec.tolerance_at(p.shape).rtol, 0.0);
+  EXPECT_EQ(p.spec.tolerance_at(p.shape, "out").atol, 0.01);  // the target's own bound
+  EXPECT_EQ(p.spec.tolerance_at(p.shape, "out").rtol, 0.0);
+  EXPECT_EQ(p.spec.tolerance_at(p.shape).atol, 1e-3);  // the others keep the T1 default
 
   const T1Problem wrong = read([](Json& j) {
     kernel(j)["ReferenceArguments"] = {{{"Name", "r"}, {"TargetName", "nothing"}, {"FillType", "Constant"}}};
