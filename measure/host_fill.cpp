@@ -1,5 +1,4 @@
-// Buffer contents the host computes (a generator expression of the element index, a file of raw elements), and the
-// copy of constant-memory arguments into their __constant__ symbols.
+// Buffer contents the host computes: a generator expression of the element index, a file of raw elements.
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -72,25 +71,6 @@ std::vector<unsigned char> host_fill(const KernelSpec& spec, const Argument& a, 
   if (fill == Fill::Generator && fill.generator) return generated(spec, a, *fill.generator, shape, count);
   if (fill == Fill::File) return from_file(spec, a, fill.file, count);
   throw Error("host_fill: not a host-side fill");
-}
-
-std::optional<std::string> copy_constants(const Module& module, const std::vector<DeviceArgument>& args,
-                                          CUstream stream) {
-  for (const auto& arg : args) {
-    if (!arg.spec->in_constant_memory()) continue;
-    CUdeviceptr symbol = 0;
-    std::size_t bytes = 0;
-    if (module.global(arg.spec->symbol, &symbol, &bytes) != CUDA_SUCCESS) {
-      return "the kernel has no __constant__ variable '" + arg.spec->symbol + "' for argument " + arg.spec->name +
-             " (declare it at namespace scope, or give its name as \"symbol\")";
-    }
-    if (bytes < arg.buffer.bytes()) {
-      return "__constant__ " + arg.spec->symbol + " holds " + std::to_string(bytes) + " bytes; argument " +
-             arg.spec->name + " is " + std::to_string(arg.buffer.bytes());
-    }
-    check(driver().cuMemcpyDtoDAsync(symbol, arg.buffer.get(), arg.buffer.bytes(), stream), "cuMemcpyDtoDAsync(constant)");
-  }
-  return std::nullopt;
 }
 
 }  // namespace cutune::detail

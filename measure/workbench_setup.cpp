@@ -327,8 +327,7 @@ void Workbench::Impl::prepare(CubinCache* cache) {
   for (auto& arg : args) {
     if (!arg.spec->is_buffer) continue;
     fill(arg, arg.spec->fill, arg.buffer.get(), salt++);
-    const Fill kind = arg.spec->fill.kind;
-    if (arg.spec->output && kind != Fill::Zero && kind != Fill::Poison && kind != Fill::One && kind != Fill::Constant) {
+    if (arg.spec->output && arg.spec->fill.holds_data()) {
       arg.initial = detail::DeviceBuffer(arg.buffer.bytes());
       CU_CHECK(cuMemcpyDtoDAsync, arg.initial.get(), arg.buffer.get(), arg.buffer.bytes(), stream);
     }

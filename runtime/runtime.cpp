@@ -129,14 +129,9 @@ void find_constant_symbols(const KernelSpec& spec, const Config& config, const S
     symbols.push_back(0);
     bytes.push_back(0);
     if (!a.in_constant_memory()) continue;
-    std::size_t room = 0;
-    if (module.global(a.symbol, &symbols.back(), &room) != CUDA_SUCCESS) {
-      throw CudaError(spec.name + ": the kernel has no __constant__ variable '" + a.symbol + "' for argument " + a.name);
-    }
     bytes.back() = static_cast<std::size_t>(a.size.eval(scope).as_int()) * element_size(a.type);
-    if (bytes.back() > room) {
-      throw CudaError(spec.name + ": __constant__ " + a.symbol + " holds " + std::to_string(room) + " bytes; argument " +
-                      a.name + " is " + std::to_string(bytes.back()) + " at " + shape.str());
+    if (auto why = detail::constant_symbol(module, a, bytes.back(), &symbols.back())) {
+      throw CudaError(spec.name + " at " + shape.str() + ": " + *why);
     }
   }
 }

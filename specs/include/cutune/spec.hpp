@@ -158,6 +158,11 @@ struct FillRule {
   std::string file;               ///< File: absolute path, or relative to the working directory; raw elements
   FillRule() = default;
   FillRule(Fill k) : kind(k) {}  // NOLINT: implicit, so that `fill = Fill::Zero` reads as before
+  /// Whether the fill puts data an output must get back before each run (random, generated, a file), rather than one
+  /// value that can simply be written again.
+  bool holds_data() const {
+    return kind != Fill::Zero && kind != Fill::One && kind != Fill::Poison && kind != Fill::Constant;
+  }
   friend bool operator==(const FillRule& r, Fill k) { return r.kind == k; }
   friend bool operator!=(const FillRule& r, Fill k) { return r.kind != k; }
 };
