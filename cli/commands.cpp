@@ -9,9 +9,6 @@
 #include <map>
 #include <sstream>
 
-#ifdef CUTUNE_HAVE_MPI
-#include "cluster/transport.hpp"
-#endif
 #include "cutune/compiler.hpp"
 #include "cutune/database.hpp"
 #include "cutune/device.hpp"
@@ -53,19 +50,6 @@ void add_kernel_options(CLI::App& cmd, std::string& kernel, std::string& spec, s
   p->excludes(k)->excludes(s);
 }
 
-// A T1 problem describes one problem size: --shapes may only repeat it.
-std::vector<Shape> problem_shapes(const KernelSpec& spec, const Shape& problem_shape, const std::string& text) {
-  if (text.empty()) return {problem_shape};
-  std::vector<Shape> shapes = parse_shapes(spec, text);
-  for (const Shape& s : shapes) {
-    if (!(s == problem_shape)) {
-      throw InputError("T1 problem " + spec.name + " describes one problem size, " + problem_shape.str() +
-                       " (its ProblemSize), not " + s.str() + "; leave out --shapes");
-    }
-  }
-  return shapes;
-}
-
 // What the configuration asks of the GPU, as measured with it, and what that means on the measured device.
 void print_resources(const Result& r, const DeviceIdentity& device, std::string_view unit) {
   if (r.threads_per_block <= 0 && r.registers <= 0) {
@@ -91,6 +75,18 @@ void print_resources(const Result& r, const DeviceIdentity& device, std::string_
 }
 
 }  // namespace
+
+std::vector<Shape> problem_shapes(const KernelSpec& spec, const Shape& problem_shape, const std::string& text) {
+  if (text.empty()) return {problem_shape};
+  std::vector<Shape> shapes = parse_shapes(spec, text);
+  for (const Shape& s : shapes) {
+    if (!(s == problem_shape)) {
+      throw InputError("T1 problem " + spec.name + " describes one problem size, " + problem_shape.str() +
+                       " (its ProblemSize), not " + s.str() + "; leave out --shapes");
+    }
+  }
+  return shapes;
+}
 
 KernelSpec load_chosen_kernel(const std::string& kernel, const std::string& spec_file, const std::string& problem_file,
                               std::optional<Shape>* problem_shape, bool for_tuning) {
@@ -203,6 +199,10 @@ int tune_shapes(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& 
     reports.push_back(tuner.tune(spec, shape));
     print_shape_report(spec, identity, reports.back());
   }
+  return finish_tune(spec, reports, db);
+}
+
+int finish_tune(const KernelSpec& spec, const std::vector<ShapeReport>& reports, const std::string& db) {
   print_summary(spec, reports);
   std::cout << "results stored in " << db << "\n";
   for (const auto& r : reports)
@@ -210,16 +210,16 @@ int tune_shapes(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& 
   return 0;
 }
 
-int run_tune(const TuneArgs& args) {
+TuneJob prepare_tune(const TuneArgs& args) {
   std::optional<Shape> problem_shape;
-  KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, true);
-  for (const auto& w : args.where) spec.restrict_to(w);
-  for (const auto& c : args.start) spec.parse_config(c);  // a malformed --start fails before any work
-  const std::vector<Shape> shapes =
-      problem_shape ? problem_shapes(spec, *problem_shape, args.shapes) : parse_shapes(spec, args.shapes);
-#ifdef CUTUNE_HAVE_MPI
-  if (cluster::launched_by_mpi()) return run_cluster_tune(args, spec, shapes);
-#endif
+  TuneJob job{load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, true), {}};
+  for (const auto& w : args.where) job.spec.restrict_to(w);
+  for (const auto& c : args.start) job.spec.parse_config(c);  // a malformed --start fails before any work
+  job.shapes = problem_shape ? problem_shapes(job.spec, *problem_shape, args.shapes) : parse_shapes(job.spec, args.shapes);
+  return job;
+}
+
+std::vector<ShapeReport> tune_on_this_machine(const TuneArgs& args, const TuneJob& job, const TuneHooks& hooks) {
   FreshDatabaseGuard guard(args.db);
   Database db(args.db);
   std::vector<std::unique_ptr<Device>> devices;
@@ -227,15 +227,23 @@ int run_tune(const TuneArgs& args) {
   guard.keep();
 
   const Shape* current = nullptr;
-  const TuneOptions options = tune_options(args, spec, current);
+  TuneOptions options = tune_options(args, job.spec, current);
+  if (hooks.progress) options.on_progress = [&hooks, &current](const Progress& p) { hooks.progress(*current, p); };
   // One tuner for every shape: its worker processes stay up from one shape to the next.
   Tuner tuner = choice.ordinals.size() == 1 ? Tuner(*devices.front(), db, options)
                                             : Tuner(choice.identity, choice.limits, choice.ordinals, db, options);
-  return tune_shapes(tuner, spec, shapes, choice.identity, current, args.db);
+  std::vector<ShapeReport> reports;
+  for (const Shape& shape : job.shapes) {
+    current = &shape;
+    reports.push_back(tuner.tune(job.spec, shape));
+    if (hooks.report) hooks.report(choice.identity, reports.back());
+  }
+  return reports;
 }
 
-int run_best(const BestArgs& args) {
-  const KernelSpec spec = load_kernel(args.kernel);
+FoundBest find_best(const BestArgs& args) {
+  FoundBest out{load_kernel(args.kernel), {}, {}, {}, {}};
+  const KernelSpec& spec = out.spec;
   const Shape shape = spec.parse_shape(args.shape);
   const L2Flush flush = spec.l2_flush(flush_from_option(args.flush));
   if (!std::filesystem::exists(args.db)) throw InputError("database '" + args.db + "' does not exist");
@@ -276,7 +284,9 @@ int run_best(const BestArgs& args) {
     throw DatabaseError("database " + args.db + ": the stored best configuration of " + spec.name + " at " +
                         found->shape + " is not valid: " + *why);
   }
-  const Result& r = found->result;
+  out.device = device;
+  out.flush = flush;
+  out.found = *found;
   std::ostringstream rule;
   rule << to_string(found->match);
   if (found->match == Match::NearestShape || found->match == Match::SameArchitecture) {
@@ -284,10 +294,20 @@ int run_best(const BestArgs& args) {
   } else if (found->match == Match::Default) {
     rule << " (nothing of this version tuned on " << device.arch() << ")";
   }
+  out.rule = rule.str();
+  return out;
+}
+
+int run_best(const BestArgs& args) {
+  const FoundBest best = find_best(args);
+  const KernelSpec& spec = best.spec;
+  const BestConfig* found = &best.found;
+  const L2Flush flush = best.flush;
+  const Result& r = found->result;
   std::cout << "kernel   " << spec.name << " (" << found->kernel.hash << ")\n"
             << "device   " << found->device.name << " (" << found->device.arch() << ", " << found->device.sm_count << " SMs)\n"
             << "shape    " << found->shape << "\n"
-            << "rule     " << rule.str() << "\n"
+            << "rule     " << best.rule << "\n"
             << "flush    " << to_string(flush) << " (the L2 state before each timed launch)\n"
             << "config   " << r.config << "\n";
   if (r.status == Status::Unverified) {
@@ -319,23 +339,35 @@ DeviceLimits arch_limits(const std::string& arch) {
   return limits_of_compute_capability(*cc);
 }
 
-int run_space(const SpaceArgs& args) {
+CountedSpace count_space(const SpaceArgs& args) {
   std::optional<Shape> problem_shape;
   KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, false);
   for (const auto& w : args.where) spec.restrict_to(w);
   std::optional<Shape> shape = problem_shape;  // a T1 problem is counted at its size, grid limits included
   if (!args.shape.empty()) shape = problem_shape ? problem_shapes(spec, *problem_shape, args.shape).front()
                                                  : spec.parse_shape(args.shape);
-  const Space space = Space::enumerate(spec, shape, arch_limits(args.arch)).shard(parse_shard(args.shard));
+  Space space = Space::enumerate(spec, shape, arch_limits(args.arch)).shard(parse_shard(args.shard));
+  return {std::move(spec), shape, std::move(space)};
+}
+
+std::string space_summary(const SpaceArgs& args, const CountedSpace& counted) {
+  const Space& space = counted.space;
+  return std::to_string(space.size()) + " valid configurations of " + counted.spec.name + " (" +
+         std::to_string(space.cartesian_size()) + " combinations, " + std::to_string(space.removed_by_constraints()) +
+         " removed by constraints, " + std::to_string(space.removed_by_device()) +
+         " by compute capability 9.0 launch limits, " + std::to_string(space.removed_by_target()) + " by target " +
+         args.arch + (args.shard.empty() ? "" : ", " + std::to_string(space.removed_by_shard()) + " in the other parts") +
+         ")";
+}
+
+int run_space(const SpaceArgs& args) {
+  const CountedSpace counted = count_space(args);
+  const KernelSpec& spec = counted.spec;
+  const Space& space = counted.space;
   if (args.list) {
     for (const auto& c : space.configs()) std::cout << spec.format(c) << "\n";
   }
-  std::cout << space.size() << " valid configurations of " << spec.name << " (" << space.cartesian_size()
-            << " combinations, " << space.removed_by_constraints() << " removed by constraints, "
-            << space.removed_by_device() << " by compute capability 9.0 launch limits, " << space.removed_by_target()
-            << " by target " << args.arch
-            << (args.shard.empty() ? "" : ", " + std::to_string(space.removed_by_shard()) + " in the other parts")
-            << ")\n";
+  std::cout << space_summary(args, counted) << "\n";
   return 0;
 }
 

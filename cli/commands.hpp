@@ -13,7 +13,11 @@
 #include "cutune/database.hpp"
 #include "cutune/device.hpp"
 #include "cutune/device_choice.hpp"
+#include "cutune/exchange.hpp"
+#include "cutune/foreign.hpp"
 #include "cutune/measure.hpp"
+#include "cutune/runtime.hpp"
+#include "cutune/space.hpp"
 #include "cutune/strategy.hpp"
 #include "cutune/tuner.hpp"
 
@@ -99,6 +103,31 @@ void add_report_command(CLI::App& app, Subcommands& out);
 
 /// Opens a database that must exist: commands that only read one never create one by accident.
 Database open_existing(const std::string& path);
+/// `tune db merge`: merge_databases(), leaving no half-made output behind when it is refused.
+MergeSummary merge_command(const std::vector<std::string>& inputs, const std::string& output);
+/// `tune db export`: every run of `db` (which must exist) in `format`, into the file `output`, or `out` when empty.
+void export_command(const std::string& db, const std::string& format, const std::string& output, std::ostream& out);
+/// `tune db import`: `file` (which must exist) into `db` (created when missing); `foreign` says what T4 files and
+/// Kernel Tuner caches do not.
+ImportSummary import_command(const std::string& file, const std::string& db, const std::string& format,
+                             const ForeignContext& foreign);
+
+/// What a tuning run works on: the kernel (with --where applied and --start checked) and its shapes.
+struct TuneJob {
+  KernelSpec spec;
+  std::vector<Shape> shapes;
+};
+/// Reads the kernel and shapes that `args` name; throws InputError/SpecError before any work.
+TuneJob prepare_tune(const TuneArgs& args);
+
+/// What a caller of tune_on_this_machine() hears as the run goes; empty functions are skipped.
+struct TuneHooks {
+  std::function<void(const Shape& shape, const Progress& p)> progress;  ///< unset: print_progress() on stderr
+  std::function<void(const DeviceIdentity& device, const ShapeReport& r)> report;  ///< after each shape
+};
+/// Tunes every shape of `job` on this machine's GPUs (--devices): opens the database (removed again when this call
+/// created it and the GPUs cannot be opened), one Tuner for all shapes. The `tune` command and the Python package.
+std::vector<ShapeReport> tune_on_this_machine(const TuneArgs& args, const TuneJob& job, const TuneHooks& hooks);
 
 int run_tune(const TuneArgs& args);
 /// The settings of a tuning run from its arguments; progress lines name the shape `current` points to.
@@ -106,10 +135,30 @@ TuneOptions tune_options(const TuneArgs& args, const KernelSpec& spec, const Sha
 /// Tunes every shape with `tuner`, printing each shape's report and a summary; 1 when a shape has nothing correct.
 int tune_shapes(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes, const DeviceIdentity& identity,
                 const Shape*& current, const std::string& db);
+/// The summary table and where the results went; 1 when a shape has nothing correct (a failed run), else 0.
+int finish_tune(const KernelSpec& spec, const std::vector<ShapeReport>& reports, const std::string& db);
 /// `tune` as one rank of an MPI job (mpirun / srun): rank 0 tunes and stores, the others measure for it.
 int run_cluster_tune(const TuneArgs& args, const KernelSpec& spec, const std::vector<Shape>& shapes);
+/// The stored best configuration `args` ask for, by the same rules as `tune best`; throws InputError when none.
+struct FoundBest {
+  KernelSpec spec;
+  DeviceIdentity device;  ///< the GPU asked about (this machine's, --gpu, or the only one stored)
+  L2Flush flush = L2Flush::Read;
+  BestConfig found;
+  std::string rule;       ///< which rule chose it, in words: "exact", "nearest shape (4096x4096, log distance 0.3)"
+};
+FoundBest find_best(const BestArgs& args);
 int run_best(const BestArgs& args);
 int run_list();
+/// The space `args` name, and the kernel and shape it was counted for.
+struct CountedSpace {
+  KernelSpec spec;
+  std::optional<Shape> shape;
+  Space space;
+};
+CountedSpace count_space(const SpaceArgs& args);
+/// "N valid configurations of K (M combinations, ...)": the line `tune space` ends with.
+std::string space_summary(const SpaceArgs& args, const CountedSpace& counted);
 int run_space(const SpaceArgs& args);
 int run_compile(const CompileArgs& args);
 

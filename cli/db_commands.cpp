@@ -17,6 +17,40 @@ Database open_existing(const std::string& path) {
   return Database(path);
 }
 
+MergeSummary merge_command(const std::vector<std::string>& inputs, const std::string& output) {
+  const bool existed = std::filesystem::exists(output);
+  try {
+    return merge_databases(std::vector<std::filesystem::path>(inputs.begin(), inputs.end()), output);
+  } catch (...) {
+    // A refused merge leaves no half-made output behind.
+    if (!existed) {
+      std::error_code ignored;
+      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(output + suffix, ignored);
+    }
+    throw;
+  }
+}
+
+void export_command(const std::string& db, const std::string& format, const std::string& output, std::ostream& out) {
+  Database database = open_existing(db);
+  if (output.empty()) {
+    export_runs(database, format, out);
+    return;
+  }
+  std::ofstream file(output, std::ios::binary | std::ios::trunc);
+  if (!file) throw InputError("cannot write '" + output + "'");
+  export_runs(database, format, file);
+  file.close();
+  if (!file) throw InputError("writing '" + output + "' failed");
+}
+
+ImportSummary import_command(const std::string& file, const std::string& db, const std::string& format,
+                             const ForeignContext& foreign) {
+  if (!std::filesystem::exists(file)) throw InputError("'" + file + "' does not exist");
+  Database database(db);
+  return foreign.empty() ? import_file(database, file, format) : import_foreign_file(database, file, format, foreign);
+}
+
 namespace {
 
 struct DbArgs {
@@ -34,43 +68,20 @@ void print_summary(const ImportSummary& s) {
 }
 
 int run_merge(const DbArgs& args) {
-  const bool existed = std::filesystem::exists(args.output);
-  std::vector<std::filesystem::path> inputs(args.inputs.begin(), args.inputs.end());
-  try {
-    const MergeSummary s = merge_databases(inputs, args.output);
-    std::cout << "merged " << s.inputs << " database" << (s.inputs == 1 ? "" : "s") << " into " << args.output << ": ";
-    print_summary(s.added);
-  } catch (...) {
-    // A refused merge leaves no half-made output behind.
-    if (!existed) {
-      std::error_code ignored;
-      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(args.output + suffix, ignored);
-    }
-    throw;
-  }
+  const MergeSummary s = merge_command(args.inputs, args.output);
+  std::cout << "merged " << s.inputs << " database" << (s.inputs == 1 ? "" : "s") << " into " << args.output << ": ";
+  print_summary(s.added);
   return 0;
 }
 
 int run_export(const DbArgs& args) {
-  Database db = open_existing(args.db);
-  if (args.output.empty()) {
-    export_runs(db, args.format, std::cout);
-    return 0;
-  }
-  std::ofstream out(args.output, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError("cannot write '" + args.output + "'");
-  export_runs(db, args.format, out);
-  out.close();
-  if (!out) throw InputError("writing '" + args.output + "' failed");
+  export_command(args.db, args.format, args.output, std::cout);
   return 0;
 }
 
 int run_import(const DbArgs& args) {
-  if (!std::filesystem::exists(args.file)) throw InputError("'" + args.file + "' does not exist");
-  Database db(args.db);
   // Imported before anything is printed, so that a refused file leaves no half line on standard output.
-  const ImportSummary s = args.foreign.empty() ? import_file(db, args.file, args.format)
-                                               : import_foreign_file(db, args.file, args.format, args.foreign);
+  const ImportSummary s = import_command(args.file, args.db, args.format, args.foreign);
   std::cout << "imported " << args.file << " into " << args.db << ": ";
   print_summary(s);
   return 0;

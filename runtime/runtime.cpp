@@ -293,6 +293,8 @@ Runtime::Runtime(RuntimeOptions options)
 
 Runtime::~Runtime() = default;
 
+int Runtime::ordinal() const { return impl_->device.ordinal(); }
+
 const RuntimeKernel& Runtime::kernel(std::string_view name_or_spec, std::string_view shape) {
   std::string request(name_or_spec);
   request += '\0';

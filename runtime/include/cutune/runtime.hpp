@@ -124,6 +124,8 @@ class Runtime {
   RuntimePipeline pipeline(std::string_view name_or_spec, std::string_view shape);
 
   const DeviceIdentity& device() const;
+  /// The CUDA device ordinal of that device.
+  int ordinal() const;
   /// The database in use, or null.
   Database* database();
 

@@ -1,0 +1,124 @@
+// cutune.tune: the `tune` command's run (cli::tune_on_this_machine), with progress handed to a Python callable and
+// each shape's report returned instead of printed.
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cmath>
+
+#include "cli/commands.hpp"
+#include "convert.hpp"
+#include "cutune/error.hpp"
+#include "cutune/stop.hpp"
+
+namespace cutune::python {
+
+namespace {
+
+struct TuneCall {
+  cli::TuneArgs args;
+  std::string verify;
+  std::string flush;
+  nb::object progress;  // None or a callable(shape, done, total, resumed, elapsed_s, best_ms)
+};
+
+void check_tolerance(const char* name, const std::optional<double>& value) {
+  if (value && !(*value >= 0.0 && std::isfinite(*value))) {
+    throw InputError(std::string(name) + " " + std::to_string(*value) + " is not a number >= 0");
+  }
+}
+
+nb::list run(TuneCall& call) {
+  cli::TuneArgs& args = call.args;
+  if (!call.flush.empty()) args.measure.flush = cli::flush_from_option(call.flush);
+  if (!call.verify.empty()) {
+    args.measure.verify = parse_verify_mode(call.verify);
+    if (!args.measure.verify) throw InputError("verify '" + call.verify + "': expected reference, default or none");
+  }
+  check_tolerance("atol", args.measure.atol);
+  check_tolerance("rtol", args.measure.rtol);
+  if (args.measure.verify == VerifyMode::None && (args.measure.atol || args.measure.rtol)) {
+    throw InputError("atol and rtol bound the comparison that verify=\"none\" leaves out");
+  }
+  if (args.measure.repeats < 1) throw InputError("repeats must be at least 1");
+  if (args.measure.warmup < 0) throw InputError("warmup must be at least 0");
+  if (!(args.time_budget_s >= 0.0)) throw InputError("time_budget must be seconds >= 0");
+
+  const cli::TuneJob job = cli::prepare_tune(args);
+  cli::TuneHooks hooks;
+  hooks.progress = [&call](const Shape& shape, const Progress& p) {
+    nb::gil_scoped_acquire gil;
+    // Ctrl-C: Python's handler only flags it; stop the run after this configuration, everything measured is stored.
+    if (PyErr_CheckSignals() != 0) {
+      PyErr_Clear();
+      request_stop();
+    }
+    if (call.progress.is_none()) return;
+    call.progress(shape.str(), p.done, p.total, p.resumed, p.elapsed_s,
+                  p.best ? nb::object(nb::float_(p.best->median_ms)) : nb::none());
+  };
+  std::vector<ShapeReport> reports;
+  reset_stop();
+  {
+    nb::gil_scoped_release release;
+    try {
+      reports = cli::tune_on_this_machine(args, job, hooks);
+    } catch (const Interrupted&) {
+      reset_stop();
+      throw Interrupted("interrupted: every configuration measured so far is stored in " + args.db +
+                        "; run the same call again to resume");
+    }
+  }
+  nb::list out;
+  for (const auto& r : reports) out.append(shape_report_dict(job.spec, r));
+  return out;
+}
+
+}  // namespace
+
+void bind_tune(nb::module_& m) {
+  m.def(
+      "tune",
+      [](const std::string& kernel, const std::string& spec, const std::string& problem, const std::string& shapes,
+         const std::vector<std::string>& where, const std::string& db, const std::string& devices,
+         const std::string& strategy, std::uint64_t seed, const std::vector<std::string>& start, std::size_t budget,
+         double time_budget, unsigned jobs, const std::string& verify, std::optional<double> atol,
+         std::optional<double> rtol, const std::string& flush, int repeats, int warmup, bool cache,
+         const std::string& cache_dir, bool isolate, const std::string& command, nb::object progress) {
+        TuneCall call;
+        cli::TuneArgs& a = call.args;
+        a.kernel = kernel;
+        a.spec = spec;
+        a.problem = problem;
+        a.shapes = shapes;
+        a.where = where;
+        a.db = db;
+        a.devices = devices;
+        a.strategy = strategy;
+        a.seed = seed;
+        a.start = start;
+        a.budget = budget;
+        a.time_budget_s = time_budget;
+        a.jobs = jobs;
+        a.measure.atol = atol;
+        a.measure.rtol = rtol;
+        a.measure.repeats = repeats;
+        a.measure.warmup = warmup;
+        a.use_cache = cache;
+        a.cache_dir = cache_dir;
+        a.isolate = isolate;
+        a.command_line = command;
+        call.verify = verify;
+        call.flush = flush;
+        call.progress = std::move(progress);
+        return run(call);
+      },
+      nb::arg("kernel"), nb::arg("spec"), nb::arg("problem"), nb::arg("shapes"), nb::arg("where"), nb::arg("db"),
+      nb::arg("devices"), nb::arg("strategy"), nb::arg("seed"), nb::arg("start"), nb::arg("budget"),
+      nb::arg("time_budget"), nb::arg("jobs"), nb::arg("verify"), nb::arg("atol").none(), nb::arg("rtol").none(),
+      nb::arg("flush"), nb::arg("repeats"), nb::arg("warmup"), nb::arg("cache"), nb::arg("cache_dir"),
+      nb::arg("isolate"), nb::arg("command"), nb::arg("progress").none());
+}
+
+}  // namespace cutune::python

@@ -1,0 +1,182 @@
+"""What cutune.tune, cutune.best and cutune.space return."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Union, overload
+
+Config = Dict[str, Union[int, float]]
+
+
+@dataclass(frozen=True)
+class Result:
+    """One measured configuration."""
+
+    config: Config                #: {"BM": 128, ...} in the spec's parameter order
+    config_text: str              #: "BM=128,BN=64,...", as stored and as `tune --start` takes it
+    status: str                   #: ok, unverified, wrong_result, compile_error, launch_error, ...
+    median_ms: float
+    min_ms: float
+    max_ms: float
+    spread: float                 #: interquartile range over the median (0.01 = 1%)
+    metric: float                 #: GB/s or GFLOP/s at the median (0 for time-only kernels)
+    metric_unit: str              #: "GB/s", "GFLOP/s" or ""
+    max_error: float              #: largest |out - reference| seen in verification
+    registers: int
+    compile_ms: float
+    samples_ms: List[float] = field(default_factory=list, repr=False)
+    message: str = field(default="", repr=False)  #: compile log or error, empty when ok
+
+    @property
+    def ok(self) -> bool:
+        """Measured and correct (or measured unverified, with verify="none")."""
+        return self.status in ("ok", "unverified")
+
+    @classmethod
+    def _of(cls, d: Dict[str, Any]) -> "Result":
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class ShapeResult:
+    """One shape of a tuning run."""
+
+    shape: str
+    best: Optional[Result]       #: the fastest correct configuration, None when nothing was correct
+    space_size: int
+    evaluated: int               #: measured in this run
+    resumed: int                 #: already in the database
+    failed: int
+    seconds: float
+    compile_seconds: float       #: summed over compile threads
+    measure_seconds: float
+    idle_seconds: float          #: the GPUs waited for a compile, summed over GPUs
+    cache_hits: int
+    flush: str                   #: the L2 convention of every time
+    verify_stop: str = ""        #: why the shape stopped early (its first configurations all differed the same way)
+    devices: List[Dict[str, Any]] = field(default_factory=list, repr=False)
+
+    @classmethod
+    def _of(cls, d: Dict[str, Any]) -> "ShapeResult":
+        d = dict(d)
+        d["best"] = Result._of(d["best"]) if d["best"] is not None else None
+        return cls(**d)
+
+
+class TuneResult(Sequence[ShapeResult]):
+    """The shapes of one cutune.tune call, in the order given; indexable by position or by shape ("4096x4096")."""
+
+    def __init__(self, kernel: str, db: str, shapes: List[ShapeResult]):
+        self.kernel = kernel
+        self.db = db
+        self._shapes = shapes
+
+    @overload
+    def __getitem__(self, key: int) -> ShapeResult: ...
+    @overload
+    def __getitem__(self, key: slice) -> List[ShapeResult]: ...
+    @overload
+    def __getitem__(self, key: str) -> ShapeResult: ...
+
+    def __getitem__(self, key):  # type: ignore[override]
+        if isinstance(key, str):
+            for s in self._shapes:
+                if s.shape == key:
+                    return s
+            raise KeyError(key)
+        return self._shapes[key]
+
+    def __len__(self) -> int:
+        return len(self._shapes)
+
+    @property
+    def best(self) -> Optional[Result]:
+        """The best configuration of the only shape; for several shapes, index by shape first."""
+        if len(self._shapes) != 1:
+            raise ValueError(f"{len(self._shapes)} shapes were tuned: take result[shape].best")
+        return self._shapes[0].best
+
+    def __repr__(self) -> str:
+        lines = [f"TuneResult({self.kernel}, {len(self._shapes)} shape{'s' if len(self._shapes) != 1 else ''}, db={self.db!r})"]
+        for s in self._shapes:
+            b = s.best
+            what = f"{b.median_ms:.4g} ms  {b.config_text}" if b else "no correct configuration"
+            lines.append(f"  {s.shape:>20}  {what}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Best:
+    """The stored configuration for a kernel and shape (cutune.best), by the database's fallback rules."""
+
+    kernel: str
+    version: str                  #: the kernel's version (hash of source and spec)
+    device: Dict[str, Any]        #: the GPU whose measurement it is: name, arch, sm_count
+    shape: str                    #: the shape that was measured (differs from the one asked for unless rule is exact)
+    rule: str                     #: exact, nearest shape, same architecture, default
+    rule_text: str                #: the rule with its details, as `tune best` prints it
+    flush: str
+    measured: bool                #: False when the rule is the spec's default configuration
+    result: Result
+
+    @property
+    def config(self) -> Config:
+        return self.result.config
+
+    @property
+    def config_text(self) -> str:
+        return self.result.config_text
+
+    @classmethod
+    def _of(cls, d: Dict[str, Any]) -> "Best":
+        d = dict(d)
+        d["result"] = Result._of(d["result"])
+        return cls(**d)
+
+
+class Space(Sequence[Config]):
+    """The valid configurations of a kernel (at a shape, when one is given), as `tune space` counts them."""
+
+    def __init__(self, native: Any):
+        self._native = native
+
+    @property
+    def kernel(self) -> str:
+        return self._native.kernel
+
+    @property
+    def shape(self) -> Optional[str]:
+        return self._native.shape
+
+    @property
+    def parameters(self) -> List[str]:
+        return list(self._native.parameters)
+
+    @property
+    def counts(self) -> Dict[str, int]:
+        """valid, combinations, removed_by_constraints, removed_by_device, removed_by_target, removed_by_shard."""
+        return dict(self._native.counts)
+
+    def __len__(self) -> int:
+        return len(self._native)
+
+    def __getitem__(self, key):  # type: ignore[override]
+        if isinstance(key, slice):
+            return [self._native.config(i) for i in range(*key.indices(len(self)))]
+        if key < 0:
+            key += len(self)
+        return self._native.config(key)
+
+    def __iter__(self) -> Iterator[Config]:
+        for i in range(len(self)):
+            yield self._native.config(i)
+
+    def text(self, index: int) -> str:
+        """Configuration `index` as text ("BM=128,..."), as `tune --start` and `tune space --list` write it."""
+        return self._native.config_text(index)
+
+    def __str__(self) -> str:
+        return self._native.summary
+
+    def __repr__(self) -> str:
+        return f"<Space: {self._native.summary}>"

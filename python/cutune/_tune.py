@@ -1,0 +1,129 @@
+"""cutune.tune, cutune.space, cutune.best and cutune.kernels: the `tune` command's work, called from Python."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+from . import _cutune
+from ._progress import progress_bar
+from ._results import Best, ShapeResult, Space, TuneResult
+
+PathLike = Union[str, "os.PathLike[str]"]
+ShapeLike = Union[str, Sequence[int]]
+Shapes = Union[str, Sequence[int], Sequence[ShapeLike]]
+
+
+def _shape_text(shape: ShapeLike) -> str:
+    if isinstance(shape, str):
+        return shape
+    return "x".join(str(int(d)) for d in shape)
+
+
+def _shapes_text(shapes: Optional[Shapes]) -> str:
+    """"8192x8192", (8192, 8192), ["8192x8192", (4000, 3000)] -> "8192x8192,4000x3000"."""
+    if shapes is None:
+        return ""
+    if isinstance(shapes, str):
+        return shapes
+    items = list(shapes)
+    if items and all(isinstance(d, int) for d in items):
+        return _shape_text(items)  # one shape as a tuple of dimensions
+    return ",".join(_shape_text(s) for s in items)
+
+
+def _kernel_args(kernel: Optional[PathLike], spec: Optional[PathLike], problem: Optional[PathLike]) -> Tuple[str, str, str]:
+    return (os.fspath(kernel) if kernel is not None else "", os.fspath(spec) if spec is not None else "",
+            os.fspath(problem) if problem is not None else "")
+
+
+def _devices_text(devices: Union[None, int, str, Iterable[int]]) -> str:
+    if devices is None:
+        return ""
+    if isinstance(devices, str):
+        return devices
+    if isinstance(devices, int):
+        return str(devices)
+    return ",".join(str(int(d)) for d in devices)
+
+
+def tune(kernel: Optional[PathLike] = None, shapes: Optional[Shapes] = None, *, budget: int = 0,
+         db: PathLike = "cutune.db", strategy: Optional[str] = None, where: Union[str, Sequence[str]] = (),
+         devices: Union[None, int, str, Iterable[int]] = None, seed: int = 1, start: Union[str, Sequence[str]] = (),
+         time_budget: float = 0.0, jobs: int = 0, verify: Optional[str] = None, atol: Optional[float] = None,
+         rtol: Optional[float] = None, flush: Optional[str] = None, repeats: int = 20, warmup: int = 0,
+         cache: bool = True, cache_dir: Optional[PathLike] = None, isolate: bool = True,
+         spec: Optional[PathLike] = None, problem: Optional[PathLike] = None,
+         progress: Union[bool, Callable[..., Any]] = True) -> TuneResult:
+    """Tunes `kernel` (a built-in name, or a spec file .json) at each of `shapes` and stores every result in `db`.
+
+    As `tune --kernel K --shapes S ...`: configurations already stored are skipped (resume), results are committed as
+    they come, so an interrupted call (Ctrl-C) loses nothing and calling again goes on. `budget` is the most
+    configurations per shape (0: the whole space), `time_budget` seconds per shape. `devices` is a GPU ordinal, a
+    list of them or "all" (GPUs of one model); default GPU 0. `strategy` defaults to cutune's default (see
+    `tune --help`). `where` adds constraints ("SPLITK == 1"), `start` configurations to evaluate first.
+    `verify` is "reference", "default" or "none"; `atol`/`rtol` replace the spec's tolerances; `flush` the L2
+    convention ("read", "write", "none"). `problem` tunes a T1 problem file instead of `kernel` (`shapes` then
+    defaults to its problem size). `progress`: True for a progress bar (tqdm's when installed), False for none, or a
+    callable(shape, done, total, resumed, elapsed_s, best_ms).
+    """
+    kernel_text, spec_text, problem_text = _kernel_args(kernel, spec, problem)
+    shapes_text = _shapes_text(shapes)
+    if not problem_text and (not (kernel_text or spec_text) or not shapes_text):
+        from .errors import InputError
+        raise InputError("tuning needs a kernel (or spec) and shapes, or a problem file "
+                         "(e.g. cutune.tune(\"transpose\", \"8192x8192\"))")
+    where_list = [where] if isinstance(where, str) else list(where)
+    start_list = [start] if isinstance(start, str) else list(start)
+    bar = progress_bar(kernel_text or spec_text or problem_text) if progress is True else None
+    callback = bar if bar is not None else (progress if callable(progress) else None)
+    command = "python: cutune.tune(" + ", ".join(repr(a) for a in (kernel_text or spec_text or problem_text, shapes_text)) + \
+              (f", budget={budget}" if budget else "") + ")"
+    try:
+        reports = _cutune.tune(
+            kernel=kernel_text, spec=spec_text, problem=problem_text, shapes=shapes_text, where=where_list,
+            db=os.fspath(db), devices=_devices_text(devices), strategy=strategy or _default_strategy(), seed=seed,
+            start=start_list, budget=budget, time_budget=float(time_budget), jobs=jobs, verify=verify or "",
+            atol=atol, rtol=rtol, flush=flush or "", repeats=repeats, warmup=warmup, cache=cache,
+            cache_dir=os.fspath(cache_dir) if cache_dir is not None else "", isolate=isolate, command=command,
+            progress=callback)
+    finally:
+        if bar is not None:
+            bar.close()
+    shapes_out = [ShapeResult._of(r) for r in reports]
+    for s in shapes_out:
+        if s.verify_stop:
+            print(f"cutune: {kernel_text or spec_text or problem_text} {s.shape}: {s.verify_stop}", file=sys.stderr)
+    return TuneResult(kernel_text or spec_text or problem_text, os.fspath(db), shapes_out)
+
+
+def _default_strategy() -> str:
+    return _cutune.default_strategy()
+
+
+def space(kernel: Optional[PathLike] = None, shape: Optional[ShapeLike] = None, *, where: Union[str, Sequence[str]] = (),
+          arch: str = "sm_90", shard: Optional[str] = None, spec: Optional[PathLike] = None,
+          problem: Optional[PathLike] = None) -> Space:
+    """The valid configurations of `kernel`, at `shape` when given (constraints and grid limits that depend on it),
+    for GPUs of `arch` (targets and clusters), as `tune space` counts them. No GPU needed. `str()` of the result is
+    the line `tune space` prints; it is a sequence of configurations ({"BM": 128, ...})."""
+    kernel_text, spec_text, problem_text = _kernel_args(kernel, spec, problem)
+    where_list = [where] if isinstance(where, str) else list(where)
+    return Space(_cutune.space(kernel=kernel_text, spec=spec_text, problem=problem_text,
+                               shape=_shape_text(shape) if shape is not None else "", where=where_list,
+                               shard=shard or "", arch=arch))
+
+
+def best(kernel: PathLike, shape: ShapeLike, *, db: PathLike = "cutune.db", gpu: Optional[str] = None,
+         exact: bool = False, flush: Optional[str] = None) -> Best:
+    """The stored best configuration of `kernel` at `shape` in `db`, as `tune best` finds it: this machine's GPU (or
+    `gpu` by name, or the only GPU stored), falling back to the nearest tuned shape and to GPUs of the same
+    architecture unless `exact`. Raises cutune.InputError when there is none."""
+    return Best._of(_cutune.best(kernel=os.fspath(kernel), shape=_shape_text(shape), db=os.fspath(db), gpu=gpu or "",
+                                 exact=exact, flush=flush or ""))
+
+
+def kernels() -> List[Dict[str, Any]]:
+    """The built-in kernels: name, description, shape dimension names and parameter names."""
+    return list(_cutune.kernels())
