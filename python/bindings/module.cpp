@@ -40,6 +40,7 @@ NB_MODULE(_cutune, m) {
       nb::dict d;
       d["name"] = spec.name;
       d["description"] = spec.description;
+      d["version"] = spec.hash;
       d["shape"] = spec.shape_names;
       nb::list parameters;
       for (const auto& p : spec.parameters) parameters.append(p.name);

@@ -173,7 +173,7 @@ class Kernel:
 
     @property
     def choice(self) -> Dict[str, Any]:
-        """Which rule chose the configuration (exact, nearest shape, same architecture, default) and the measurement
+        """Which rule chose the configuration (exact shape, nearest tuned shape, same compute capability, spec default) and the measurement
         behind it."""
         return dict(self._native.choice)
 

@@ -1,0 +1,154 @@
+"""The Python package without a GPU: spaces, lookups in an imported database, database commands, errors. What the
+package answers must be what the `tune` command answers."""
+
+import json
+
+import pytest
+
+import cutune
+from conftest import has_gpu
+
+
+def test_version_and_kernels():
+    assert cutune.__version__.count(".") == 2
+    names = [k["name"] for k in cutune.kernels()]
+    assert "transpose" in names and "gemm_bf16" in names
+    gemm = next(k for k in cutune.kernels() if k["name"] == "gemm_bf16")
+    assert gemm["shape"] == ["M", "N", "K"] and "BM" in gemm["parameters"] and len(gemm["version"]) == 16
+
+
+def test_space_is_what_tune_space_counts(tune_program):
+    space = cutune.space("gemm_bf16", "4096x4096x4096")
+    out = tune_program("space", "--kernel", "gemm_bf16", "--shape", "4096x4096x4096")
+    assert out.returncode == 0, out.stderr
+    assert str(space) == out.stdout.strip()
+    assert space.counts["valid"] == len(space) > 1000
+    assert space.kernel == "gemm_bf16" and space.shape == "4096x4096x4096"
+
+
+def test_space_is_a_sequence_of_configurations(tune_program):
+    space = cutune.space("transpose", (8192, 8192))
+    listed = tune_program("space", "--kernel", "transpose", "--shape", "8192x8192", "--list").stdout.splitlines()[:-1]
+    assert len(space) == len(listed)
+    assert [space.text(i) for i in range(len(space))] == listed
+    first = space[0]
+    assert list(first) == space.parameters
+    assert ",".join(f"{k}={v}" for k, v in first.items()) == listed[0]
+    assert space[-1] == space[len(space) - 1]
+    assert space[1:3] == [space[1], space[2]]
+    assert sum(1 for _ in space) == len(space)
+    with pytest.raises(IndexError):
+        space[len(space)]
+
+
+def test_space_where_and_shard():
+    whole = cutune.space("transpose", "8192x8192")
+    tiles32 = cutune.space("transpose", "8192x8192", where="TILE == 32")
+    assert 0 < len(tiles32) < len(whole)
+    assert all(c["TILE"] == 32 for c in tiles32)
+    halves = [cutune.space("transpose", "8192x8192", shard=f"{i}/2") for i in (1, 2)]
+    assert sum(len(h) for h in halves) == len(whole)
+
+
+def test_space_errors_are_the_commands(tune_program):
+    with pytest.raises(cutune.InputError) as e:
+        cutune.space("no_such_kernel")
+    out = tune_program("space", "--kernel", "no_such_kernel")
+    assert out.returncode != 0 and out.stderr.strip() == "error: " + str(e.value)
+    with pytest.raises(cutune.InputError):
+        cutune.space("transpose", "8192")  # one dimension of two
+    with pytest.raises(cutune.InputError, match="unknown name 'NO_SUCH_PARAMETER'"):
+        cutune.space("transpose", where="NO_SUCH_PARAMETER == 1")
+    with pytest.raises(ValueError):  # InputError is a ValueError too
+        cutune.space("transpose", arch="sm_x")
+
+
+def test_best_from_an_imported_database(tmp_path, export_file, tune_program):
+    db = tmp_path / "cutune.db"
+    summary = cutune.db.import_(export_file, db)
+    assert summary == {"runs": 1, "new_runs": 1, "measurements": 3, "new_measurements": 3}
+    best = cutune.best("transpose", "8192x8192", db=db, gpu="NVIDIA H200")
+    assert best.rule == "exact shape" and best.shape == "8192x8192" and best.measured
+    assert best.config_text == "TILE=32,VEC=1,ROWS=8,SMEM=1,PAD=1,COALESCE=0"
+    assert best.config["TILE"] == 32 and best.result.median_ms == pytest.approx(0.25)
+    assert best.device["name"] == "NVIDIA H200" and best.device["arch"] == "sm_90"
+    printed = tune_program("best", "--kernel", "transpose", "--shape", "8192x8192", "--db", db, "--gpu", "NVIDIA H200")
+    assert f"config   {best.config_text}" in printed.stdout and f"rule     {best.rule_text}" in printed.stdout
+
+    near = cutune.best("transpose", "6000x8000", db=db, gpu="NVIDIA H200")
+    assert near.rule == "nearest tuned shape" and near.shape == "8192x8192"
+    with pytest.raises(cutune.InputError, match="no correct configuration"):
+        cutune.best("transpose", "6000x8000", db=db, gpu="NVIDIA H200", exact=True)
+    with pytest.raises(cutune.InputError, match="no results for transpose on 'NVIDIA A100'"):
+        cutune.best("transpose", "8192x8192", db=db, gpu="NVIDIA A100")
+
+
+def test_best_errors_are_the_commands(tmp_path, tune_program):
+    missing = tmp_path / "missing.db"
+    with pytest.raises(cutune.InputError) as e:
+        cutune.best("transpose", "8192x8192", db=missing)
+    out = tune_program("best", "--kernel", "transpose", "--shape", "8192x8192", "--db", missing)
+    assert out.stderr.strip() == "error: " + str(e.value)
+    assert not missing.exists()
+
+
+def test_merge_export_import(tmp_path, export_file):
+    a, b, merged = tmp_path / "a.db", tmp_path / "b.db", tmp_path / "merged.db"
+    cutune.db.import_(export_file, a)
+    cutune.db.import_(export_file, b)  # the same run: merging both adds it once
+    summary = cutune.db.merge([a, b], merged)
+    assert summary["inputs"] == 2 and summary["new_runs"] == 1 and summary["new_measurements"] == 3
+    assert cutune.db.merge([a], merged)["new_runs"] == 0
+    exported = json.loads(cutune.db.export(merged))
+    assert exported["format"] == "cutune-runs" and len(exported["runs"]) == 1
+    assert len(exported["runs"][0]["measurements"]) == 3
+    csv_file = tmp_path / "all.csv"
+    assert cutune.db.export(merged, "csv", csv_file) is None
+    assert csv_file.read_text().count("\n") == 4  # header and three measurements
+    assert "t4" in cutune.db.formats() and "kt-cache" in cutune.db.formats()
+
+
+def test_database_errors(tmp_path):
+    with pytest.raises(cutune.InputError, match="does not exist"):
+        cutune.db.export(tmp_path / "none.db")
+    output = tmp_path / "out.db"
+    with pytest.raises(cutune.DatabaseError, match="no such file"):
+        cutune.db.merge([tmp_path / "none.db"], output)
+    assert not output.exists()  # a refused merge leaves nothing behind
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "cutune-runs", "format_version": 99, "runs": []}')
+    with pytest.raises(cutune.InputError):
+        cutune.db.import_(bad, tmp_path / "c.db")
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(cutune.Error):
+        cutune.db.merge([garbage], tmp_path / "d.db")
+
+
+def test_tune_argument_errors(tmp_path):
+    db = tmp_path / "t.db"
+    with pytest.raises(cutune.InputError, match="needs a kernel"):
+        cutune.tune(shapes="64x64", db=db)
+    with pytest.raises(cutune.InputError, match="verify"):
+        cutune.tune("transpose", "64x64", db=db, verify="sometimes")
+    with pytest.raises(cutune.InputError, match="atol and rtol"):
+        cutune.tune("transpose", "64x64", db=db, verify="none", atol=0.1)
+    with pytest.raises(cutune.InputError, match="--flush"):
+        cutune.tune("transpose", "64x64", db=db, flush="sideways")
+    with pytest.raises(cutune.InputError):
+        cutune.tune("transpose", "64x64x3", db=db)
+    with pytest.raises(cutune.InputError):
+        cutune.tune("transpose", "64x64", db=db, devices="0,0")
+    assert not db.exists()  # nothing was tuned: no database left behind
+
+
+@pytest.mark.skipif(has_gpu(), reason="checks the error of a machine without a GPU")
+def test_without_gpu(tmp_path, tune_program):
+    db = tmp_path / "t.db"
+    with pytest.raises(cutune.NoDeviceError) as e:
+        cutune.tune("transpose", "64x64", budget=2, db=db, progress=False)
+    out = tune_program("--kernel", "transpose", "--shapes", "64x64", "--budget", "2", "--db", db)
+    assert out.stderr.strip() == "error: " + str(e.value)
+    assert not db.exists()
+    with pytest.raises(cutune.NoDeviceError):
+        cutune.Runtime(None)
