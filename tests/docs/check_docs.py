@@ -3,7 +3,7 @@
 
 Commands are what fenced blocks hold: in a ```console block each line that starts with "$ " (continued by lines
 ending in a backslash), followed by what it prints, and every line of a ```sh block. Other blocks (json, cpp, text,
-bash scripts) are not run. An HTML comment on the line before a block's fence marks it:
+bash scripts) are not run. HTML comments on the lines before a block's fence mark it (one a line; they combine):
 
     <!-- check: gpu -->            its commands need a GPU: only `--gpu` runs them (after the page's host commands
                                    before them, in order)
