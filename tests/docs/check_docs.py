@@ -11,9 +11,9 @@ bash scripts) are not run. HTML comments on the lines before a block's fence mar
     <!-- check: file NAME -->      not run: the block's text is written to NAME, for the commands after it
 
 A few commands cannot run in a test at all; NOT_RUN lists them with the reason. Each page runs in a scratch folder of
-its own, in which every top-level entry of the source tree is a symbolic link (so `examples/...` and `templates/...`
-resolve) and `build` is the build under test, whose folder comes first on PATH (so `tune` is that build's). The cubin
-cache is a folder of the scratch folder. The lines a console block shows under a command must appear in its output
+its own, in which every top-level folder of the source tree is a symbolic link (so `examples/...` and `templates/...`
+resolve), its small top-level files are copies, and `build` is the build under test, whose folder comes first on
+PATH (so `tune` is that build's). The cubin cache is a folder of the scratch folder. The lines a console block shows under a command must appear in its output
 (stdout and stderr together) in that order, each a whole line, where "..." stands for any text.
 
     check_docs.py --source DIR --build DIR          links and host commands (ctest: docs)
@@ -190,10 +190,16 @@ def missing_output(expected, output):
 
 
 def scratch_folder(source, build):
+    """A folder in which the source tree's folders are links and its small top-level files copies, so that what a
+    command writes there (cutune.db, report.html) never lands in the source tree."""
     folder = Path(tempfile.mkdtemp(prefix="cutune-docs-"))
     for entry in source.iterdir():
-        if entry.name not in ("build", ".git") and not (folder / entry.name).exists():
+        if entry.name in ("build", ".git"):
+            continue
+        if entry.is_dir():
             (folder / entry.name).symlink_to(entry)
+        elif entry.is_file() and entry.stat().st_size < (1 << 20):
+            shutil.copy2(entry, folder / entry.name)
     (folder / "build").symlink_to(build)
     return folder
 
