@@ -13,8 +13,9 @@ bash scripts) are not run. HTML comments on the lines before a block's fence mar
 A few commands cannot run in a test at all; NOT_RUN lists them with the reason. Each page runs in a scratch folder of
 its own, in which every top-level folder of the source tree is a symbolic link (so `examples/...` and `templates/...`
 resolve), its small top-level files are copies, and `build` is the build under test, whose folder comes first on
-PATH (so `tune` is that build's). The cubin cache is a folder of the scratch folder. The lines a console block shows under a command must appear in its output
-(stdout and stderr together) in that order, each a whole line, where "..." stands for any text.
+PATH (so `tune` is that build's). The cubin cache is a folder of the scratch folder. The lines a console block
+shows under a command must appear in its output (stdout and stderr together) in that order, each a whole line, where
+"..." stands for any text.
 
     check_docs.py --source DIR --build DIR          links and host commands (ctest: docs)
     check_docs.py --source DIR --build DIR --gpu    every command; exit 77 (skipped) without a GPU (ctest: docs_gpu)
