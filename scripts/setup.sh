@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 packages=(cmake ninja-build g++ libsqlitecpp-dev libsqlite3-dev libopenmpi-dev openmpi-bin libspdlog-dev libfmt-dev libcli11-dev
           nlohmann-json3-dev libgtest-dev zlib1g-dev libeigen3-dev
           libjs-vega           # Vega's modules, embedded into the report page at build time
-          python3-jsonschema)  # python3-jsonschema: tests validate T4 exports against the schema
+          python3-jsonschema   # tests validate T4 exports against the schema
+          python3-dev python3-venv python3-pip python3-pytest python3-numpy)  # the Python package and its tests
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -29,11 +29,9 @@ def main():
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
     c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-    # Split-K scratch: the counters start at zero and every launch leaves them zero again.
-    sizes = {arg["name"]: arg["elements"] for arg in gemm.arguments}
-    counters = torch.zeros(sizes["counters"], device="cuda", dtype=torch.uint32)
-    workspace = torch.zeros(sizes["workspace"], device="cuda", dtype=torch.float32)
-    gemm(A=a, B=b, C=c, counters=counters, workspace=workspace)  # M, N, K, alpha = 1, beta = 0: the spec's values
+    # Left out: M, N, K, alpha = 1 and beta = 0 (the spec's values at the shape) and the tensor maps (over A, B, C).
+    # The split-K scratch starts at zero, and every launch leaves it zero again.
+    gemm(A=a, B=b, C=c, counters=gemm.zeros("counters"), workspace=gemm.zeros("workspace"))
 
     expected = torch.matmul(a.float(), b.float())
     error = ((c.float() - expected).abs() / (expected.abs() + 1)).max().item()

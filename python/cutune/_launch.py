@@ -184,6 +184,23 @@ class Kernel:
         return [dict(name=a.name, kind=a.kind, dtype=a.dtype, elements=a.elements, output=a.output, value=a.value)
                 for a in self._args]
 
+    def zeros(self, name: str, library: str = "torch") -> Any:
+        """A zeroed array for argument `name` on the kernel's GPU, of the spec's dtype and the elements the kernel
+        uses at this shape: scratch such as a GEMM's split-K `counters` and `workspace`. `library`: "torch" or
+        "cupy"."""
+        i = self._index.get(name)
+        if i is None or self._args[i].kind not in (_BUFFER, _CONSTANT):
+            raise InputError(f"{self._native.name} has no array argument '{name}'")
+        a = self._args[i]
+        if library == "torch":
+            import torch
+            return torch.zeros(a.elements, dtype=getattr(torch, a.dtype), device=f"cuda:{self._ordinal}")
+        if library == "cupy":
+            import cupy
+            with cupy.cuda.Device(self._ordinal):
+                return cupy.zeros(a.elements, dtype=a.dtype)
+        raise InputError(f"library '{library}': expected torch or cupy")
+
     @property
     def geometry(self) -> Dict[str, Any]:
         return dict(self._native.geometry)

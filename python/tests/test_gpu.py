@@ -77,8 +77,7 @@ def test_gemm_bf16_on_torch(runtime):
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
     c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-    counters, workspace = gemm_scratch(gemm, lambda size, t: torch.zeros(size, device="cuda", dtype=getattr(torch, t)))
-    gemm(A=a, B=b, C=c, counters=counters, workspace=workspace)
+    gemm(A=a, B=b, C=c, counters=gemm.zeros("counters"), workspace=gemm.zeros("workspace"))
     torch.cuda.synchronize()
     expected = torch.matmul(a.float(), b.float())
     assert torch.allclose(c.float(), expected, rtol=2 ** -7, atol=1e-2 * k ** 0.5)
@@ -127,6 +126,7 @@ def test_cupy(runtime):
     b = cupy.random.standard_normal((k, n)).astype(cupy.float16)
     c = cupy.empty((m, n), dtype=cupy.float16)
     counters, workspace = gemm_scratch(gemm, lambda size, t: cupy.zeros(size, dtype=t))
+    assert counters.size == gemm.zeros("counters", "cupy").size
     gemm(A=a, B=b, C=c, counters=counters, workspace=workspace)
     cupy.cuda.get_current_stream().synchronize()
     expected = torch.matmul(torch.as_tensor(a, device="cuda").float(), torch.as_tensor(b, device="cuda").float())

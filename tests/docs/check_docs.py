@@ -272,7 +272,7 @@ def anchors(path):
 
 
 # Pages that other work writes: a link to one is fine while it does not exist yet (and checked once it does).
-PENDING = {"docs/python.md": "written with the Python package (issue 29)"}
+PENDING = {}
 
 
 def check_links(source):
