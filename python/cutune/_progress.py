@@ -1,4 +1,4 @@
-"""The progress bar of cutune.tune: tqdm's where it is installed, else one line on stderr."""
+"""The progress bar of cutune.tune: tqdm's where it is installed and someone watches, else lines on stderr."""
 
 from __future__ import annotations
 
@@ -73,8 +73,11 @@ class _TqdmBar:
 
 
 def progress_bar(kernel: str) -> Any:
-    try:
-        from tqdm.auto import tqdm  # type: ignore
-    except ImportError:
-        return _TextBar(kernel)
-    return _TqdmBar(kernel, tqdm)
+    """tqdm's bar on a terminal or in a notebook, where it is installed; lines per tenth of the work in a log."""
+    if sys.stderr.isatty() or "ipykernel" in sys.modules:
+        try:
+            from tqdm.auto import tqdm  # type: ignore
+        except ImportError:
+            return _TextBar(kernel)
+        return _TqdmBar(kernel, tqdm)
+    return _TextBar(kernel)
