@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
           fmt::print(stderr, "{} {} MiB: tuned {} configurations, best {} ({:.3f} ms)\n", name, mib,
                      report.evaluated + report.resumed, report.best->config, report.best->median_ms);
         }
-        cutune::Runtime runtime({.database = db_path, .device = device.ordinal()});
+        cutune::Runtime runtime({.database = db_path, .device = device.ordinal(), .flush = std::nullopt});
         rows.push_back(measure(runtime, spec, mib, repeats));
       }
     }
