@@ -196,7 +196,10 @@ TuneOptions tune_options(const TuneArgs& args, const KernelSpec& spec, const Sha
 }
 
 int tune_shapes(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes, const DeviceIdentity& identity,
-                const Shape*& current, const std::string& db) {
+                const Shape*& current, const std::string& db, std::chrono::steady_clock::time_point started) {
+  using Clock = std::chrono::steady_clock;
+  const auto seconds_since = [started](Clock::time_point t) { return std::chrono::duration<double>(t - started).count(); };
+  const double before_s = seconds_since(Clock::now());
   std::vector<ShapeReport> reports;
   for (const Shape& shape : shapes) {
     current = &shape;
@@ -204,6 +207,7 @@ int tune_shapes(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& 
     print_shape_report(spec, identity, reports.back());
   }
   print_summary(spec, reports);
+  print_run_time(reports, seconds_since(Clock::now()), before_s);
   std::cout << "results stored in " << db << "\n";
   for (const auto& r : reports)
     if (!r.best) return 1;  // a shape where nothing was correct is a failure of the run
@@ -211,6 +215,7 @@ int tune_shapes(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& 
 }
 
 int run_tune(const TuneArgs& args) {
+  const auto started = std::chrono::steady_clock::now();
   std::optional<Shape> problem_shape;
   KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, true);
   for (const auto& w : args.where) spec.restrict_to(w);
@@ -218,7 +223,7 @@ int run_tune(const TuneArgs& args) {
   const std::vector<Shape> shapes =
       problem_shape ? problem_shapes(spec, *problem_shape, args.shapes) : parse_shapes(spec, args.shapes);
 #ifdef CUTUNE_HAVE_MPI
-  if (cluster::launched_by_mpi()) return run_cluster_tune(args, spec, shapes);
+  if (cluster::launched_by_mpi()) return run_cluster_tune(args, spec, shapes, started);
 #endif
   FreshDatabaseGuard guard(args.db);
   Database db(args.db);
@@ -231,7 +236,7 @@ int run_tune(const TuneArgs& args) {
   // One tuner for every shape: its worker processes stay up from one shape to the next.
   Tuner tuner = choice.ordinals.size() == 1 ? Tuner(*devices.front(), db, options)
                                             : Tuner(choice.identity, choice.limits, choice.ordinals, db, options);
-  return tune_shapes(tuner, spec, shapes, choice.identity, current, args.db);
+  return tune_shapes(tuner, spec, shapes, choice.identity, current, args.db, started);
 }
 
 int run_best(const BestArgs& args) {
@@ -294,7 +299,8 @@ int run_best(const BestArgs& args) {
     std::cout << "verified no: measured with --verify none, its outputs were never compared with a reference\n";
   }
   if (found->match != Match::Default) {
-    std::cout << "time     " << r.median_ms << " ms (median of " << r.samples_ms.size() << ")\n";
+    std::cout << "time     " << r.median_ms << " ms (median of " << r.samples_ms.size() << ")\n"
+              << "spent    " << result_times(r) << "\n";
     if (spec.metric.has_rate()) std::cout << "metric   " << r.metric << " " << spec.metric.unit() << "\n";
     print_resources(r, found->device, spec.metric.unit());
   }

@@ -48,6 +48,10 @@ inline Result ok_result(const std::string& config, double median) {
   r.metric = 100.0 / median;
   r.registers = 40;
   r.compile_ms = 120.0;
+  r.verify_ms = 0.4;
+  r.benchmark_ms = 2.5;
+  r.framework_ms = 0.75;
+  r.search_ms = 0.125;
   r.spill_bytes = 8;
   r.static_smem_bytes = 8192;
   r.dynamic_smem_bytes = 1024;
@@ -202,6 +206,17 @@ inline void write_version3_database(const fs::path& path) {
   db.exec("UPDATE results SET threads_per_block = 256, blocks = 1024, blocks_per_sm = 2, peak = 3000.0 "
           "WHERE status = 'ok'");
   db.exec("UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+}
+
+/// Turns a database of the current schema into one as version 5 stored it: runs without their time accounting,
+/// results without times besides compiling. The fixture of the version-5 (and, further back, version-4) migrations.
+inline void downgrade_to_version5(const fs::path& path) {
+  SQLite::Database db(path.string(), SQLite::OPEN_READWRITE);
+  for (const auto& [name, field] : kPhaseTimeFields) db.exec("ALTER TABLE runs DROP COLUMN " + std::string(name));
+  for (const char* column : {"verify_ms", "benchmark_ms", "framework_ms", "search_ms"}) {
+    db.exec(std::string("ALTER TABLE results DROP COLUMN ") + column);
+  }
+  db.exec("UPDATE meta SET value = '5' WHERE key = 'schema_version'");
 }
 
 }  // namespace cutune::testing
