@@ -34,11 +34,11 @@ std::string per_device_rates(const Progress& p) {
   return out;
 }
 
-// "start-up 0.51 s (15%), compiling 1.20 s (35%), ...": where a wall time went, phase by phase.
+// "start-up 0.51 (15%), waiting for compiles 1.20 (35%), ...": where a wall time went, phase by phase, seconds.
 std::string phase_breakdown(const PhaseTimes& t) {
   std::string out;
   for (const auto& [name, seconds] : t.phases()) {
-    out += fmt::format("{}{} {:.2f} s ({:.0f}%)", out.empty() ? "" : ", ", name, seconds,
+    out += fmt::format("{}{} {:.2f} ({:.0f}%)", out.empty() ? "" : ", ", name, seconds,
                        t.wall_s > 0 ? 100.0 * seconds / t.wall_s : 0.0);
   }
   return out;
@@ -83,7 +83,7 @@ void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, co
   fmt::print("  wall time   {:.2f} s: {}\n", r.seconds, phase_breakdown(r.phases));
   if (r.evaluated > 0) {
     const bool several = r.devices.size() > 1;
-    fmt::print("  compiling   {:.1f} s of NVRTC summed over threads ({} of {} from the cubin cache); {} waited for "
+    fmt::print("  compiles    {:.1f} s of NVRTC summed over threads ({} of {} from the cubin cache); {} waited for "
                "compiles {:.2f} s{}\n",
                r.phases.compile_cpu_s, r.cache_hits, r.evaluated, several ? "the GPUs" : "the GPU", r.idle_seconds,
                several ? " summed over GPUs" : "");

@@ -24,7 +24,7 @@ struct PhaseTimes {
   /// The exclusive phases, in the order above, with their names as the CLI and the report print them.
   std::array<std::pair<std::string_view, double>, 6> phases() const {
     return {{{"start-up", startup_s},
-             {"compiling", compile_wait_s},
+             {"waiting for compiles", compile_wait_s},
              {"measuring", measure_s},
              {"searching", search_s},
              {"storing", store_s},
