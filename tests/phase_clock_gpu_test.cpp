@@ -10,6 +10,7 @@
 #include "cutune/templates.hpp"
 #include "cutune/tuner.hpp"
 #include "gpu_support.hpp"
+#include "phase_clock_support.hpp"
 
 namespace cutune {
 namespace {
@@ -44,11 +45,8 @@ TEST_P(PhaseClockGpu, ColdRunPhasesAddUpToItsWallTime) {
   EXPECT_EQ(report.evaluated, 10u);
   EXPECT_EQ(report.cache_hits, 0u);
   // The phases add up to the wall time the run reports, and that is the wall time it took, within 5%.
-  EXPECT_NEAR(t.phase_sum(), outside_s, 0.05 * outside_s)
-      << "start-up " << t.startup_s << " s, waiting for compiles " << t.compile_wait_s << " s, measuring "
-      << t.measure_s << " s, searching " << t.search_s << " s, storing " << t.store_s << " s, other " << t.other_s
-      << " s; wall " << outside_s << " s";
-  EXPECT_NEAR(report.seconds, outside_s, 0.05 * outside_s);
+  testing::expect_accounted(report);
+  EXPECT_NEAR(t.phase_sum(), outside_s, 0.05 * outside_s) << "wall " << outside_s << " s";
   EXPECT_GT(t.startup_s, 0.0);  // a CUDA context, buffers, the reference
   EXPECT_GT(t.measure_s, 0.0);
   EXPECT_GT(t.compile_cpu_s, 0.0);
@@ -59,11 +57,7 @@ TEST_P(PhaseClockGpu, ColdRunPhasesAddUpToItsWallTime) {
 
   Database db(dir / "t.db");
   for (const Result& r : db.results(device.identity(), {spec.name, spec.hash}, "1024x768")) {
-    if (r.status != Status::Ok) continue;
-    EXPECT_GT(r.verify_ms, 0.0) << r.config;
-    EXPECT_GT(r.benchmark_ms, 0.0) << r.config;
-    EXPECT_GE(r.framework_ms, 0.0) << r.config;
-    EXPECT_GT(r.compile_ms, 0.0) << r.config;
+    if (r.status == Status::Ok) testing::expect_result_times(r);
   }
   const auto runs = db.runs();
   ASSERT_EQ(runs.size(), 1u);

@@ -9,6 +9,8 @@
 
 #include "cutune/database.hpp"
 #include "cutune/tuner.hpp"
+#include "db_test_support.hpp"
+#include "phase_clock_support.hpp"
 #include "stand_in_kernel.hpp"
 #include "tuner/phase_clock.hpp"
 
@@ -109,15 +111,6 @@ class PhaseClockRun : public ::testing::Test {
     o.final_repeats = 5;
     return o;
   }
-  // The phases add up to the wall time, up to rounding.
-  static void expect_accounted(const ShapeReport& r) {
-    const PhaseTimes& t = r.phases;
-    EXPECT_DOUBLE_EQ(r.seconds, t.wall_s);
-    EXPECT_NEAR(t.phase_sum(), t.wall_s, 1e-6 * t.wall_s) << "start-up " << t.startup_s << ", compiling "
-                                                         << t.compile_wait_s << ", measuring " << t.measure_s;
-    for (const auto& [name, s] : t.phases()) EXPECT_GE(s, 0.0) << name;
-  }
-
   fs::path dir_;
   KernelSpec spec_;
   DeviceIdentity device_;
@@ -131,33 +124,35 @@ TEST_F(PhaseClockRun, PhasesAddUpToTheWallTimeAndEachResultKeepsItsTimes) {
     report = tuner.tune(spec_, Shape{{1000}});
   }
   ASSERT_EQ(report.evaluated, 12u);
-  expect_accounted(report);
+  testing::expect_accounted(report);
   const PhaseTimes& t = report.phases;
-  // 12 configurations of 20 ms and 2 finalists re-timed: at least 0.28 s of measuring on one GPU; the worker's
-  // 0.3 s of preparing the shape is start-up, not measuring.
-  EXPECT_GE(t.measure_s, 0.25);
+  // 12 configurations of 20 ms and 2 finalists re-timed: 0.28 s on the GPU, half verifying, half timing. The tuner's
+  // thread measures while it waits for them, not while it stores or searches: at most that long. The worker's 0.3 s
+  // of preparing the shape is start-up, not measuring.
+  EXPECT_GE(report.verify_seconds, 0.14);
+  EXPECT_GE(report.benchmark_seconds, 0.14);
+  EXPECT_GE(report.measure_seconds, report.verify_seconds + report.benchmark_seconds);
+  EXPECT_GT(t.measure_s, 0.1);
+  EXPECT_LE(t.measure_s, report.measure_seconds + 1e-6);
   EXPECT_GE(t.startup_s, 0.28);
   EXPECT_GT(t.compile_cpu_s, 0.0);  // NVRTC compiled every configuration (no cache)
   EXPECT_GT(t.store_s, 0.0);
   EXPECT_GT(t.search_s, 0.0);
-  EXPECT_NEAR(report.verify_seconds, 0.14, 0.1);  // 14 evaluations of 10 ms verifying
-  EXPECT_NEAR(report.benchmark_seconds, 0.14, 0.1);
 
   // Every result carries its own times; the run carries the report's phases.
   const auto results = db.results(device_, {spec_.name, spec_.hash}, "1000");
   ASSERT_EQ(results.size(), 12u);
   for (const Result& r : results) {
-    EXPECT_GE(r.verify_ms, 9.0) << r.config;
+    testing::expect_result_times(r);
+    EXPECT_GE(r.verify_ms, 9.0) << r.config;  // the stand-in's 10 ms of each
     EXPECT_GE(r.benchmark_ms, 9.0) << r.config;
-    EXPECT_GE(r.framework_ms, 0.0) << r.config;
     EXPECT_LT(r.framework_ms, 1000.0) << r.config;
     EXPECT_GT(r.search_ms, 0.0) << r.config;
-    EXPECT_GT(r.compile_ms, 0.0) << r.config;
   }
   const auto runs = db.runs();
   ASSERT_EQ(runs.size(), 1u);
   ASSERT_TRUE(runs[0].times.has_value());
-  for (const auto& [name, field] : kPhaseTimeFields) EXPECT_DOUBLE_EQ((*runs[0].times).*field, t.*field) << name;
+  testing::expect_same_times(*runs[0].times, t);
 }
 
 // The second shape of a tuner finds the worker started: its start-up is preparing the shape, and its phases still
@@ -168,7 +163,7 @@ TEST_F(PhaseClockRun, EveryShapeOfATunerIsAccounted) {
   const ShapeReport first = tuner.tune(spec_, Shape{{1000}});
   const ShapeReport second = tuner.tune(spec_, Shape{{2000}});
   const ShapeReport again = tuner.tune(spec_, Shape{{2000}});
-  for (const ShapeReport* r : {&first, &second, &again}) expect_accounted(*r);
+  for (const ShapeReport* r : {&first, &second, &again}) testing::expect_accounted(*r);
   EXPECT_GE(second.phases.startup_s, 0.28);
   EXPECT_EQ(again.evaluated, 0u);
   EXPECT_EQ(again.phases.measure_s, 0.0);
@@ -180,8 +175,9 @@ TEST_F(PhaseClockRun, SeveralGpusAreAccountedOnTheTunersThread) {
   Database db(dir_ / "t.db");
   Tuner tuner(device_, DeviceLimits{}, std::vector<int>{0, 1}, db, options());
   const ShapeReport r = tuner.tune(spec_, Shape{{1000}});
-  expect_accounted(r);
-  EXPECT_GE(r.phases.measure_s, 0.1);
+  testing::expect_accounted(r);
+  EXPECT_GT(r.phases.measure_s, 0.05);
+  EXPECT_LE(r.phases.measure_s, r.measure_seconds);  // the GPUs' times overlap on the tuner's clock
   EXPECT_GE(r.measure_seconds, r.verify_seconds + r.benchmark_seconds);
 }
 

@@ -15,20 +15,6 @@ const KernelIdentity kReportCopy{"copy", "0123012301230123"};
 const std::string kHostileMessage =
     "error: </script><script>document.title='pwned'</script><img src=x onerror=\"document.title='pwned'\"> & more";
 
-/// A run's time accounting: its wall time in phases that add up to it.
-inline PhaseTimes run_times(double wall_s) {
-  PhaseTimes t;
-  t.wall_s = wall_s;
-  t.startup_s = 0.125 * wall_s;
-  t.compile_wait_s = 0.25 * wall_s;
-  t.measure_s = 0.5 * wall_s;
-  t.search_s = 0.0625 * wall_s;
-  t.store_s = 0.03125 * wall_s;
-  t.other_s = wall_s - t.startup_s - t.compile_wait_s - t.measure_s - t.search_s - t.store_s;
-  t.compile_cpu_s = 8 * wall_s;
-  return t;
-}
-
 struct ReportFixture {
   std::size_t gemm_groups = 3;       ///< H100 at two shapes, A100 at one
   std::size_t h100_small_runs = 2;   ///< runs with a correct result in gemm 1024x1024 on the H100
@@ -36,8 +22,8 @@ struct ReportFixture {
   std::size_t h100_small_failed_statuses = 2;
   std::size_t gemm_parameters = 3;   ///< BM, BN, TM
   std::size_t gemm_values = 7;       ///< BM 32 64 128, BN 32 64, TM 4 8
-  PhaseTimes first_times = run_times(10.0);  ///< where the first H100 run's time went
-  PhaseTimes second_times = run_times(6.0);  ///< and the second's; the other runs kept none
+  PhaseTimes first_times = synthetic_run_times(10.0);  ///< where the first H100 run's time went
+  PhaseTimes second_times = synthetic_run_times(6.0);  ///< and the second's; the other runs kept none
 };
 
 inline Result with_resources(Result r, int threads, std::int64_t blocks, int per_sm) {

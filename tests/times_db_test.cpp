@@ -17,34 +17,7 @@ using Json = nlohmann::json;
 const KernelIdentity kKernel{"transpose", "0123456789abcdef"};
 const std::string kShape = "1024x1024";
 
-PhaseTimes some_times() {
-  PhaseTimes t;
-  t.wall_s = 12.5;
-  t.startup_s = 1.5;
-  t.compile_wait_s = 3.0;
-  t.measure_s = 6.0;
-  t.search_s = 0.25;
-  t.store_s = 0.75;
-  t.other_s = 1.0;
-  t.compile_cpu_s = 40.0;
-  return t;
-}
-
-void expect_same_times(const Result& a, const Result& b) {
-  for (const auto [x, y] : {std::pair{a.compile_ms, b.compile_ms}, std::pair{a.verify_ms, b.verify_ms},
-                            std::pair{a.benchmark_ms, b.benchmark_ms}, std::pair{a.framework_ms, b.framework_ms},
-                            std::pair{a.search_ms, b.search_ms}}) {
-    if (std::isnan(y)) {
-      EXPECT_TRUE(std::isnan(x)) << a.config;
-    } else {
-      EXPECT_DOUBLE_EQ(x, y) << a.config;
-    }
-  }
-}
-
-void expect_same_times(const PhaseTimes& a, const PhaseTimes& b) {
-  for (const auto& [name, field] : kPhaseTimeFields) EXPECT_DOUBLE_EQ(a.*field, b.*field) << name;
-}
+PhaseTimes some_times() { return synthetic_run_times(12.5); }
 
 class TimesDbTest : public TempDirTest {
  protected:
