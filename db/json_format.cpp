@@ -60,8 +60,8 @@ Json to_json(const RunRecord& run) {
                               {"sm_count", d.sm_count}, {"uuid", d.uuid}, {"driver_version", d.driver_version},
                               {"nvrtc_version", d.nvrtc_version}, {"memory_clock_khz", d.memory_clock_khz},
                               {"memory_bus_bits", d.memory_bus_bits}, {"total_memory", d.total_memory}}},
-              {"times", times},
-              {"measurements", measurements}};
+              {"measurements", measurements},
+              {"times", times}};
 }
 
 // Reads fields of one object, naming the document and the object's path in every error.

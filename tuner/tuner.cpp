@@ -346,7 +346,7 @@ void Tuner::retime_finalists(const KernelSpec& spec, const std::shared_ptr<const
     }
     Result& r = *done.result;
     r.framework_ms = framework_ms(r, done.measure_s, lanes_->lane(done.lane).compiles_itself());
-    r.search_ms = ranked[i].search_ms;  // the proposal's, which this measurement replaces in the run
+    r.search_ms = 0.0;  // an evaluation of its own (it replaces this run's first one), which no strategy proposed
     report.measure_seconds += done.measure_s;
     add_gpu_time(r, report);
     {
