@@ -9,7 +9,7 @@ namespace cutune {
 
 /// A run's wall time by phase, seconds. At every moment the tuner's thread is in exactly one phase, so the phases
 /// add up to wall_s; while it waits for the GPUs, the wait counts as measuring when a GPU measures, as start-up when
-/// one is still starting or preparing the shape, and as compiling while no GPU has a configuration to measure.
+/// one is still starting or preparing the shape, and as waiting for compiles while no GPU has anything to measure.
 struct PhaseTimes {
   double wall_s = 0.0;
   double startup_s = 0.0;       ///< workers, CUDA contexts, buffers and input fills, reference results, the space
@@ -32,18 +32,6 @@ struct PhaseTimes {
   }
   /// The sum of the exclusive phases: wall_s, up to rounding, for a run the tuner timed.
   double phase_sum() const { return startup_s + compile_wait_s + measure_s + search_s + store_s + other_s; }
-
-  PhaseTimes& operator+=(const PhaseTimes& o) {
-    wall_s += o.wall_s;
-    startup_s += o.startup_s;
-    compile_wait_s += o.compile_wait_s;
-    measure_s += o.measure_s;
-    search_s += o.search_s;
-    store_s += o.store_s;
-    other_s += o.other_s;
-    compile_cpu_s += o.compile_cpu_s;
-    return *this;
-  }
 };
 
 /// Every figure of PhaseTimes with its name as the database and the exchange formats store it.
@@ -57,5 +45,11 @@ inline constexpr std::array<std::pair<std::string_view, double PhaseTimes::*>, 8
     {"other_s", &PhaseTimes::other_s},
     {"compile_cpu_s", &PhaseTimes::compile_cpu_s},
 }};
+
+/// Adds every figure of `b` to `a`'s: the time of several runs.
+inline PhaseTimes& operator+=(PhaseTimes& a, const PhaseTimes& b) {
+  for (const auto& [name, field] : kPhaseTimeFields) a.*field += b.*field;
+  return a;
+}
 
 }  // namespace cutune
