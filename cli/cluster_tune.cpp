@@ -8,7 +8,8 @@
 
 namespace cutune::cli {
 
-int run_cluster_tune(const TuneArgs& args, const KernelSpec& spec, const std::vector<Shape>& shapes) {
+int run_cluster_tune(const TuneArgs& args, const KernelSpec& spec, const std::vector<Shape>& shapes,
+                     std::chrono::steady_clock::time_point started) {
   if (!args.isolate) throw InputError("--no-isolate measures in this process: an MPI job measures in worker processes");
   if (!args.devices.empty()) {
     throw InputError("--devices does not apply under mpirun / srun: each rank measures on one GPU, its node-local "
@@ -31,7 +32,7 @@ int run_cluster_tune(const TuneArgs& args, const KernelSpec& spec, const std::ve
   std::cout << "MPI job of " << transport.size() << " ranks: rank 0 on " << transport.host() << " stores into "
             << args.db << "\n";
   Tuner tuner(gpu.identity, lanes.limits(), gpu.ordinal, db, options);
-  return tune_shapes(tuner, spec, shapes, gpu.identity, current, args.db);
+  return tune_shapes(tuner, spec, shapes, gpu.identity, current, args.db, started);
 }
 
 }  // namespace cutune::cli

@@ -192,22 +192,29 @@ TuneOptions tune_options(const TuneArgs& args, const KernelSpec& spec, const Sha
 }
 
 int tune_shapes(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes, const DeviceIdentity& identity,
-                const Shape*& current, const std::string& db) {
+                const Shape*& current, const std::string& db, std::chrono::steady_clock::time_point started) {
+  const double before_s = seconds_since(started);
   std::vector<ShapeReport> reports;
   for (const Shape& shape : shapes) {
     current = &shape;
     reports.push_back(tuner.tune(spec, shape));
     print_shape_report(spec, identity, reports.back());
   }
-  return finish_tune(spec, reports, db);
+  return finish_tune(spec, reports, db, seconds_since(started), before_s);
 }
 
-int finish_tune(const KernelSpec& spec, const std::vector<ShapeReport>& reports, const std::string& db) {
+int finish_tune(const KernelSpec& spec, const std::vector<ShapeReport>& reports, const std::string& db, double total_s,
+                double before_s) {
   print_summary(spec, reports);
+  print_run_time(reports, total_s, before_s);
   std::cout << "results stored in " << db << "\n";
   for (const auto& r : reports)
     if (!r.best) return 1;  // a shape where nothing was correct is a failure of the run
   return 0;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 TuneJob prepare_tune(const TuneArgs& args) {
@@ -233,6 +240,7 @@ std::vector<ShapeReport> tune_on_this_machine(const TuneArgs& args, const TuneJo
   Tuner tuner = choice.ordinals.size() == 1 ? Tuner(*devices.front(), db, options)
                                             : Tuner(choice.identity, choice.limits, choice.ordinals, db, options);
   std::vector<ShapeReport> reports;
+  if (hooks.starting) hooks.starting();
   for (const Shape& shape : job.shapes) {
     current = &shape;
     reports.push_back(tuner.tune(job.spec, shape));
@@ -314,7 +322,8 @@ int run_best(const BestArgs& args) {
     std::cout << "verified no: measured with --verify none, its outputs were never compared with a reference\n";
   }
   if (found->match != Match::Default) {
-    std::cout << "time     " << r.median_ms << " ms (median of " << r.samples_ms.size() << ")\n";
+    std::cout << "time     " << r.median_ms << " ms (median of " << r.samples_ms.size() << ")\n"
+              << "spent    " << result_times(r) << "\n";
     if (spec.metric.has_rate()) std::cout << "metric   " << r.metric << " " << spec.metric.unit() << "\n";
     print_resources(r, found->device, spec.metric.unit());
   }

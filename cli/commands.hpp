@@ -1,6 +1,7 @@
 // The `tune` command's subcommands, each a function of its parsed options; they throw cutune::Error on failure.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -124,6 +125,7 @@ TuneJob prepare_tune(const TuneArgs& args);
 struct TuneHooks {
   std::function<void(const Shape& shape, const Progress& p)> progress;  ///< unset: print_progress() on stderr
   std::function<void(const DeviceIdentity& device, const ShapeReport& r)> report;  ///< after each shape
+  std::function<void()> starting;  ///< the database and GPUs are open, the first shape begins
 };
 /// Tunes every shape of `job` on this machine's GPUs (--devices): opens the database (removed again when this call
 /// created it and the GPUs cannot be opened), one Tuner for all shapes. The `tune` command and the Python package.
@@ -132,13 +134,19 @@ std::vector<ShapeReport> tune_on_this_machine(const TuneArgs& args, const TuneJo
 int run_tune(const TuneArgs& args);
 /// The settings of a tuning run from its arguments; progress lines name the shape `current` points to.
 TuneOptions tune_options(const TuneArgs& args, const KernelSpec& spec, const Shape* const& current);
-/// Tunes every shape with `tuner`, printing each shape's report and a summary; 1 when a shape has nothing correct.
+/// Tunes every shape with `tuner`, printing each shape's report, a summary and where the run's time went since
+/// `started` (when the command began); 1 when a shape has nothing correct.
 int tune_shapes(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes, const DeviceIdentity& identity,
-                const Shape*& current, const std::string& db);
-/// The summary table and where the results went; 1 when a shape has nothing correct (a failed run), else 0.
-int finish_tune(const KernelSpec& spec, const std::vector<ShapeReport>& reports, const std::string& db);
+                const Shape*& current, const std::string& db, std::chrono::steady_clock::time_point started);
 /// `tune` as one rank of an MPI job (mpirun / srun): rank 0 tunes and stores, the others measure for it.
-int run_cluster_tune(const TuneArgs& args, const KernelSpec& spec, const std::vector<Shape>& shapes);
+int run_cluster_tune(const TuneArgs& args, const KernelSpec& spec, const std::vector<Shape>& shapes,
+                     std::chrono::steady_clock::time_point started);
+/// The summary table, where the run's `total_s` seconds went (`before_s` of them before the first shape) and where the
+/// results are; 1 when a shape has nothing correct (a failed run), else 0.
+int finish_tune(const KernelSpec& spec, const std::vector<ShapeReport>& reports, const std::string& db, double total_s,
+                double before_s);
+/// Seconds from `start` to now.
+double seconds_since(std::chrono::steady_clock::time_point start);
 /// The stored best configuration `args` ask for, by the same rules as `tune best`; throws InputError when none.
 struct FoundBest {
   KernelSpec spec;
@@ -181,5 +189,10 @@ void print_progress(const KernelSpec& spec, const Shape& shape, const Progress& 
 /// The per-shape summary and the final table on stdout.
 void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, const ShapeReport& r);
 void print_summary(const KernelSpec& spec, const std::vector<ShapeReport>& reports);
+/// Where a whole run's wall time `wall_s` went: its shapes' phases, with the `before_s` seconds before the first
+/// shape (the database, the GPUs, the kernel) as start-up and the rest outside the shapes as other.
+void print_run_time(const std::vector<ShapeReport>& reports, double wall_s, double before_s);
+/// "compile 171.25 ms, verify 0.41 ms, benchmark 2.10 ms, framework 1.20 ms, search 0.05 ms" ("unknown" for NaN).
+std::string result_times(const Result& r);
 
 }  // namespace cutune::cli

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "commands.hpp"
@@ -33,7 +34,25 @@ std::string per_device_rates(const Progress& p) {
   return out;
 }
 
+// "start-up 0.51 (15%), waiting for compiles 1.20 (35%), ...": where a wall time went, phase by phase, seconds.
+std::string phase_breakdown(const PhaseTimes& t) {
+  std::string out;
+  for (const auto& [name, seconds] : t.phases()) {
+    out += fmt::format("{}{} {:.2f} ({:.0f}%)", out.empty() ? "" : ", ", name, seconds,
+                       t.wall_s > 0 ? 100.0 * seconds / t.wall_s : 0.0);
+  }
+  return out;
+}
+
+std::string ms_or_unknown(double ms) { return std::isfinite(ms) ? fmt::format("{:.2f} ms", ms) : "unknown"; }
+
 }  // namespace
+
+std::string result_times(const Result& r) {
+  return fmt::format("compile {}, verify {}, benchmark {}, framework {}, search {}", ms_or_unknown(r.compile_ms),
+                     ms_or_unknown(r.verify_ms), ms_or_unknown(r.benchmark_ms), ms_or_unknown(r.framework_ms),
+                     ms_or_unknown(r.search_ms));
+}
 
 void print_progress(const KernelSpec& spec, const Shape& shape, const Progress& p) {
   static const bool terminal = isatty(fileno(stderr)) != 0;
@@ -61,12 +80,17 @@ void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, co
     fmt::print("  nothing to measure: {} configurations of this shape already stored under L2 flush {}, the {} ({}) "
                "reached\n", r.resumed, to_string(r.flush), r.limit < r.space_size ? "budget" : "whole space", r.limit);
   }
+  fmt::print("  wall time   {:.2f} s: {}\n", r.seconds, phase_breakdown(r.phases));
   if (r.evaluated > 0) {
     const bool several = r.devices.size() > 1;
-    fmt::print("  time spent  compile {:.1f} s summed over threads ({} of {} from the cubin cache), measure {:.2f} s{}, "
-               "{} waiting for compiles {:.2f} s; {} finalists re-timed\n",
-               r.compile_seconds, r.cache_hits, r.evaluated, r.measure_seconds, several ? " summed over GPUs" : "",
-               several ? "GPUs" : "GPU", r.idle_seconds, r.retimed);
+    fmt::print("  compiles    {:.1f} s of NVRTC summed over threads ({} of {} from the cubin cache); {} waited for "
+               "compiles {:.2f} s{}\n",
+               r.phases.compile_cpu_s, r.cache_hits, r.evaluated, several ? "the GPUs" : "the GPU", r.idle_seconds,
+               several ? " summed over GPUs" : "");
+    fmt::print("  measuring   {:.2f} s{}: verify {:.2f} s, benchmark {:.2f} s, loading and hand-over {:.2f} s; {} "
+               "finalists re-timed\n",
+               r.measure_seconds, several ? " summed over GPUs" : " on the GPU", r.verify_seconds, r.benchmark_seconds,
+               std::max(0.0, r.measure_seconds - r.verify_seconds - r.benchmark_seconds), r.retimed);
   }
   if (r.devices.size() > 1 && r.evaluated > 0) {
     std::string shares;
@@ -139,6 +163,24 @@ void print_summary(const KernelSpec& spec, const std::vector<ShapeReport>& repor
                bytes && r.copy_gbs > 0 ? fmt::format(" {:>7.1f}%", 100.0 * r.best->metric / r.copy_gbs) : blank_copy,
                counts);
   }
+}
+
+void print_run_time(const std::vector<ShapeReport>& reports, double wall_s, double before_s) {
+  PhaseTimes run;
+  double verify_s = 0.0, benchmark_s = 0.0;
+  for (const auto& r : reports) {
+    run += r.phases;
+    verify_s += r.verify_seconds;
+    benchmark_s += r.benchmark_seconds;
+  }
+  // Before the first shape: the database, the GPUs, the kernel; between and after the shapes: this output.
+  run.startup_s += before_s;
+  run.other_s += std::max(0.0, wall_s - before_s - run.wall_s);
+  run.wall_s = wall_s;
+  fmt::print("\nrun time    {:.2f} s for {} shape{}: {}\n", wall_s, reports.size(), reports.size() == 1 ? "" : "s",
+             phase_breakdown(run));
+  fmt::print("            {:.1f} s of NVRTC summed over threads; verify {:.2f} s and benchmark {:.2f} s summed over "
+             "results\n", run.compile_cpu_s, verify_s, benchmark_s);
 }
 
 }  // namespace cutune::cli

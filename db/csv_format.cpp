@@ -12,7 +12,7 @@ constexpr const char* kHeader =
     "run_uid,host,started_at,cutune_version,device,cc,sm_count,device_uuid,driver_version,nvrtc_version,kernel,"
     "kernel_hash,shape,config,status,median_ms,min_ms,max_ms,spread,metric,max_error,registers,compile_ms,"
     "samples_ms,measured_at,spill_bytes,static_smem_bytes,dynamic_smem_bytes,threads_per_block,blocks,blocks_per_sm,"
-    "peak,flush,message";
+    "peak,flush,verify_ms,benchmark_ms,framework_ms,search_ms,message";
 
 // Configurations hold commas and messages hold anything: such fields are quoted, quotes doubled.
 std::string field(const std::string& text) {
@@ -66,7 +66,8 @@ void write_csv(const std::vector<RunRecord>& runs, std::ostream& out) {
           << number(r.compile_ms) << "," << field(samples) << "," << field(m.measured_at) << ","
           << r.spill_bytes << "," << r.static_smem_bytes << "," << r.dynamic_smem_bytes << "," << r.threads_per_block
           << "," << r.blocks << "," << r.blocks_per_sm << "," << number(r.peak) << "," << to_string(run.flush) << ","
-          << field(r.message) << "\n";
+          << number(r.verify_ms) << "," << number(r.benchmark_ms) << "," << number(r.framework_ms) << ","
+          << number(r.search_ms) << "," << field(r.message) << "\n";
     }
   }
 }

@@ -90,6 +90,21 @@ void Database::record(std::int64_t run_id, const std::string& shape, const Resul
   });
 }
 
+void Database::finish_run(std::int64_t run_id, const PhaseTimes& times) {
+  auto& db = detail::connection(db_, path_);
+  detail::guarded(path_, "storing a run's times", [&] {
+    detail::write_transaction(db, [&] {
+      SQLite::Statement update(db, detail::kSetRunTimes);
+      update.bind(":run", run_id);
+      detail::bind_run_times(update, times);
+      if (update.exec() != 1) {
+        throw DatabaseError("database " + detail::quoted(path_) + " has no run " + std::to_string(run_id) +
+                            " without times");
+      }
+    });
+  });
+}
+
 namespace {
 
 // The current results of one key (device, kernel version, shape, convention): `columns` from them, in `order`.

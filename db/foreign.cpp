@@ -7,6 +7,7 @@
 #include <ctime>
 #include <fstream>
 #include <istream>
+#include <limits>
 #include <sstream>
 
 #include "cutune/error.hpp"
@@ -128,7 +129,7 @@ std::optional<std::string> utc_from_foreign(std::string_view text) {
 }
 
 Result foreign_result(std::string config, Status status, std::string message, std::optional<double> objective_ms,
-                      std::vector<double> samples_ms, std::optional<double> compile_ms) {
+                      std::vector<double> samples_ms, const ForeignTimes& times) {
   Result r;
   r.config = std::move(config);
   r.status = status;
@@ -139,7 +140,12 @@ Result foreign_result(std::string config, Status status, std::string message, st
   r.min_ms = r.samples_ms.empty() ? r.median_ms : t.min;
   r.max_ms = r.samples_ms.empty() ? r.median_ms : t.max;
   r.spread = t.spread;
-  r.compile_ms = compile_ms.value_or(0.0);
+  r.compile_ms = times.compile.value_or(0.0);
+  constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+  r.verify_ms = times.verify.value_or(kUnknown);
+  r.benchmark_ms = times.benchmark.value_or(kUnknown);
+  r.framework_ms = times.framework.value_or(kUnknown);
+  r.search_ms = times.search.value_or(kUnknown);
   return r;
 }
 

@@ -25,9 +25,18 @@ std::string inflate_head(std::string_view head);
 /// "2023-12-22T09:54:05.502007Z"; nullopt when it is none of those.
 std::optional<std::string> utc_from_foreign(std::string_view text);
 
+/// A foreign record's times besides its runtimes, ms, as far as it gives them.
+struct ForeignTimes {
+  std::optional<double> compile;    ///< absent: 0
+  std::optional<double> verify;     ///< this and the others, absent: unknown (NaN)
+  std::optional<double> benchmark;
+  std::optional<double> framework;
+  std::optional<double> search;
+};
+
 /// A result from a foreign record: the objective value (ms) as median_ms, extremes and spread from the samples.
 Result foreign_result(std::string config, Status status, std::string message, std::optional<double> objective_ms,
-                      std::vector<double> samples_ms, std::optional<double> compile_ms);
+                      std::vector<double> samples_ms, const ForeignTimes& times);
 
 /// A run for foreign results: device (table-completed), kernel (foreign hash), provenance and a uid that is a hash
 /// of `content` and the identity, so the same file imported twice is the same run.

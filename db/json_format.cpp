@@ -35,13 +35,20 @@ Json to_json(const Measurement& m) {
               {"compile_ms", number(r.compile_ms)}, {"measured_at", m.measured_at},
               {"spill_bytes", r.spill_bytes}, {"static_smem_bytes", r.static_smem_bytes},
               {"dynamic_smem_bytes", r.dynamic_smem_bytes}, {"threads_per_block", r.threads_per_block},
-              {"blocks", r.blocks}, {"blocks_per_sm", r.blocks_per_sm}, {"peak", number(r.peak)}};
+              {"blocks", r.blocks}, {"blocks_per_sm", r.blocks_per_sm}, {"peak", number(r.peak)},
+              {"verify_ms", number(r.verify_ms)}, {"benchmark_ms", number(r.benchmark_ms)},
+              {"framework_ms", number(r.framework_ms)}, {"search_ms", number(r.search_ms)}};
 }
 
 Json to_json(const RunRecord& run) {
   const DeviceIdentity& d = run.device;
   Json measurements = Json::array();
   for (const auto& m : run.measurements) measurements.push_back(to_json(m));
+  Json times = nullptr;
+  if (run.times) {
+    times = Json::object();
+    for (const auto& [name, field] : kPhaseTimeFields) times[std::string(name)] = number((*run.times).*field);
+  }
   return Json{{"uid", run.uid},
               {"started_at", run.started_at},
               {"host", run.host},
@@ -53,7 +60,8 @@ Json to_json(const RunRecord& run) {
                               {"sm_count", d.sm_count}, {"uuid", d.uuid}, {"driver_version", d.driver_version},
                               {"nvrtc_version", d.nvrtc_version}, {"memory_clock_khz", d.memory_clock_khz},
                               {"memory_bus_bits", d.memory_bus_bits}, {"total_memory", d.total_memory}}},
-              {"measurements", measurements}};
+              {"measurements", measurements},
+              {"times", times}};
 }
 
 // Reads fields of one object, naming the document and the object's path in every error.
@@ -85,6 +93,11 @@ class Reader {
     return object_.contains(key) ? integer<Int>(key) : Int{0};
   }
   double optional_real(const char* key) const { return object_.contains(key) ? real(key) : 0.0; }
+  // A time added after format version 2 was published: documents written before it lack it (unknown, NaN).
+  double optional_time(const char* key) const {
+    return object_.contains(key) ? real(key) : std::numeric_limits<double>::quiet_NaN();
+  }
+  bool has(const char* key) const { return object_.contains(key) && !object_.at(key).is_null(); }
   // An L2 convention (format version 2); absent in documents of version 1, whose runs all read a buffer.
   L2Flush flush(const char* key) const {
     if (!object_.contains(key)) return L2Flush::Read;
@@ -137,6 +150,10 @@ Measurement read_measurement(const Reader& in) {
   r.blocks = in.optional_integer<std::int64_t>("blocks");
   r.blocks_per_sm = in.optional_integer<int>("blocks_per_sm");
   r.peak = in.optional_real("peak");
+  r.verify_ms = in.optional_time("verify_ms");
+  r.benchmark_ms = in.optional_time("benchmark_ms");
+  r.framework_ms = in.optional_time("framework_ms");
+  r.search_ms = in.optional_time("search_ms");
   return m;
 }
 
@@ -163,6 +180,11 @@ RunRecord read_run(const Reader& in) {
   d.memory_clock_khz = device.integer<int>("memory_clock_khz");
   d.memory_bus_bits = device.integer<int>("memory_bus_bits");
   d.total_memory = device.integer<std::int64_t>("total_memory");
+  if (in.has("times")) {
+    const Reader times = in.child("times");
+    PhaseTimes& t = run.times.emplace();
+    for (const auto& [name, field] : kPhaseTimeFields) t.*field = times.real(std::string(name).c_str());
+  }
   const Json& measurements = in.at("measurements");
   if (!measurements.is_array()) in.fail("has \"measurements\" that are not an array");
   for (std::size_t i = 0; i < measurements.size(); ++i) {

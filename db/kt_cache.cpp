@@ -196,6 +196,10 @@ KtCache parse_kt_cache(std::string_view text, const std::string& source) {
           if (t.is_number()) r.times_ms.push_back(t.get<double>());
       }
       r.compile_time_ms = number_field(record, "compile_time");
+      r.verification_time_ms = number_field(record, "verification_time");
+      r.benchmark_time_ms = number_field(record, "benchmark_time");
+      r.framework_time_ms = number_field(record, "framework_time");
+      r.strategy_time_ms = number_field(record, "strategy_time");
       cache.records.push_back(std::move(r));
     }
   } catch (const Json::exception& e) {

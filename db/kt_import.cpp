@@ -89,7 +89,8 @@ std::vector<RunRecord> read_kt_cache_runs(std::istream& in, const std::string& s
     Measurement m;
     m.shape = shape;
     m.result = foreign_result(std::move(config), status, record.failure, record.time_ms, record.times_ms,
-                              record.compile_time_ms);
+                              {record.compile_time_ms, record.verification_time_ms, record.benchmark_time_ms,
+                               record.framework_time_ms, record.strategy_time_ms});
     m.measured_at = times[i].value_or(run.started_at);
     run.measurements.push_back(std::move(m));
   }

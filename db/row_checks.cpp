@@ -138,6 +138,12 @@ void check_record(const RunRecord& run, std::string_view source) {
   bounded("its host", run.host, kMaxText, false);
   bounded("its cutune version", run.cutune_version, kMaxName, false);
   bounded("its command", run.command, kMaxText, false);
+  if (const auto& t = run.times) {
+    for (const auto& [name, field] : kPhaseTimeFields) {
+      const double s = (*t).*field;
+      if (!std::isfinite(s) || s < 0) fail("its " + std::string(name) + " is " + std::to_string(s));
+    }
+  }
   std::map<std::string, std::optional<KernelSpec>> known;
   const KernelSpec* spec = known_spec(run.kernel, known);
   for (std::size_t i = 0; i < run.measurements.size(); ++i) {
@@ -157,7 +163,8 @@ void check_record(const RunRecord& run, std::string_view source) {
     for (const double t : r.samples_ms) {
       if (!std::isfinite(t) || t < 0) fail(row + "(" + r.config + ") has an invalid time sample " + std::to_string(t));
     }
-    for (const double t : {r.median_ms, r.min_ms, r.max_ms, r.compile_ms}) {
+    for (const double t : {r.median_ms, r.min_ms, r.max_ms, r.compile_ms, r.verify_ms, r.benchmark_ms, r.framework_ms,
+                           r.search_ms}) {
       if (!is_time(t)) fail(row + "(" + r.config + ") has an invalid time " + std::to_string(t) + " ms");
     }
     if (usable(r.status) && !std::isfinite(r.median_ms)) {

@@ -77,6 +77,10 @@ Result read_result(const SQLite::Statement& row, const fs::path& path) {
   r.blocks = row.getColumn(16).getInt64();
   r.blocks_per_sm = row.getColumn(17).getInt();
   r.peak = real(row.getColumn(18));
+  r.verify_ms = real(row.getColumn(19));
+  r.benchmark_ms = real(row.getColumn(20));
+  r.framework_ms = real(row.getColumn(21));
+  r.search_ms = real(row.getColumn(22));
   return r;
 }
 

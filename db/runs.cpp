@@ -1,5 +1,6 @@
 // Runs as whole records (for export, merge and import) and the counts behind `tune db stats`.
 #include <map>
+#include <utility>
 
 #include "store.hpp"
 
@@ -21,7 +22,31 @@ void bind_run(SQLite::Statement& insert, const RunRecord& run, std::int64_t devi
   insert.bind(12, run.device.memory_bus_bits);
   insert.bind(13, run.device.total_memory);
   insert.bind(14, std::string(to_string(run.flush)));
+  bind_run_times(insert, run.times);
 }
+
+void bind_run_times(SQLite::Statement& statement, const std::optional<PhaseTimes>& times) {
+  for (const auto& [name, field] : kPhaseTimeFields) {
+    std::string parameter(1, ':');  // appended: GCC 12 warns falsely (-Wrestrict) on ":" + std::string
+    parameter += name;
+    if (times) {
+      statement.bind(parameter, (*times).*field);
+    } else {
+      statement.bind(parameter);  // NULL: unknown
+    }
+  }
+}
+
+namespace {
+
+// ", ru.wall_s, ..." in kPhaseTimeFields' order.
+std::string run_time_columns() {
+  std::string out;
+  for (const auto& [name, field] : kPhaseTimeFields) (out += ", ru.") += name;
+  return out;
+}
+
+}  // namespace
 
 std::vector<RunRecord> read_runs(SQLite::Database& db, const fs::path& path) {
   return guarded(path, "reading its runs", [&] {
@@ -29,7 +54,8 @@ std::vector<RunRecord> read_runs(SQLite::Database& db, const fs::path& path) {
     std::map<std::int64_t, std::size_t> index;
     SQLite::Statement select(db,
         "SELECT " + std::string(kDeviceColumns) + ", ru.id, ru.uid, k.name, k.hash, ru.started_at, ru.host, "
-        "ru.cutune_version, ru.command, ru.flush FROM runs ru JOIN devices d ON d.id = ru.device_id "
+        "ru.cutune_version, ru.command, ru.flush" + run_time_columns() + " FROM runs ru "
+        "JOIN devices d ON d.id = ru.device_id "
         "JOIN kernels k ON k.id = ru.kernel_id ORDER BY ru.started_at, ru.uid");
     while (select.executeStep()) {
       RunRecord run;
@@ -44,6 +70,11 @@ std::vector<RunRecord> read_runs(SQLite::Database& db, const fs::path& path) {
       run.cutune_version = select.getColumn(c + 6).getString();
       run.command = select.getColumn(c + 7).getString();
       run.flush = read_flush(select.getColumn(c + 8), path);
+      if (!select.getColumn(c + 9).isNull()) {  // wall_s: NULL for a run without times
+        PhaseTimes& t = run.times.emplace();
+        int column = c + 9;
+        for (const auto& [name, field] : kPhaseTimeFields) t.*field = real(select.getColumn(column++));
+      }
       runs.push_back(std::move(run));
     }
     SQLite::Statement results(db,
@@ -83,6 +114,10 @@ void bind_result(SQLite::Statement& statement, const Measurement& m) {
   statement.bind(":blocks", r.blocks);
   statement.bind(":blocks_per_sm", r.blocks_per_sm);
   statement.bind(":peak", r.peak);
+  statement.bind(":verify_ms", r.verify_ms);
+  statement.bind(":benchmark_ms", r.benchmark_ms);
+  statement.bind(":framework_ms", r.framework_ms);
+  statement.bind(":search_ms", r.search_ms);
   statement.bind(":measured_at", m.measured_at);
 }
 
@@ -98,6 +133,8 @@ ImportSummary Database::add_runs(const std::vector<RunRecord>& runs, std::string
       ImportSummary summary;
       SQLite::Statement insert_run(db, detail::kInsertRun);
       SQLite::Statement find_run(db, "SELECT id, device_id, kernel_id, flush FROM runs WHERE uid = ?");
+      // A copy of a run taken while it was under way has no times; the finished run's copy brings them.
+      SQLite::Statement set_times(db, detail::kSetRunTimes);
       SQLite::Statement insert_result(db,
           detail::insert_measurement_sql("ON CONFLICT(run_id, shape, config) DO NOTHING"));
       // The same run's later copy of a measurement (it was re-recorded within the run) replaces an older one.
@@ -123,6 +160,12 @@ ImportSummary Database::add_runs(const std::vector<RunRecord>& runs, std::string
               find_run.getColumn(3).getString() != to_string(run.flush)) {
             throw DatabaseError("run '" + run.uid + "' is stored in " + detail::quoted(path_) +
                                 " for another device, kernel version or L2 convention: the runs cannot be the same");
+          }
+          if (run.times) {
+            set_times.reset();
+            set_times.bind(":run", run_id);
+            detail::bind_run_times(set_times, run.times);
+            set_times.exec();
           }
         }
         for (const Measurement& m : run.measurements) {

@@ -1,4 +1,5 @@
 // The store's schema and its versions: the tables, reading the version of a file, and migrating older files.
+#include <string>
 #include <vector>
 
 #include "cutune/spec.hpp"
@@ -19,6 +20,8 @@ constexpr std::string_view kApplication = "cutune";
 // conventions are never compared. Older rows were measured reading a buffer larger than L2: 'read'.
 // Version 5: a result may be 'unverified' (measured under --verify none), which counts like 'ok' for the best
 // configuration (after 'ok' ones): results_best and `tuned` include it. Older cutune versions would not read it.
+// Version 6: results carry where their evaluation's time went besides compiling (verify_ms ... search_ms), and runs
+// where their wall time went (wall_s ... compile_cpu_s, PhaseTimes); NULL where unknown, as in every older row.
 constexpr const char* kTables = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS devices(
@@ -37,7 +40,9 @@ CREATE TABLE IF NOT EXISTS runs(
   started_at TEXT NOT NULL, host TEXT NOT NULL, cutune_version TEXT NOT NULL, command TEXT NOT NULL,
   driver_version INTEGER NOT NULL, nvrtc_version INTEGER NOT NULL, device_uuid TEXT NOT NULL,
   memory_clock_khz INTEGER NOT NULL, memory_bus_bits INTEGER NOT NULL, total_memory INTEGER NOT NULL,
-  flush TEXT NOT NULL DEFAULT 'read' CHECK(flush IN ('read', 'write', 'none')));
+  flush TEXT NOT NULL DEFAULT 'read' CHECK(flush IN ('read', 'write', 'none')),
+  wall_s REAL, startup_s REAL, compile_wait_s REAL, measure_s REAL, search_s REAL, store_s REAL, other_s REAL,
+  compile_cpu_s REAL);
 CREATE TABLE IF NOT EXISTS results(
   id INTEGER PRIMARY KEY,
   run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -52,6 +57,7 @@ CREATE TABLE IF NOT EXISTS results(
   dynamic_smem INTEGER NOT NULL DEFAULT 0, threads_per_block INTEGER NOT NULL DEFAULT 0,
   blocks INTEGER NOT NULL DEFAULT 0, blocks_per_sm INTEGER NOT NULL DEFAULT 0, peak REAL DEFAULT 0,
   flush TEXT NOT NULL DEFAULT 'read' CHECK(flush IN ('read', 'write', 'none')),
+  verify_ms REAL, benchmark_ms REAL, framework_ms REAL, search_ms REAL,
   UNIQUE(run_id, shape, config));
 )sql";
 
@@ -70,7 +76,7 @@ CREATE INDEX IF NOT EXISTS results_recent ON results(device_id, measured_at);
 
 constexpr const char* kMeta = R"sql(
 INSERT OR IGNORE INTO meta(key, value) VALUES('application', 'cutune');
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '5');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '6');
 )sql";
 
 // A version-1 run had no uid. Its fields make one, so that two copies of the same version-1 file migrate to
@@ -204,6 +210,17 @@ DROP TABLE IF EXISTS tuned;
 // Version 4 knew only verified results: results_best is built again with 'unverified' rows (none yet).
 void migrate_from_v4(SQLite::Database& db) { db.exec("DROP INDEX IF EXISTS results_best"); }
 
+// Version 5 kept no time but compiling: every other figure of its rows reads as unknown (NULL).
+void migrate_from_v5(SQLite::Database& db) {
+  for (const char* column : {"wall_s", "startup_s", "compile_wait_s", "measure_s", "search_s", "store_s", "other_s",
+                             "compile_cpu_s"}) {
+    db.exec(std::string("ALTER TABLE runs ADD COLUMN ") + column + " REAL");
+  }
+  for (const char* column : {"verify_ms", "benchmark_ms", "framework_ms", "search_ms"}) {
+    db.exec(std::string("ALTER TABLE results ADD COLUMN ") + column + " REAL");
+  }
+}
+
 }  // namespace
 
 void migrate(SQLite::Database& db, const fs::path& path, int from) {
@@ -223,6 +240,7 @@ void migrate(SQLite::Database& db, const fs::path& path, int from) {
       if (version <= 2) migrate_from_v2(db);
       if (version <= 3) migrate_from_v3(db);
       if (version <= 4) migrate_from_v4(db);
+      if (version <= 5) migrate_from_v5(db);
       db.exec(kIndexes);
       refresh_current(db);
       db.exec("UPDATE meta SET value = '" + std::to_string(Database::kSchemaVersion) +

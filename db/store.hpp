@@ -128,24 +128,26 @@ constexpr const char* kUsableOrder = "CASE status WHEN 'ok' THEN 0 WHEN 'unverif
 constexpr const char* kResultColumns =
     "r.config, r.status, r.message, r.samples, r.median_ms, r.min_ms, r.max_ms, r.spread, r.metric, "
     "r.max_error, r.registers, r.compile_ms, r.spill_bytes, r.static_smem, r.dynamic_smem, r.threads_per_block, "
-    "r.blocks, r.blocks_per_sm, r.peak";
-constexpr int kResultColumnCount = 19;
+    "r.blocks, r.blocks_per_sm, r.peak, r.verify_ms, r.benchmark_ms, r.framework_ms, r.search_ms";
+constexpr int kResultColumnCount = 23;
 
 // The columns a measurement writes, their parameters (bind_result binds each under its column's name) and the
 // assignments that overwrite a stored measurement with them.
 constexpr const char* kMeasurementColumns =
     "shape, config, status, message, samples, median_ms, min_ms, max_ms, spread, metric, max_error, registers, "
-    "compile_ms, measured_at, spill_bytes, static_smem, dynamic_smem, threads_per_block, blocks, blocks_per_sm, peak";
+    "compile_ms, measured_at, spill_bytes, static_smem, dynamic_smem, threads_per_block, blocks, blocks_per_sm, peak, "
+    "verify_ms, benchmark_ms, framework_ms, search_ms";
 constexpr const char* kMeasurementValues =
     ":shape, :config, :status, :message, :samples, :median_ms, :min_ms, :max_ms, :spread, :metric, :max_error, "
     ":registers, :compile_ms, :measured_at, :spill_bytes, :static_smem, :dynamic_smem, :threads_per_block, :blocks, "
-    ":blocks_per_sm, :peak";
+    ":blocks_per_sm, :peak, :verify_ms, :benchmark_ms, :framework_ms, :search_ms";
 constexpr const char* kMeasurementUpdates =
     "status = :status, message = :message, samples = :samples, median_ms = :median_ms, min_ms = :min_ms, "
     "max_ms = :max_ms, spread = :spread, metric = :metric, max_error = :max_error, registers = :registers, "
     "compile_ms = :compile_ms, measured_at = :measured_at, spill_bytes = :spill_bytes, static_smem = :static_smem, "
     "dynamic_smem = :dynamic_smem, threads_per_block = :threads_per_block, blocks = :blocks, "
-    "blocks_per_sm = :blocks_per_sm, peak = :peak";
+    "blocks_per_sm = :blocks_per_sm, peak = :peak, verify_ms = :verify_ms, benchmark_ms = :benchmark_ms, "
+    "framework_ms = :framework_ms, search_ms = :search_ms";
 Result read_result(const SQLite::Statement& row, const fs::path& path);
 
 /// The statement that adds a measurement of run :run (device :device, kernel :kernel) with the run's L2
@@ -176,11 +178,20 @@ void bind_result(SQLite::Statement& statement, const Measurement& m);
 /// The statement that stores a run row; `ON CONFLICT(uid) DO NOTHING` makes re-adding a known run a no-op.
 inline constexpr const char* kInsertRun =
     "INSERT INTO runs(uid, device_id, kernel_id, started_at, host, cutune_version, command, driver_version, "
-    "nvrtc_version, device_uuid, memory_clock_khz, memory_bus_bits, total_memory, flush) "
-    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING";
+    "nvrtc_version, device_uuid, memory_clock_khz, memory_bus_bits, total_memory, flush, wall_s, startup_s, "
+    "compile_wait_s, measure_s, search_s, store_s, other_s, compile_cpu_s) "
+    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, :wall_s, :startup_s, :compile_wait_s, :measure_s, :search_s, "
+    ":store_s, :other_s, :compile_cpu_s) ON CONFLICT(uid) DO NOTHING";
+/// The statement that stores where run :run's time went (bind_run_times binds the rest), unless it is known already.
+inline constexpr const char* kSetRunTimes =
+    "UPDATE runs SET wall_s = :wall_s, startup_s = :startup_s, compile_wait_s = :compile_wait_s, "
+    "measure_s = :measure_s, search_s = :search_s, store_s = :store_s, other_s = :other_s, "
+    "compile_cpu_s = :compile_cpu_s WHERE id = :run AND wall_s IS NULL";
 
-/// Binds a run (its provenance, with the device's provenance fields) to a kInsertRun statement.
+/// Binds a run (its provenance, with the device's provenance fields, and its times) to a kInsertRun statement.
 void bind_run(SQLite::Statement& insert, const RunRecord& run, std::int64_t device_id, std::int64_t kernel_id);
+/// Binds where a run's time went (:wall_s ... :compile_cpu_s), NULL for none.
+void bind_run_times(SQLite::Statement& statement, const std::optional<PhaseTimes>& times);
 
 std::vector<RunRecord> read_runs(SQLite::Database& db, const fs::path& path);
 

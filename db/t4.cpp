@@ -1,8 +1,9 @@
 // The "t4" exchange format: cutune's runs written as T4 1.0.0 results, and T4 files of other tools read as runs.
 //
 // T4 has no place for a device, kernel, problem size or L2 convention, so a file written here carries them in fields
-// the schema allows besides its own: "metadata.cutune_runs" (each run's provenance, identity and L2 convention; a run
-// without one is 'read') and a "cutune" object per result (run index, shape, canonical configuration, message).
+// the schema allows besides its own: "metadata.cutune_runs" (each run's provenance, identity and L2 convention, a run
+// without one being 'read', and where its wall time went) and a "cutune" object per result (run index, shape,
+// canonical configuration, message, and the timed runs' wall time, which T4's "times" has no field for).
 // Reading such a file gives back its runs; a T4 file of another tool (Kernel Tuner's dialect: metadata.timeunit,
 // times.compilation; KTT's: no metadata, times.compilation_time, the objective's unit in its measurement) becomes one
 // foreign run (foreign.hpp).
@@ -210,18 +211,23 @@ Measurement read_result(const Json& r, const std::string& where, const std::stri
   if (own && own->contains("message") && (*own)["message"].is_string()) message = (*own)["message"].get<std::string>();
 
   std::vector<double> samples;
-  std::optional<double> compile;
+  ForeignTimes spent;
   if (const auto times = r.find("times"); times != r.end() && times->is_object()) {
     if (const auto runtimes = times->find("runtimes"); runtimes != times->end() && runtimes->is_array()) {
       for (const auto& t : *runtimes)
         if (t.is_number()) samples.push_back(t.get<double>() * units.times);
     }
-    compile = number(*times, "compilation_time", units.times);
-    if (!compile) compile = number(*times, "compilation", units.times);
+    spent.compile = number(*times, "compilation_time", units.times);
+    if (!spent.compile) spent.compile = number(*times, "compilation", units.times);
+    spent.verify = number(*times, "validation", units.times);
+    spent.framework = number(*times, "framework", units.times);
+    spent.search = number(*times, "search_algorithm", units.times);
   }
+  // T4 has no field for the timed runs' wall time; cutune's own object carries it (in ms, as written).
+  if (own && own->contains("benchmark_ms")) spent.benchmark = own_real(*own, "benchmark_ms", where + ".cutune", source);
 
   Measurement out;
-  out.result = foreign_result(std::move(config), status, std::move(message), objective, std::move(samples), compile);
+  out.result = foreign_result(std::move(config), status, std::move(message), objective, std::move(samples), spent);
   if (own) {
     out.result.max_error = own_real(*own, "max_error", where + ".cutune", source);
     out.result.metric = own_real(*own, "metric", where + ".cutune", source);
@@ -275,6 +281,12 @@ std::vector<RunRecord> own_runs(const Json& doc, const std::string& source) {
     run.device.uuid = own_text(d, "uuid", device, source);
     run.device.driver_version = own_integer<int>(d, "driver_version", device, source);
     run.device.nvrtc_version = own_integer<int>(d, "nvrtc_version", device, source);
+    if (const auto times = j.find("times"); times != j.end() && !times->is_null()) {
+      const std::string where_times = where + ".times";
+      if (!times->is_object()) fail(source, where_times + " is not an object");
+      PhaseTimes& t = run.times.emplace();
+      for (const auto& [name, field] : kPhaseTimeFields) t.*field = own_real(*times, std::string(name).c_str(), where_times, source);
+    }
     runs.push_back(std::move(run));
   }
   return runs;
@@ -363,18 +375,27 @@ void write_t4(const std::vector<RunRecord>& runs, std::ostream& out) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const RunRecord& run = runs[i];
     const DeviceIdentity& d = run.device;
-    cutune_runs.push_back(Json{{"uid", run.uid}, {"started_at", run.started_at}, {"host", run.host},
-                               {"cutune_version", run.cutune_version}, {"command", run.command},
-                               {"flush", to_string(run.flush)}, {"kernel", run.kernel.name},
-                               {"kernel_hash", run.kernel.hash},
-                               {"device", Json{{"name", d.name}, {"cc_major", d.cc_major}, {"cc_minor", d.cc_minor},
-                                               {"sm_count", d.sm_count}, {"uuid", d.uuid},
-                                               {"driver_version", d.driver_version},
-                                               {"nvrtc_version", d.nvrtc_version}}}});
+    Json own_run{{"uid", run.uid}, {"started_at", run.started_at}, {"host", run.host},
+                 {"cutune_version", run.cutune_version}, {"command", run.command},
+                 {"flush", to_string(run.flush)}, {"kernel", run.kernel.name},
+                 {"kernel_hash", run.kernel.hash},
+                 {"device", Json{{"name", d.name}, {"cc_major", d.cc_major}, {"cc_minor", d.cc_minor},
+                                 {"sm_count", d.sm_count}, {"uuid", d.uuid},
+                                 {"driver_version", d.driver_version},
+                                 {"nvrtc_version", d.nvrtc_version}}}};
+    if (run.times) {
+      Json& times = own_run["times"] = Json::object();
+      for (const auto& [name, field] : kPhaseTimeFields) times[std::string(name)] = (*run.times).*field;
+    }
+    cutune_runs.push_back(std::move(own_run));
     for (const auto& m : run.measurements) {
       const Result& r = m.result;
+      // Every time T4 has a field for, where it is known (NaN: a result of an older cutune or another tool).
       Json times{{"runtimes", runtimes(r.samples_ms)}};
-      if (std::isfinite(r.compile_ms)) times["compilation_time"] = r.compile_ms;
+      for (const auto& [name, ms] : {std::pair{"compilation_time", r.compile_ms}, std::pair{"validation", r.verify_ms},
+                                     std::pair{"framework", r.framework_ms}, std::pair{"search_algorithm", r.search_ms}}) {
+        if (std::isfinite(ms)) times[name] = ms;
+      }
       const bool ok = r.status == Status::Ok;
       const Json value =
           usable(r.status) && std::isfinite(r.median_ms) ? Json(r.median_ms) : Json(failure_name(r.status));
@@ -391,6 +412,7 @@ void write_t4(const std::vector<RunRecord>& runs, std::ostream& out) {
       mine["blocks"] = r.blocks;
       mine["blocks_per_sm"] = r.blocks_per_sm;
       if (std::isfinite(r.peak)) mine["peak"] = r.peak;
+      if (std::isfinite(r.benchmark_ms)) mine["benchmark_ms"] = r.benchmark_ms;
       results.push_back(Json{{"timestamp", m.measured_at},
                              {"configuration", configuration_object(r.config)},
                              {"objectives", Json::array({"time"})},

@@ -167,6 +167,7 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
 
   // The first run is timed like the others (after the L2 convention's flush) and verified on reset outputs: its time
   // counts only if the output is right. One launch fewer per configuration matters when a run takes milliseconds.
+  const detail::Stopwatch verifying;
   w.reset_outputs();
   w.flush_l2();
   EventPairs first_run(1);
@@ -177,7 +178,9 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
     return fail(Status::RuntimeError, e, "kernel execution");
   }
   const double first_ms = first_run.elapsed_ms(1).front();
-  if (!w.verify_outputs(r)) return r;
+  const bool verified = w.verify_outputs(r);
+  r.verify_ms = verifying.ms();
+  if (!verified) return r;
 
   // Timing: each timed launch follows the L2 convention's flush (none for None), outside its events.
   CUresult launch_error = CUDA_SUCCESS;
@@ -185,6 +188,7 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
     const CUresult e = w.launch(f, launch, params);
     if (launch_error == CUDA_SUCCESS) launch_error = e;
   };
+  const detail::Stopwatch benchmarking;
   try {
     if (exact_repeats > 0) {
       r.samples_ms = timed_runs(enqueue, std::max(1, options.warmup), exact_repeats);
@@ -201,8 +205,10 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
     r.message = e.what();
     w.usable = !detail::is_sticky(detail::driver().cuCtxSynchronize());
     r.samples_ms.clear();
+    r.benchmark_ms = benchmarking.ms();
     return r;
   }
+  r.benchmark_ms = benchmarking.ms();
   if (launch_error != CUDA_SUCCESS) return fail(Status::LaunchError, launch_error, "cuLaunchKernel");
   detail::record_timing(r, spec.metric_amount(w.shape));
   return r;

@@ -113,6 +113,7 @@ Result PipelineWorkbench::evaluate(const Config& config, CUfunction f, Result r,
   // Verification: host outputs start as the device outputs do (poison, or their initial data), the pipeline runs
   // once (timed like the others), and what landed in host memory goes back to the device to meet the reference.
   // The ring is poisoned too: an item the kernel skips must not pass on what an earlier configuration left there.
+  const Stopwatch verifying;
   w_.reset_outputs();
   CU_CHECK(cuMemsetD8Async, ring_.get(), 0xff, ring_.bytes(), w_.stream);
   const auto& host = spec.pipeline->host;
@@ -127,8 +128,11 @@ Result PipelineWorkbench::evaluate(const Config& config, CUfunction f, Result r,
     const DeviceArgument& arg = w_.args[host[h]];
     if (arg.spec->output) CU_CHECK(cuMemcpyHtoDAsync, arg.buffer.get(), host_[h].get(), arg.buffer.bytes(), w_.stream);
   }
-  if (!w_.verify_outputs(r)) return r;
+  const bool verified = w_.verify_outputs(r);
+  r.verify_ms = verifying.ms();
+  if (!verified) return r;
 
+  const Stopwatch benchmarking;
   const auto timed = [&](int warm, int runs) -> bool {
     for (int i = 0; i < warm + runs; ++i) {
       double ms = 0.0;
@@ -140,12 +144,15 @@ Result PipelineWorkbench::evaluate(const Config& config, CUfunction f, Result r,
     }
     return true;
   };
+  bool timed_all = false;
   if (exact_repeats > 0) {
-    if (!timed(std::max(1, w_.options.warmup), exact_repeats)) return r;
+    timed_all = timed(std::max(1, w_.options.warmup), exact_repeats);
   } else {
     r.samples_ms = {first_ms};
-    if (!timed(w_.options.warmup, adaptive_more_runs(w_.options, first_ms, best_ms))) return r;
+    timed_all = timed(w_.options.warmup, adaptive_more_runs(w_.options, first_ms, best_ms));
   }
+  r.benchmark_ms = benchmarking.ms();
+  if (!timed_all) return r;
   record_timing(r, spec.metric_amount(w_.shape));
   return r;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -112,6 +113,15 @@ int adaptive_more_runs(const MeasureOptions& options, double first_ms, double be
 /// Fills a verified (or Unverified) result's timing figures from its samples, and its metric from the amount (bytes or
 /// FLOPs); the status becomes Ok unless it is Unverified.
 void record_timing(Result& r, double metric_amount);
+
+/// Wall time since it was made, ms: where an evaluation spends it (Result::verify_ms, benchmark_ms).
+class Stopwatch {
+ public:
+  double ms() const { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count(); }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
 
 /// Little-endian bytes of a scalar argument of the given type.
 std::array<unsigned char, 8> scalar_bytes(ElementType type, const Value& v);

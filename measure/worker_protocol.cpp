@@ -102,7 +102,9 @@ Message to_message(const Result& r) {
           {"spill_bytes", r.spill_bytes}, {"static_smem_bytes", r.static_smem_bytes},
           {"dynamic_smem_bytes", r.dynamic_smem_bytes}, {"threads_per_block", r.threads_per_block},
           {"blocks", r.blocks},         {"blocks_per_sm", r.blocks_per_sm},
-          {"peak", r.peak}};
+          {"peak", r.peak},             {"verify_ms", r.verify_ms},
+          {"benchmark_ms", r.benchmark_ms}, {"framework_ms", r.framework_ms},
+          {"search_ms", r.search_ms}};
 }
 
 Result result_from_message(const Message& m) {
@@ -126,6 +128,10 @@ Result result_from_message(const Message& m) {
   r.blocks = m.at("blocks").get<std::int64_t>();
   r.blocks_per_sm = m.at("blocks_per_sm").get<int>();
   r.peak = m.at("peak").get<double>();
+  r.verify_ms = m.at("verify_ms").get<double>();
+  r.benchmark_ms = m.at("benchmark_ms").get<double>();
+  r.framework_ms = m.at("framework_ms").get<double>();
+  r.search_ms = m.at("search_ms").get<double>();
   if (const Message& d = m.at("disagreement"); !d.is_null()) {
     r.disagreement = Disagreement{d.at("output").get<std::string>(), d.at("count").get<std::uint64_t>(),
                                   d.at("first").get<std::uint64_t>(), d.at("compared").get<std::uint64_t>()};

@@ -9,6 +9,7 @@
 
 #include "cutune/error.hpp"
 #include "cutune/resources.hpp"
+#include "report_clock.hpp"
 
 namespace cutune::detail {
 namespace {
@@ -56,6 +57,10 @@ PageJson result_row(const Measurement& m, const DeviceIdentity& device) {
                   {"waves", exact(d.waves)},
                   {"occupancy", exact(d.occupancy)},
                   {"compile_ms", exact(r.compile_ms)},
+                  {"verify_ms", exact(r.verify_ms)},
+                  {"benchmark_ms", exact(r.benchmark_ms)},
+                  {"framework_ms", exact(r.framework_ms)},
+                  {"search_ms", exact(r.search_ms)},
                   {"unverified", r.status == Status::Unverified},
                   {"measured_at", m.measured_at}};
 }
@@ -67,6 +72,8 @@ std::string group_id(std::size_t index) {
   return id;
 }
 
+}  // namespace
+
 std::string run_label(const RunRecord& run, std::size_t number) {
   std::string command = run.command;
   if (command.size() > 80) command = command.substr(0, 77) + "...";
@@ -77,6 +84,8 @@ std::string run_label(const RunRecord& run, std::size_t number) {
   }
   return label;
 }
+
+namespace {
 
 // Per run, the evaluations at which the best time improved (and the last one): a step curve of best found.
 PageJson convergence(const ReportGroup& group) {
@@ -271,7 +280,8 @@ PageJson group_json(const ReportGroup& group, std::size_t id) {
           {"histogram", histogram(times)},
           {"by_parameter", by_parameter(group)},
           {"resources", resources(group)},
-          {"failures", failures(group)}};
+          {"failures", failures(group)},
+          {"clock", group_clock(group)}};
 }
 
 // Each kernel with several groups of one L2 convention: its best per device and shape, and how each best
@@ -328,7 +338,8 @@ PageJson report_json(const ReportData& data, const ReportOptions& options) {
           {"cutune_version", CUTUNE_VERSION},
           {"filters", {{"kernel", options.kernel}, {"shape", options.shape}, {"gpu", options.gpu}}},
           {"groups", groups},
-          {"across", across(data)}};
+          {"across", across(data)},
+          {"clock", total_clock(data)}};
 }
 
 PageJson replay_json(const std::vector<ReplayResult>& results, const ReplayReportInfo& info) {

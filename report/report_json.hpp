@@ -13,6 +13,9 @@ using PageJson = nlohmann::ordered_json;
 /// 100,000 results stays small and draws in a browser in a few seconds.
 constexpr std::size_t kScatterPoints = 2000;
 
+/// "run 2 (2025-01-31T12:00, node1): tune ...": a run as the page names it, `number` counting from 1 in its group.
+std::string run_label(const RunRecord& run, std::size_t number);
+
 /// The database report's data: the groups, and each kernel across devices and shapes.
 PageJson report_json(const ReportData& data, const ReportOptions& options);
 

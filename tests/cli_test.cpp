@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -181,6 +182,11 @@ TEST_F(Cli, BestPrintsTheStoredBestOfThisKernelVersion) {
     fast.config = "TILE=64,VEC=4,ROWS=8,SMEM=1,PAD=1,COALESCE=0";
     fast.median_ms = 0.125;
     fast.samples_ms = {0.125, 0.125, 0.126};
+    fast.compile_ms = 171.25;
+    fast.verify_ms = 0.5;
+    fast.benchmark_ms = 3.25;
+    fast.framework_ms = 1.5;
+    fast.search_ms = std::nan("");  // unknown
     slow.config = "TILE=32,VEC=1,ROWS=8,SMEM=1,PAD=1,COALESCE=0";
     slow.median_ms = 0.25;
     wrong.config = "TILE=16,VEC=1,ROWS=2,SMEM=1,PAD=1,COALESCE=0";
@@ -196,6 +202,10 @@ TEST_F(Cli, BestPrintsTheStoredBestOfThisKernelVersion) {
   EXPECT_NE(r.out.find("config   TILE=64,VEC=4,ROWS=8,SMEM=1,PAD=1,COALESCE=0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Synthetic GPU"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("rule     exact shape"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("spent    compile 171.25 ms, verify 0.50 ms, benchmark 3.25 ms, framework 1.50 ms, search "
+                       "unknown\n"),
+            std::string::npos)
+      << r.out;
   const CommandOutput other = tune("best --kernel transpose --shape 4096x4096 --db r.db --exact");
   EXPECT_EQ(other.code, 1);
   EXPECT_NE(other.err.find("no correct configuration"), std::string::npos) << other.err;

@@ -107,10 +107,10 @@ TEST_F(DatabaseFileTest, NewerSchemaVersionIsRefused) {
   { Database db(path_); }
   {
     SQLite::Database raw(path_.string(), SQLite::OPEN_READWRITE);
-    raw.exec("UPDATE meta SET value = '6' WHERE key = 'schema_version'");
+    raw.exec("UPDATE meta SET value = '" + std::to_string(Database::kSchemaVersion + 1) + "' WHERE key = 'schema_version'");
   }
   const std::string message = open_error(path_);
-  EXPECT_NE(message.find("schema version 6"), std::string::npos) << message;
+  EXPECT_NE(message.find("schema version " + std::to_string(Database::kSchemaVersion + 1)), std::string::npos) << message;
   EXPECT_NE(message.find("newer cutune"), std::string::npos) << message;
 }
 

@@ -386,7 +386,7 @@ TEST_F(DatabaseTest, ReopenKeepsEverythingAndWritesSchema) {
     EXPECT_EQ(db.best(BestQuery{"gemm", "abc123", device_, shape_})->result.config, "A=0");
   }
   SQLite::Database raw(path_.string());
-  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "5");
+  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), std::to_string(Database::kSchemaVersion));
   EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'application'").getString(), "cutune");
   EXPECT_EQ(raw.execAndGet("PRAGMA journal_mode").getString(), "wal");
   SQLite::Statement run(raw, "SELECT command, host, cutune_version, started_at FROM runs");

@@ -69,7 +69,7 @@ TEST_F(DbCliTest, MergeStatsExportImport) {
 TEST_F(DbCliTest, ErrorsAreOneLine) {
   {
     SQLite::Database raw(path("b.db").string(), SQLite::OPEN_READWRITE);
-    raw.exec("UPDATE meta SET value = '6' WHERE key = 'schema_version'");
+    raw.exec("UPDATE meta SET value = '" + std::to_string(Database::kSchemaVersion + 1) + "' WHERE key = 'schema_version'");
   }
   Output r = tune("db merge a.db b.db -o out.db");
   EXPECT_EQ(r.code, 1);

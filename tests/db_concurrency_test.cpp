@@ -91,7 +91,7 @@ TEST_F(DbConcurrencyTest, ProcessesOpeningAVersion1FileMigrateItOnce) {
   EXPECT_EQ(db.results(device, kernel, "1024x1024").size(), 7u);  // 3 migrated + one per process
   EXPECT_EQ(db.stats().runs, 6);
   SQLite::Database raw(file.string());
-  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "5");
+  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), std::to_string(Database::kSchemaVersion));
 }
 
 }  // namespace

@@ -144,11 +144,12 @@ TEST_F(MergeTest, KernelVersionsAreNeverMixed) {
 TEST_F(MergeTest, UnknownSchemaVersionIsRefused) {
   {
     SQLite::Database raw(path("b.db").string(), SQLite::OPEN_READWRITE);
-    raw.exec("UPDATE meta SET value = '7' WHERE key = 'schema_version'");
+    raw.exec("UPDATE meta SET value = '" + std::to_string(Database::kSchemaVersion + 1) + "' WHERE key = 'schema_version'");
   }
   const std::string message = error_of([&] { merge_databases({path("a.db"), path("b.db")}, path("out.db")); });
   EXPECT_NE(message.find("cannot merge"), std::string::npos) << message;
-  EXPECT_NE(message.find("schema version 7"), std::string::npos) << message;
+  EXPECT_NE(message.find("schema version " + std::to_string(Database::kSchemaVersion + 1)), std::string::npos)
+      << message;
   EXPECT_FALSE(fs::exists(path("out.db")));  // nothing is written before every input was read
 }
 
@@ -207,7 +208,7 @@ TEST_F(DbMigrationTest, FromVersion1KeepsEverything) {
     EXPECT_EQ(runs[0].device.name, "NVIDIA H100 80GB HBM3");
   }
   SQLite::Database raw(path("v1.db").string());
-  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "5");
+  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), std::to_string(Database::kSchemaVersion));
   EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM results WHERE current = 1").getInt(), 4);
 }
 
@@ -242,7 +243,7 @@ TEST_F(DbMigrationTest, FromVersion2AddsResourcesAsUnknown) {
     EXPECT_EQ(best->result.dynamic_smem_bytes, 1024);
   }
   SQLite::Database raw(path("v2.db").string());
-  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "5");
+  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), std::to_string(Database::kSchemaVersion));
   Database out(path("out.db"));
   EXPECT_EQ(out.results(h100, gemm, "1024x1024").size(), 2u);
 }

@@ -6,12 +6,14 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "cutune/database.hpp"
 #include "cutune/error.hpp"
@@ -48,6 +50,10 @@ inline Result ok_result(const std::string& config, double median) {
   r.metric = 100.0 / median;
   r.registers = 40;
   r.compile_ms = 120.0;
+  r.verify_ms = 0.4;
+  r.benchmark_ms = 2.5;
+  r.framework_ms = 0.75;
+  r.search_ms = 0.125;
   r.spill_bytes = 8;
   r.static_smem_bytes = 8192;
   r.dynamic_smem_bytes = 1024;
@@ -56,6 +62,34 @@ inline Result ok_result(const std::string& config, double median) {
   r.blocks_per_sm = 4;
   r.peak = 3000.0;
   return r;
+}
+
+/// A run's time accounting: `wall_s` in phases that add up to it exactly (binary fractions of it).
+inline PhaseTimes synthetic_run_times(double wall_s) {
+  PhaseTimes t;
+  t.wall_s = wall_s;
+  t.startup_s = 0.125 * wall_s;
+  t.compile_wait_s = 0.25 * wall_s;
+  t.measure_s = 0.5 * wall_s;
+  t.search_s = 0.0625 * wall_s;
+  t.store_s = 0.03125 * wall_s;
+  t.other_s = 0.03125 * wall_s;
+  t.compile_cpu_s = 8 * wall_s;
+  return t;
+}
+
+/// Expects a result's times besides its runtimes to be `expected`'s, unknown (NaN) where those are.
+inline void expect_same_times(const Result& actual, const Result& expected) {
+  for (const auto [a, e] : {std::pair{actual.compile_ms, expected.compile_ms}, std::pair{actual.verify_ms, expected.verify_ms},
+                            std::pair{actual.benchmark_ms, expected.benchmark_ms},
+                            std::pair{actual.framework_ms, expected.framework_ms},
+                            std::pair{actual.search_ms, expected.search_ms}}) {
+    EXPECT_TRUE(a == e || (std::isnan(a) && std::isnan(e))) << actual.config << ": " << a << " instead of " << e;
+  }
+}
+
+inline void expect_same_times(const PhaseTimes& actual, const PhaseTimes& expected) {
+  for (const auto& [name, field] : kPhaseTimeFields) EXPECT_DOUBLE_EQ(actual.*field, expected.*field) << name;
 }
 
 inline Result failed_result(const std::string& config, Status status, const std::string& message) {
@@ -202,6 +236,17 @@ inline void write_version3_database(const fs::path& path) {
   db.exec("UPDATE results SET threads_per_block = 256, blocks = 1024, blocks_per_sm = 2, peak = 3000.0 "
           "WHERE status = 'ok'");
   db.exec("UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+}
+
+/// Turns a database of the current schema into one as version 5 stored it: runs without their time accounting,
+/// results without times besides compiling. The fixture of the version-5 (and, further back, version-4) migrations.
+inline void downgrade_to_version5(const fs::path& path) {
+  SQLite::Database db(path.string(), SQLite::OPEN_READWRITE);
+  for (const auto& [name, field] : kPhaseTimeFields) db.exec("ALTER TABLE runs DROP COLUMN " + std::string(name));
+  for (const char* column : {"verify_ms", "benchmark_ms", "framework_ms", "search_ms"}) {
+    db.exec(std::string("ALTER TABLE results DROP COLUMN ") + column);
+  }
+  db.exec("UPDATE meta SET value = '5' WHERE key = 'schema_version'");
 }
 
 }  // namespace cutune::testing

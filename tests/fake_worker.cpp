@@ -2,7 +2,9 @@
 // (MODE=1 aborts, MODE=2 hangs, MODE=3 exits without answering, MODE=4 reports an environment error).
 // For tests on several "GPUs" (the device ordinal of its hello), environment variables make it:
 //   CUTUNE_FAKE_LOG=FILE        append "DEVICE evaluate|retime CONFIG" per configuration it is sent
-//   CUTUNE_FAKE_SLEEP_MS=N      take N ms per configuration; CUTUNE_FAKE_SLOW=D:N takes N ms on device D instead
+//   CUTUNE_FAKE_SLEEP_MS=N      take N ms per configuration (half verifying, half timing, as its result reports);
+//                               CUTUNE_FAKE_SLOW=D:N takes N ms on device D instead
+//   CUTUNE_FAKE_START_MS=N      take N ms to start (a CUDA context), CUTUNE_FAKE_PREPARE_MS=N to prepare a shape
 //   CUTUNE_FAKE_DEAD=D          abort on every configuration on device D (a GPU whose worker keeps dying)
 //   CUTUNE_FAKE_TIMES=1         report a median that depends on the configuration (distinct times, a clear best)
 //   CUTUNE_FAKE_GATE=FILE       with CUTUNE_FAKE_DEAD: the other devices answer nothing before FILE exists, and the dead
@@ -72,6 +74,14 @@ void pass_gate(int device, bool dead) {
   for (int i = 0; i < 2000 && !std::filesystem::exists(gate); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
+void sleep_for_ms(int ms) {
+  if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 // A median in [1, 2) ms from the configuration text (FNV-1a), the same in every process.
 double time_of(const std::string& config) {
   std::uint64_t h = 1469598103934665603ull;
@@ -90,7 +100,11 @@ int main() {
     if (cutune::detail::read_message(0, -1.0, {}, request) != cutune::detail::ReadOutcome::Message) return 0;
     const std::string op = request.at("op").get<std::string>();
     Message reply = {{"ok", true}};
-    if (op == "hello") device = request.value("device", 0);
+    if (op == "hello") {
+      device = request.value("device", 0);
+      sleep_for_ms(env_int("CUTUNE_FAKE_START_MS", 0));
+    }
+    if (op == "bench") sleep_for_ms(env_int("CUTUNE_FAKE_PREPARE_MS", 0));
     if (op == "copy") reply = {{"gbs", 123.0}};
     if (op == "evaluate") {
       const std::string config = request.at("config").get<std::string>();
@@ -98,7 +112,13 @@ int main() {
       const bool dead = env_int("CUTUNE_FAKE_DEAD", -1) == device;
       pass_gate(device, dead);
       if (dead) std::abort();
-      if (const int ms = sleep_ms(device); ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      const int ms = sleep_ms(device);
+      const auto verifying = std::chrono::steady_clock::now();
+      sleep_for_ms(ms / 2);
+      const double verify_ms = ms_since(verifying);
+      const auto timing = std::chrono::steady_clock::now();
+      sleep_for_ms(ms - ms / 2);
+      const double benchmark_ms = ms_since(timing);
       if (config.find("MODE=1") != std::string::npos) std::abort();
       if (config.find("MODE=2") != std::string::npos)
         for (;;) ::pause();
@@ -112,6 +132,9 @@ int main() {
         r.median_ms = env_int("CUTUNE_FAKE_TIMES", 0) != 0 ? time_of(config) : 2.0;
         r.min_ms = 1.0;
         r.max_ms = 3.0;
+        r.compile_ms = request.at("compiled").at("ms").get<double>();
+        r.verify_ms = verify_ms;
+        r.benchmark_ms = benchmark_ms;
         reply = {{"result", cutune::detail::to_message(r)}};
       }
     }

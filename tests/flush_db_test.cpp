@@ -131,7 +131,7 @@ TEST_F(FlushDbTest, Version3FileMigratesWithEveryRowRead) {
     EXPECT_EQ(db.best({"gemm", "abc123", h100, "1024x1024"})->result.median_ms, 1.5);
   }
   SQLite::Database raw(path("v3.db").string(), SQLite::OPEN_READWRITE);
-  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "5");
+  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), std::to_string(Database::kSchemaVersion));
   EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM results WHERE flush = 'read'").getInt(), 3);
   EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM tuned").getInt(), 2);  // read and write
   EXPECT_THROW(raw.exec("UPDATE runs SET flush = 'dirty'"), SQLite::Exception);
@@ -185,7 +185,7 @@ TEST_F(FlushDbTest, JsonVersionsAndCsvColumn) {
   std::istringstream lines(csv.str());
   std::string header, row;
   std::getline(lines, header);
-  EXPECT_NE(header.find(",peak,flush,message"), std::string::npos) << header;
+  EXPECT_NE(header.find(",peak,flush,verify_ms,benchmark_ms,framework_ms,search_ms,message"), std::string::npos) << header;
   int write_rows = 0;
   while (std::getline(lines, row)) write_rows += row.find(",3000,write,") != std::string::npos;
   EXPECT_EQ(write_rows, 2);  // the failed one has no peak

@@ -1,6 +1,10 @@
 // Tests of importing Kernel Tuner cache files into a database: identities, status mapping, times, and twins.
 #include <zlib.h>
 
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 #include "cutune/error.hpp"
 #include "cutune/exchange.hpp"
 #include "cutune/foreign.hpp"
@@ -19,7 +23,8 @@ constexpr const char* kCache = R"({
 "32,1": {"bx": 32, "tile": 1, "time": "CompilationFailedConfig", "timestamp": "2023-12-22 09:54:07.000001+00:00"},
 "32,2": {"bx": 32, "tile": 2, "time": "RuntimeFailedConfig", "timestamp": "2023-12-22 09:54:08+00:00"},
 "64,1": {"bx": 64, "tile": 1, "time": "InvalidConfig", "timestamp": "2023-12-22 09:54:09+00:00"},
-"64,2": {"bx": 64, "tile": 2, "time": 0.75, "times": [0.7, 0.8], "compile_time": 320.0, "timestamp": "2023-12-22 09:54:10+00:00"}
+"64,2": {"bx": 64, "tile": 2, "time": 0.75, "times": [0.7, 0.8], "compile_time": 320.0, "verification_time": 0.5,
+         "benchmark_time": 126.5, "framework_time": 105.25, "strategy_time": 0.75, "timestamp": "2023-12-22 09:54:10+00:00"}
 }})";
 
 class KtImport : public TempDirTest {
@@ -74,6 +79,41 @@ TEST_F(KtImport, CacheBecomesOneForeignRun) {
   const auto best = db.best({"blur", "", a100(), "64x32"});
   ASSERT_TRUE(best);
   EXPECT_EQ(best->result.config, "bx=64,tile=2");
+}
+
+// Kernel Tuner's verification, benchmark, framework and strategy times are kept, and fill T4's "times" on export.
+TEST_F(KtImport, KernelTunersTimesAreKeptAndExportedToT4) {
+  write_bytes(path("c.json"), kCache);
+  Database db(path("db.sqlite"));
+  import_file(db, path("c.json"));
+  const auto results = db.results(a100(), blur(), "64x32");
+  ASSERT_EQ(results[0].config, "bx=64,tile=2");
+  EXPECT_DOUBLE_EQ(results[0].verify_ms, 0.5);
+  EXPECT_DOUBLE_EQ(results[0].benchmark_ms, 126.5);
+  EXPECT_DOUBLE_EQ(results[0].framework_ms, 105.25);
+  EXPECT_DOUBLE_EQ(results[0].search_ms, 0.75);
+  EXPECT_TRUE(std::isnan(results[1].verify_ms));  // a record without them: unknown, not zero
+  EXPECT_TRUE(std::isnan(results[1].search_ms));
+
+  std::ostringstream out;
+  export_runs(db, "t4", out);
+  const nlohmann::json doc = nlohmann::json::parse(out.str());
+  const nlohmann::json* timed = nullptr;
+  for (const auto& r : doc.at("results"))
+    if (r.at("cutune").at("config") == "bx=64,tile=2") timed = &r;
+  ASSERT_NE(timed, nullptr);
+  EXPECT_EQ(timed->at("times"), (nlohmann::json{{"runtimes", {0.7, 0.8}}, {"compilation_time", 320.0},
+                                                {"validation", 0.5}, {"framework", 105.25},
+                                                {"search_algorithm", 0.75}}));
+  EXPECT_EQ(timed->at("cutune").at("benchmark_ms"), 126.5);
+
+  // And read back from T4, they are the same.
+  write_bytes(path("out.t4.json"), out.str());
+  Database copy(path("copy.sqlite"));
+  import_file(copy, path("out.t4.json"));
+  const auto back = copy.results(a100(), blur(), "64x32");
+  ASSERT_EQ(back.size(), results.size());
+  for (std::size_t i = 0; i < back.size(); ++i) expect_same_times(back[i], results[i]);
 }
 
 TEST_F(KtImport, GzipIsDetectedAndImportingTwiceChangesNothing) {

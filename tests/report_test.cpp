@@ -85,6 +85,26 @@ TEST_F(ReportTest, GroupsCarryBestResourcesAndAggregates) {
   EXPECT_EQ(g["failures"]["messages"].size(), 2u);
   // The A100's results have no resources: no scatter, and the page says so.
   EXPECT_TRUE(data["groups"][1]["resources"].is_null());
+  // Where each run's time went, and the total over the runs that kept it: the two runs of this group.
+  ASSERT_EQ(g["clock"].size(), 2u);
+  EXPECT_DOUBLE_EQ(g["clock"][0]["wall_s"].get<double>(), fixture_.first_times.wall_s);
+  EXPECT_NE(g["clock"][0]["label"].get<std::string>().find("--budget 6"), std::string::npos);
+  double phases = 0.0;
+  for (const Json& p : g["clock"][1]["phases"]) phases += p["s"].get<double>();
+  EXPECT_DOUBLE_EQ(phases, fixture_.second_times.wall_s);
+  EXPECT_EQ(g["clock"][1]["phases"][1]["name"], "waiting for compiles");
+  EXPECT_DOUBLE_EQ(g["clock"][1]["phases"][1]["s"].get<double>(), fixture_.second_times.compile_wait_s);
+  EXPECT_DOUBLE_EQ(g["clock"][0]["verify_s"].get<double>(), 0.0004 * 5);  // five Ok results of 0.4 ms each
+  EXPECT_TRUE(data["groups"][1]["clock"].empty());
+  const Json& total = data["clock"];
+  EXPECT_EQ(total["runs"], 2);
+  EXPECT_DOUBLE_EQ(total["wall_s"].get<double>(), fixture_.first_times.wall_s + fixture_.second_times.wall_s);
+  EXPECT_DOUBLE_EQ(total["compile_cpu_s"].get<double>(),
+                   fixture_.first_times.compile_cpu_s + fixture_.second_times.compile_cpu_s);
+  // Each result's own times.
+  EXPECT_DOUBLE_EQ(best["verify_ms"].get<double>(), 0.4);
+  EXPECT_DOUBLE_EQ(best["benchmark_ms"].get<double>(), 2.5);
+  EXPECT_DOUBLE_EQ(best["search_ms"].get<double>(), 0.125);
   // Across devices and shapes: gemm only (copy has one group); three bests, portability where measured.
   ASSERT_EQ(data["across"].size(), 1u);
   EXPECT_EQ(data["across"][0]["bests"].size(), fixture_.gemm_groups);

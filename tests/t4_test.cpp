@@ -1,6 +1,7 @@
 // Tests of the T4 format: cutune's export against the T4 1.0.0 schema, its round trip, and both foreign dialects.
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -36,7 +37,8 @@ constexpr const char* kKernelTunerT4 = R"({"metadata": {"timeunit": "miliseconds
 constexpr const char* kTwinCache = R"({"device_name": "NVIDIA A100-PCIE-40GB", "kernel_name": "blur",
 "problem_size": [64, 32], "tune_params_keys": ["bx", "tile"], "tune_params": {"bx": [16, 32], "tile": [1, 2]},
 "cache": {
-"16,1": {"bx": 16, "tile": 1, "time": 2.0, "times": [2.1, 2.0, 1.9], "compile_time": 300.0},
+"16,1": {"bx": 16, "tile": 1, "time": 2.0, "times": [2.1, 2.0, 1.9], "compile_time": 300.0, "verification_time": 0,
+         "framework_time": 1.0, "strategy_time": 0},
 "16,2": {"bx": 16, "tile": 2, "time": 1.5, "times": [1.5, 1.5], "compile_time": 310.0},
 "32,2": {"bx": 32, "tile": 2, "time": "RuntimeFailedConfig", "compile_time": 400.0}}})";
 
@@ -58,6 +60,7 @@ class T4 : public TempDirTest {
     db.record(h100, "1024x1024", ok_result("TILE=16,PAD=0", 0.5));
     db.record(h100, "1024x1024", failed_result("TILE=64,PAD=1", Status::CompileError, "error: too big"));
     db.record(h100, "1024x1024", failed_result("TILE=64,PAD=0", Status::LaunchError, "too many resources"));
+    db.finish_run(h100, synthetic_run_times(4.0));
     const auto a100 = db.begin_run(synthetic_device("NVIDIA A100-SXM4-80GB", 8, 0, 108), k, "tune transpose");
     db.record(a100, "2048x512", failed_result("TILE=8,PAD=1", Status::RuntimeError, "illegal address"));
     db.record(a100, "2048x512", failed_result("TILE=8,PAD=0", Status::WrongResult, "max error 1"));
@@ -97,6 +100,26 @@ TEST_F(T4, ExportHasTheSchemasRequiredStructure) {
   EXPECT_EQ(fastest.at("measurements")[0].at("value"), 0.25);
 }
 
+// Every field of T4's "times" from cutune's own figures; what T4 has no field for (the timed runs' wall time, where a
+// run's time went) in cutune's own places.
+TEST_F(T4, ExportFillsEveryTimeT4Has) {
+  Database db(path("db.sqlite"));
+  fill(db);
+  const Json doc = Json::parse(export_t4(db));
+  const Json& fastest = doc.at("results")[0];
+  EXPECT_EQ(fastest.at("times"), (Json{{"runtimes", {0.255, 0.25, 0.245}}, {"compilation_time", 120.0},
+                                        {"validation", 0.4}, {"framework", 0.75}, {"search_algorithm", 0.125}}));
+  EXPECT_EQ(fastest.at("cutune").at("benchmark_ms"), 2.5);
+  const Json& compile_error = doc.at("results")[2];
+  EXPECT_EQ(compile_error.at("invalidity"), "compile");
+  EXPECT_EQ(compile_error.at("times").at("validation"), 0.0);  // it never ran: no time spent verifying
+  const Json& runs = doc.at("metadata").at("cutune_runs");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].at("times").at("measure_s"), 2.0);
+  EXPECT_EQ(runs[0].at("times").at("compile_cpu_s"), 32.0);
+  EXPECT_FALSE(runs[1].contains("times"));  // the A100 run never ended
+}
+
 TEST_F(T4, ExportValidatesAgainstTheSchemaWhenAvailable) {
   if (!fs::exists(kSchema) || std::system("python3 -c 'import jsonschema' >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "no T4 schema at " << kSchema << " or no python3-jsonschema; the structure test covers the export";
@@ -133,6 +156,8 @@ TEST_F(T4, ExportReadsBackIntoTheSameRuns) {
     EXPECT_EQ(after[i].uid, before[i].uid);
     EXPECT_EQ(after[i].kernel.hash, before[i].kernel.hash);
     EXPECT_EQ(after[i].device.sm_count, before[i].device.sm_count);
+    ASSERT_EQ(after[i].times.has_value(), before[i].times.has_value());
+    if (before[i].times) expect_same_times(*after[i].times, *before[i].times);
     ASSERT_EQ(after[i].measurements.size(), before[i].measurements.size());
     for (std::size_t m = 0; m < before[i].measurements.size(); ++m) {
       const Result& a = after[i].measurements[m].result;
@@ -149,6 +174,7 @@ TEST_F(T4, ExportReadsBackIntoTheSameRuns) {
       EXPECT_EQ(a.blocks, b.blocks);
       EXPECT_EQ(a.blocks_per_sm, b.blocks_per_sm);
       EXPECT_EQ(a.peak, b.peak);
+      expect_same_times(a, b);
       EXPECT_EQ(after[i].measurements[m].measured_at, before[i].measurements[m].measured_at);
     }
   }
@@ -186,8 +212,11 @@ TEST_F(T4, KernelTunerDialectAndItsCacheTwinGiveTheSameRecords) {
     EXPECT_EQ(a[i].message, b[i].message);
     EXPECT_DOUBLE_EQ(a[i].median_ms, b[i].median_ms);
     EXPECT_EQ(a[i].samples_ms, b[i].samples_ms);
-    EXPECT_DOUBLE_EQ(a[i].compile_ms, b[i].compile_ms);
+    expect_same_times(a[i], b[i]);  // benchmark_ms too: unknown in both (T4 has no field for it)
   }
+  EXPECT_DOUBLE_EQ(a[1].framework_ms, 1.0);  // bx=16,tile=1: the times Kernel Tuner kept
+  EXPECT_EQ(a[1].verify_ms, 0.0);
+  EXPECT_TRUE(std::isnan(a[0].framework_ms));  // none kept: unknown
   EXPECT_EQ(a[0].config, "bx=16,tile=2");
   EXPECT_EQ(a[2].status, Status::RuntimeError);
   EXPECT_EQ(from_t4.runs()[0].started_at, "2023-12-22T09:54:05.502007Z");
@@ -208,6 +237,8 @@ TEST_F(T4, KttDialectInMicroseconds) {
   EXPECT_EQ(r.status, Status::Ok);
   EXPECT_DOUBLE_EQ(r.median_ms, 3.037408);
   EXPECT_DOUBLE_EQ(r.compile_ms, 1.5);
+  EXPECT_DOUBLE_EQ(r.framework_ms, 0.004);  // in the measurement's unit too
+  EXPECT_TRUE(std::isnan(r.verify_ms));
   ASSERT_EQ(r.samples_ms.size(), 1u);
   EXPECT_DOUBLE_EQ(r.samples_ms[0], 3.037408);
 }

@@ -17,6 +17,7 @@ namespace {
 
 using testing::ok_result;
 using testing::synthetic_device;
+using testing::downgrade_to_version5;
 
 Result unverified(const std::string& config, double median) {
   Result r = ok_result(config, median);
@@ -145,6 +146,7 @@ TEST_F(UnverifiedDbTest, AVersion4FileIsMigrated) {
     Database db(path("old.db"));
     db.record(db.begin_run(device_, kernel_, "tune"), shape_, ok_result("T=64", 2.0));
   }
+  downgrade_to_version5(path("old.db"));
   {
     // As version 4 left it: results_best over 'ok' only.
     SQLite::Database raw(path("old.db").string(), SQLite::OPEN_READWRITE);
@@ -159,7 +161,7 @@ TEST_F(UnverifiedDbTest, AVersion4FileIsMigrated) {
   ASSERT_TRUE(best.has_value());
   EXPECT_EQ(best->result.status, Status::Unverified);
   SQLite::Database raw(path("old.db").string(), SQLite::OPEN_READONLY);
-  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "5");
+  EXPECT_EQ(raw.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), std::to_string(Database::kSchemaVersion));
   EXPECT_NE(raw.execAndGet("SELECT sql FROM sqlite_master WHERE name = 'results_best'").getString().find("unverified"),
             std::string::npos);
 }

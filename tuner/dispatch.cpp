@@ -47,9 +47,19 @@ std::vector<std::size_t> Dispatcher::idle_lanes() const {
 
 void Dispatcher::give(std::size_t lane, Job job) {
   LaneState& state = lanes_[lane];
-  idle_seconds_ += std::chrono::duration<double>(Clock::now() - state.idle_since).count();
+  state.given = Clock::now();
+  idle_seconds_ += std::chrono::duration<double>(state.given - state.idle_since).count();
   state.busy = true;
   state.lane->submit(std::move(job));
+}
+
+void Dispatcher::finished(LaneState& state, const LaneOutcome& outcome) {
+  state.busy = false;
+  state.idle_since = Clock::now();
+  // The lane measured for the last measure_s before it posted; before that it was starting or preparing the shape.
+  const Clock::time_point done = outcome.posted == Clock::time_point{} ? state.idle_since : outcome.posted;
+  const auto measuring = done - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(outcome.measure_s));
+  spans_.push_back({state.given, measuring, done});
 }
 
 void Dispatcher::start_idle_clock() {
@@ -84,8 +94,7 @@ void Dispatcher::drop(LaneOutcome& outcome) {
 std::vector<Arrival> Dispatcher::accept(LaneOutcome outcome) {
   std::vector<Arrival> out;
   LaneState& state = lanes_[outcome.lane];
-  state.busy = false;
-  state.idle_since = Clock::now();
+  finished(state, outcome);
   if (outcome.interrupted) return out;  // the caller sees the stop request itself
   if (!outcome.failure.empty()) {
     // A lane that leaves with nobody to take over keeps its held-back failures: they are stored, as in a
@@ -145,8 +154,7 @@ LaneOutcome Dispatcher::run_first(Job job) {
       outbox_.wait(std::chrono::milliseconds(100), outcomes, compiled);
     }
     LaneOutcome* outcome = &outcomes.front();
-    lanes_[lane].busy = false;
-    lanes_[lane].idle_since = Clock::now();
+    finished(lanes_[lane], *outcome);
     if (outcome->interrupted) throw Interrupted("interrupted");
     if (outcome->failure.empty()) return std::move(*outcome);
     const std::size_t before = returned_.size();

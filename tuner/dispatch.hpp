@@ -8,9 +8,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tuner/lanes.hpp"
+#include "tuner/phase_clock.hpp"
 
 namespace cutune::detail {
 
@@ -70,6 +72,8 @@ class Dispatcher {
   void start_idle_clock();
   /// Seconds lanes waited for a job since start_idle_clock(), summed over lanes.
   double idle_seconds() const { return idle_seconds_; }
+  /// The jobs lanes finished since the last call, each from when it was given to when it was done.
+  std::vector<LaneSpan> take_spans() { return std::exchange(spans_, {}); }
 
  private:
   struct LaneState {
@@ -78,8 +82,11 @@ class Dispatcher {
     std::string left;
     std::vector<Arrival> held;
     std::chrono::steady_clock::time_point idle_since;
+    std::chrono::steady_clock::time_point given;  // its job's
   };
 
+  // The lane is done with its job: it is idle from now on, and the job's span is kept.
+  void finished(LaneState& state, const LaneOutcome& outcome);
   // Marks a lane gone: its job and held-back configurations return to the queue; says so unless it was the last.
   void drop(LaneOutcome& outcome);
 
@@ -88,6 +95,7 @@ class Dispatcher {
   std::deque<Job> returned_;
   std::exception_ptr last_error_;
   double idle_seconds_ = 0.0;
+  std::vector<LaneSpan> spans_;
 };
 
 }  // namespace cutune::detail

@@ -122,6 +122,7 @@ void JobSlot::close() {
 }
 
 void Outbox::post(LaneOutcome outcome) {
+  outcome.posted = Clock::now();
   {
     std::lock_guard lock(mutex_);
     outcomes_.push_back(std::move(outcome));

@@ -50,6 +50,7 @@ struct Job {
   Config config;
   std::optional<CompileOutput> compiled;  ///< empty only for a lane that compiles itself
   double best_ms = 0.0;                   ///< Evaluate: the best median so far, ms (0: none)
+  double search_ms = 0.0;                 ///< Evaluate: the strategy's time for proposing it, ms
   int repeats = 0;                        ///< Retime: timed runs
   std::int64_t bytes = 0;                 ///< CopyBandwidth: bytes copied
   std::optional<std::size_t> avoid_lane;  ///< a second opinion on a crash: not this lane, where it crashed
@@ -66,11 +67,13 @@ struct LaneOutcome {
   bool interrupted = false;      ///< a stop request ended the job; the lane stays usable
   double prepare_s = 0.0;        ///< seconds spent preparing the shape before this job
   double measure_s = 0.0;        ///< seconds spent on the job itself
+  std::chrono::steady_clock::time_point posted;  ///< when the lane posted it (Outbox::post sets it)
 };
 
 /// A configuration the tuner's compile pool finished, posted by the compile job itself.
 struct Compiled {
   std::size_t index = 0;     ///< into the shape's space
+  double search_ms = 0.0;    ///< the strategy's time for proposing it
   CompileOutput output;
   std::exception_ptr error;  ///< the compile threw (an environment failure, not a compile error): rethrown by the tuner
 };

@@ -2,8 +2,10 @@
 #include "tuner/measure_loop.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <optional>
+#include <utility>
 
 #include "cutune/cubin_cache.hpp"
 #include "cutune/error.hpp"
@@ -17,11 +19,12 @@ constexpr std::chrono::milliseconds kWait{100};
 
 // Compiles one configuration on the pool; the job posts its kernel to the outbox itself, so that the main thread
 // wakes for a finished compile as it does for a lane's result.
-void submit_compile(const MeasureLoop& m, std::size_t index) {
+void submit_compile(const MeasureLoop& m, std::size_t index, double search_ms) {
   m.pool.submit([&spec = *m.task->spec, &config = m.space.configs()[index], arch = m.arch, cache = m.cache,
-                 &outbox = m.lanes.outbox(), index] {
+                 &outbox = m.lanes.outbox(), index, search_ms] {
     Compiled c;
     c.index = index;
+    c.search_ms = search_ms;
     try {
       c.output = compile_config_cached(cache, spec, config, arch);
     } catch (...) {
@@ -37,6 +40,16 @@ double best_with(double best_ms, const std::vector<Arrival>& arrived) {
   for (const auto& a : arrived)
     if (usable(a.result.status) && (best_ms <= 0.0 || a.result.median_ms < best_ms)) best_ms = a.result.median_ms;
   return best_ms;
+}
+
+// Asks the strategy for up to `n` configurations on the clock's Search phase; each one's share of that time, ms.
+std::pair<std::vector<std::size_t>, double> ask(const MeasureLoop& m, std::size_t n) {
+  const PhaseScope searching(m.clock, Phase::Search);
+  const auto start = std::chrono::steady_clock::now();
+  auto indices = m.strategy.ask(n);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double share = indices.empty() ? 0.0 : ms / static_cast<double>(indices.size());
+  return {std::move(indices), share};
 }
 
 }  // namespace
@@ -60,27 +73,27 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
         exhausted = true;
         break;
       }
-      const auto indices = m.strategy.ask(std::min(lookahead - compiling - ready.size(), m.to_measure - asked));
+      const auto [indices, search_ms] = ask(m, std::min(lookahead - compiling - ready.size(), m.to_measure - asked));
       if (indices.empty()) {
         exhausted = true;
         break;
       }
       for (std::size_t index : indices) {
-        submit_compile(m, index);
+        submit_compile(m, index, search_ms);
         ++asked, ++compiling;
       }
     }
   };
-  auto ask_one = [&]() -> std::optional<std::size_t> {
+  auto ask_one = [&]() -> std::optional<std::pair<std::size_t, double>> {
     if (!exhausted && (asked >= m.to_measure || m.out_of_time())) exhausted = true;
     if (exhausted) return std::nullopt;
-    const auto indices = m.strategy.ask(1);
+    const auto [indices, search_ms] = ask(m, 1);
     if (indices.empty()) {
       exhausted = true;
       return std::nullopt;
     }
     ++asked;
-    return indices.front();
+    return std::pair{indices.front(), search_ms};
   };
   bool setup_done = false;
   bool given_up = false;
@@ -102,6 +115,7 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
       throw Interrupted("interrupted");
     }
     if (!setup_done) {
+      const PhaseScope starting(m.clock, Phase::Startup);
       for (auto& job : setup) job.get();  // the lanes' preparation reads these from the cache
       setup.clear();
       setup_done = true;
@@ -123,11 +137,13 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
         job.index = c.index;
         job.config = m.space.configs()[c.index];
         job.compiled = std::move(c.output);
+        job.search_ms = c.search_ms;
         ready.pop_front();
-      } else if (const auto index = lanes.lane(lane).compiles_itself() ? ask_one() : std::nullopt) {
+      } else if (const auto asked_one = lanes.lane(lane).compiles_itself() ? ask_one() : std::nullopt) {
         job.task = m.task;
-        job.index = *index;
-        job.config = m.space.configs()[*index];
+        job.index = asked_one->first;
+        job.config = m.space.configs()[job.index];
+        job.search_ms = asked_one->second;
       } else {
         continue;  // another idle lane may take a second opinion this one may not
       }
@@ -139,11 +155,14 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
     top_up();
 
     std::deque<Compiled> compiled;
-    lanes.outbox().wait(kWait, outcomes, compiled);
+    {
+      const PhaseScope waiting(m.clock, Phase::Waiting);
+      lanes.outbox().wait(kWait, outcomes, compiled);
+    }
     for (auto& c : compiled) {
       --compiling;
       if (c.error) std::rethrow_exception(c.error);
-      report.compile_seconds += c.output.ms / 1000.0;
+      report.phases.compile_cpu_s += c.output.ms / 1000.0;
       report.cache_hits += c.output.from_cache;
       if (!given_up) ready.push_back(std::move(c));
     }

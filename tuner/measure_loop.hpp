@@ -11,6 +11,7 @@
 #include "cutune/strategy.hpp"
 #include "cutune/tuner.hpp"
 #include "tuner/dispatch.hpp"
+#include "tuner/phase_clock.hpp"
 
 namespace cutune {
 class CubinCache;
@@ -34,6 +35,7 @@ struct MeasureLoop {
   /// True once the shape is given up (its configurations all disagree with the reference): nothing more is asked
   /// or dispatched, compiled configurations still waiting are dropped; what lanes are measuring arrives as usual.
   std::function<bool()> give_up;
+  PhaseClock* clock = nullptr;  ///< charged with asking (Search), waiting (Waiting) and the set-up compiles (Startup)
 };
 
 /// Asks the strategy whenever the compile lookahead runs short, compiles on the pool, gives each compiled

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <future>
 #include <map>
 #include <set>
@@ -19,6 +20,7 @@
 #include "specs/log.hpp"
 #include "tuner/dispatch.hpp"
 #include "tuner/measure_loop.hpp"
+#include "tuner/phase_clock.hpp"
 #include "tuner/verify_stop.hpp"
 
 namespace cutune {
@@ -82,6 +84,27 @@ void note_lanes_left(const detail::Dispatcher& lanes, ShapeReport& report) {
   for (std::size_t i = 0; i < lanes.size(); ++i) report.devices[i].left = lanes.left(i);
 }
 
+// What a lane's job took besides verifying, timing (and compiling, on a lane that compiles itself): loading the
+// module, setting up the launch, the hand-over to the worker and back.
+double framework_ms(const Result& r, double job_s, bool compiled_there) {
+  double rest = 1000.0 * job_s - r.verify_ms - r.benchmark_ms - (compiled_there ? r.compile_ms : 0.0);
+  return std::isfinite(rest) ? std::max(0.0, rest) : 0.0;
+}
+
+// Adds a measured result's verification and timing to the shape's sums.
+void add_gpu_time(const Result& r, ShapeReport& report) {
+  if (std::isfinite(r.verify_ms)) report.verify_seconds += r.verify_ms / 1000.0;
+  if (std::isfinite(r.benchmark_ms)) report.benchmark_seconds += r.benchmark_ms / 1000.0;
+}
+
+// Reads the shape's clock into its report: the phases add up to the wall time.
+void finish_clock(detail::PhaseClock& clock, ShapeReport& report) {
+  const double compile_cpu_s = report.phases.compile_cpu_s;
+  report.phases = clock.read();
+  report.phases.compile_cpu_s = compile_cpu_s;
+  report.seconds = report.phases.wall_s;
+}
+
 }  // namespace
 
 Tuner::Tuner(const Device& device, Database& database, TuneOptions options)
@@ -140,6 +163,9 @@ detail::Dispatcher& Tuner::lanes(CubinCache* cache) {
 
 ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   const auto start = Clock::now();
+  detail::PhaseClock clock(detail::Phase::Startup, start);
+  using detail::Phase;
+  using detail::PhaseScope;
   ShapeReport report;
   report.shape = shape;
   // A region that does not fit is the user's error, not every configuration's.
@@ -154,7 +180,10 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   report.flush = flush;
 
   std::map<std::string, Result> stored;
-  for (auto& r : database_.results(identity_, kernel, shape_key, flush)) stored.emplace(r.config, std::move(r));
+  {
+    const PhaseScope storing(&clock, Phase::Store);
+    for (auto& r : database_.results(identity_, kernel, shape_key, flush)) stored.emplace(r.config, std::move(r));
+  }
   detail::logger()->info(
       "tuning {} {} on {}: {} valid configurations ({} removed by constraints, {} by device limits, {} by target {}), "
       "{} stored under L2 flush {}",
@@ -176,6 +205,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   for (int ordinal : ordinals_) report.devices.push_back({ordinal, "GPU " + std::to_string(ordinal), 0, 0.0, {}});
   for (const auto& remote : options_.remote_lanes) report.devices.push_back({-1, remote.name, 0, 0.0, {}});
   const IndexOf index_of = index_by_text(space, spec);
+  clock.enter(Phase::Search);
   auto strategy = start_first(make_strategy(options_.strategy, space, options_.seed),
                               start_indices(spec, options_.start, index_of));
   auto outcome = [](const Result& r) { return usable(r.status) ? std::optional<double>(r.median_ms) : std::nullopt; };
@@ -186,6 +216,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
     if (usable(r.status) && (!best || faster(r, *best))) best = r;
     results[r.config] = r;
     if (options_.on_progress) {
+      const PhaseScope reporting(&clock, Phase::Other);
       progress.elapsed_s = seconds_since(start);
       progress.last = &r;
       progress.best = best ? &*best : nullptr;
@@ -200,16 +231,19 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   const std::size_t to_measure = limit > known ? limit - known : 0;
   if (to_measure == 0) {
     report.best = best;
-    report.seconds = seconds_since(start);
+    finish_clock(clock, report);
     return report;
   }
+  clock.enter(Phase::Store);
   const std::int64_t run = database_.begin_run(identity_, kernel, options_.command, flush);
+  clock.enter(Phase::Startup);
   // A usable stored result shows that the reference agrees with some configuration: no early stop then.
   detail::DisagreementWatch watch(best ? 0 : options_.verify_stop_after);
   const VerifyMode verify = spec.verify_mode(options_.measure.verify);
 
   try {
     detail::Dispatcher& dispatcher = lanes(cache_ptr);  // the workers start while the first compiles run
+    dispatcher.take_spans();  // an earlier shape's, should it have ended early
     auto task = std::make_shared<detail::ShapeTask>(detail::ShapeTask{++shapes_, &spec, shape});
     {
       CompilePool pool(options_.compile_threads);
@@ -226,26 +260,38 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
         }));
       }
       auto store = [&](const detail::Arrival& a) {
-        database_.record(run, shape_key, a.result);
-        detail::logger()->debug("{} {} on {}: {} {:.4f} ms ({} runs)", spec.name, a.result.config,
-                                dispatcher.lane(a.lane).name(), to_string(a.result.status), a.result.median_ms,
-                                a.result.samples_ms.size());
-        strategy->tell(a.job.index, outcome(a.result));
+        Result r = a.result;
+        r.framework_ms = framework_ms(r, a.measure_s, dispatcher.lane(a.lane).compiles_itself());
+        {
+          // The strategy hears the outcome first, so that the time it takes counts in the stored result.
+          const PhaseScope searching(&clock, Phase::Search);
+          const auto told = Clock::now();
+          strategy->tell(a.job.index, outcome(r));
+          r.search_ms = a.job.search_ms + 1000.0 * seconds_since(told);
+        }
+        {
+          const PhaseScope storing(&clock, Phase::Store);
+          database_.record(run, shape_key, r);
+        }
+        detail::logger()->debug("{} {} on {}: {} {:.4f} ms ({} runs)", spec.name, r.config,
+                                dispatcher.lane(a.lane).name(), to_string(r.status), r.median_ms, r.samples_ms.size());
         note_lanes_left(dispatcher, report);
         ++report.devices[a.lane].measured;
         report.devices[a.lane].measure_seconds += a.measure_s;
         report.measure_seconds += a.measure_s;
-        account(a.result, false);
-        if (watch.hear(a.result)) report.verify_stop = watch.message(detail::reference_choice(spec, verify).name);
+        add_gpu_time(r, report);
+        account(r, false);
+        if (watch.hear(r)) report.verify_stop = watch.message(detail::reference_choice(spec, verify).name);
       };
       detail::MeasureLoop loop{dispatcher, *strategy, pool, cache_ptr, arch, task, space, to_measure,
                                [&] { return options_.time_budget_s > 0 && seconds_since(start) >= options_.time_budget_s; },
                                [&] { return best ? best->median_ms : 0.0; }, store,
-                               [&] { return watch.stopped(); }};
+                               [&] { return watch.stopped(); }, &clock};
+      clock.enter(Phase::Other);
       detail::measure_proposals(loop, setup_jobs, report);
     }
     report.idle_seconds = dispatcher.idle_seconds();
-    retime_finalists(spec, task, results, run, report, best);
+    retime_finalists(spec, task, results, run, report, best, clock);
     report.best = best;
     if (spec.metric.kind == Metric::Kind::Bytes) {
       detail::Job copy;
@@ -253,14 +299,17 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
       copy.task = task;
       // A copy moves each byte twice (read + write), as the metric counts a kernel's reads and writes.
       copy.bytes = static_cast<std::int64_t>(spec.metric_amount(shape) / 2);
+      const PhaseScope waiting(&clock, Phase::Waiting);
       report.copy_gbs = dispatcher.run_first(std::move(copy)).gbs;
     }
     note_lanes_left(dispatcher, report);
+    clock.add(dispatcher.take_spans());
   } catch (...) {
     lanes_.reset();  // jobs may still be in flight: a later shape starts with fresh lanes
     throw;
   }
-  report.seconds = seconds_since(start);
+  finish_clock(clock, report);
+  database_.finish_run(run, report.phases);
   return report;
 }
 
@@ -269,7 +318,9 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
 // has a median below the re-timed best, so that the winner is also the fastest configuration stored.
 void Tuner::retime_finalists(const KernelSpec& spec, const std::shared_ptr<const detail::ShapeTask>& task,
                              const std::map<std::string, Result>& results, std::int64_t run, ShapeReport& report,
-                             std::optional<Result>& best) {
+                             std::optional<Result>& best, detail::PhaseClock& clock) {
+  using detail::Phase;
+  using detail::PhaseScope;
   if (report.evaluated == 0 || options_.final_candidates <= 0) return;
   std::vector<Result> ranked;
   for (const auto& [config, r] : results)
@@ -283,13 +334,27 @@ void Tuner::retime_finalists(const KernelSpec& spec, const std::shared_ptr<const
     job.kind = detail::Job::Kind::Retime;
     job.task = task;
     job.config = spec.parse_config(ranked[i].config);
-    job.compiled = compile_config_cached(cache_.get(), spec, job.config, identity_.arch());
+    {
+      const PhaseScope compiling(&clock, Phase::CompileWait);  // no GPU measures meanwhile
+      job.compiled = compile_config_cached(cache_.get(), spec, job.config, identity_.arch());
+    }
     job.repeats = options_.final_repeats;
-    const detail::LaneOutcome done = lanes_->run_first(std::move(job));
+    detail::LaneOutcome done;
+    {
+      const PhaseScope waiting(&clock, Phase::Waiting);
+      done = lanes_->run_first(std::move(job));
+    }
+    Result& r = *done.result;
+    r.framework_ms = framework_ms(r, done.measure_s, lanes_->lane(done.lane).compiles_itself());
+    r.search_ms = 0.0;  // an evaluation of its own (it replaces this run's first one), which no strategy proposed
     report.measure_seconds += done.measure_s;
-    database_.record(run, task->shape.str(), *done.result);
+    add_gpu_time(r, report);
+    {
+      const PhaseScope storing(&clock, Phase::Store);
+      database_.record(run, task->shape.str(), r);
+    }
     ++report.retimed;
-    if (usable(done.result->status) && (!best || faster(*done.result, *best))) best = *done.result;
+    if (usable(r.status) && (!best || faster(r, *best))) best = r;
   }
 }
 

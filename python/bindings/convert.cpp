@@ -46,6 +46,10 @@ nb::dict result_dict(const KernelSpec& spec, const Result& r) {
   d["max_error"] = r.max_error;
   d["registers"] = r.registers;
   d["compile_ms"] = r.compile_ms;
+  d["verify_ms"] = r.verify_ms;
+  d["benchmark_ms"] = r.benchmark_ms;
+  d["framework_ms"] = r.framework_ms;
+  d["search_ms"] = r.search_ms;
   return d;
 }
 
@@ -69,9 +73,13 @@ nb::dict shape_report_dict(const KernelSpec& spec, const ShapeReport& r) {
   d["verify_stop"] = r.verify_stop;
   d["cache_hits"] = r.cache_hits;
   d["seconds"] = r.seconds;
-  d["compile_seconds"] = r.compile_seconds;
   d["measure_seconds"] = r.measure_seconds;
   d["idle_seconds"] = r.idle_seconds;
+  d["verify_seconds"] = r.verify_seconds;
+  d["benchmark_seconds"] = r.benchmark_seconds;
+  nb::dict phases;
+  for (const auto& [name, field] : kPhaseTimeFields) phases[std::string(name).c_str()] = r.phases.*field;
+  d["phases"] = phases;
   nb::list devices;
   for (const auto& share : r.devices) {
     nb::dict s;

@@ -24,6 +24,10 @@ class Result:
     max_error: float              #: largest |out - reference| seen in verification
     registers: int
     compile_ms: float
+    verify_ms: float = field(default=0.0, repr=False)     #: the first run and its comparison with the reference
+    benchmark_ms: float = field(default=0.0, repr=False)  #: the timed runs
+    framework_ms: float = field(default=0.0, repr=False)  #: loading, launch set-up, the worker's round trip
+    search_ms: float = field(default=0.0, repr=False)     #: the strategy's own time for it (NaN: unknown)
     samples_ms: List[float] = field(default_factory=list, repr=False)
     message: str = field(default="", repr=False)  #: compile log or error, empty when ok
 
@@ -48,12 +52,16 @@ class ShapeResult:
     resumed: int                 #: already in the database
     failed: int
     seconds: float
-    compile_seconds: float       #: summed over compile threads
     measure_seconds: float
     idle_seconds: float          #: the GPUs waited for a compile, summed over GPUs
+    verify_seconds: float        #: of the results measured now: verifying
+    benchmark_seconds: float     #: of the results measured now: the timed runs
     cache_hits: int
     flush: str                   #: the L2 convention of every time
     verify_stop: str = ""        #: why the shape stopped early (its first configurations all differed the same way)
+    #: where `seconds` went: wall_s = startup_s + compile_wait_s + measure_s + search_s + store_s + other_s, and
+    #: compile_cpu_s, NVRTC's time summed over compile threads
+    phases: Dict[str, float] = field(default_factory=dict, repr=False)
     devices: List[Dict[str, Any]] = field(default_factory=list, repr=False)
 
     @classmethod

@@ -379,11 +379,28 @@
       return [i + 1, el("span", null, config), ms(r.median_ms), pct(r.spread), r.metric ? num(r.metric, 1) : "–",
               pct(r.fraction_of_peak), known(r.registers), orUnknown(r.spill_bytes), known(r.static_smem_bytes),
               orUnknown(r.dynamic_smem_bytes),
-              known(r.threads_per_block), known(r.blocks), known(r.blocks_per_sm), pct(r.occupancy), num(r.waves, 2)];
+              known(r.threads_per_block), known(r.blocks), known(r.blocks_per_sm), pct(r.occupancy), num(r.waves, 2),
+              num(r.compile_ms, 1), num(r.verify_ms, 2), num(r.benchmark_ms, 2)];
     });
     return table(["#", "configuration", "median ms", "spread", "metric", "of peak", "regs", "spill B",
-                  "smem static", "smem dyn.", "threads", "blocks", "blocks/SM", "occupancy", "waves"],
+                  "smem static", "smem dyn.", "threads", "blocks", "blocks/SM", "occupancy", "waves",
+                  "compile ms", "verify ms", "bench. ms"],
                  rows, [null, "config"]);
+  }
+
+  // Where tuning time went: the phases of the tuner's thread (they add up to the wall time, so shares are of it),
+  // then NVRTC's CPU time and the GPUs' verifying and timing, which overlap them.
+  function seconds(x) { return x === null || x === undefined || !isFinite(x) ? "–" : Number(x).toFixed(2); }
+  function clockTable(first, rows) {
+    var phases = rows[0][1].phases.map(function (p) { return p.name; });
+    var body = rows.map(function (r) {
+      var c = r[1];
+      return [r[0], seconds(c.wall_s)].concat(c.phases.map(function (p) {
+        return seconds(p.s) + (c.wall_s > 0 ? " (" + (100 * p.s / c.wall_s).toFixed(0) + "%)" : "");
+      }), [seconds(c.compile_cpu_s), seconds(c.verify_s), seconds(c.benchmark_s)]);
+    });
+    var headers = [first, "wall s"].concat(phases, ["NVRTC CPU s", "verify s", "bench. s"]);
+    return append(el("div", "table-scroll"), [table(headers, body, ["text"])]);
   }
 
   function groupSection(g) {
@@ -437,6 +454,13 @@
     } else {
       resources.appendChild(el("p", "note", "No resources recorded for these results (measured by an older cutune, " +
                                             "or imported from another tool)."));
+    }
+    if (g.clock.length > 0) {
+      s.appendChild(append(el("div"), [
+        el("h3", null, "Where each run's time went"),
+        clockTable("run", g.clock.map(function (r) { return [r.label, r]; })),
+        el("p", "note", "Seconds on the tuner's thread, in phases that add up to the wall time; NVRTC's time is " +
+                        "summed over compile threads, verifying and timing over the GPUs.")]));
     }
     if (c.failed > 0) {
       var f = g.failures;
@@ -498,6 +522,15 @@
     });
     header.appendChild(append(nav, [list]));
     var main = document.getElementById("report");
+    if (data.clock) {
+      var time = el("section");
+      time.id = "clock";
+      append(time, [el("h2", null, "Where the tuning time went"),
+                    el("p", "sub", data.clock.runs + " runs that kept their time accounting, summed; each run's own " +
+                                   "is in its group."),
+                    clockTable("runs", [[data.clock.runs, data.clock]])]);
+      main.appendChild(time);
+    }
     var byId = {};
     data.groups.forEach(function (g) { byId[g.id] = g; });
     data.across.forEach(function (a) { main.appendChild(acrossSection(a, byId)); });

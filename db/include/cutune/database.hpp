@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cutune/l2_flush.hpp"
+#include "cutune/phase_times.hpp"
 #include "cutune/result.hpp"
 
 namespace SQLite {
@@ -76,6 +77,9 @@ struct RunRecord {
   std::string cutune_version;
   std::string command;
   L2Flush flush = L2Flush::Read;  ///< the L2 state before each timed launch of the run (what its times mean)
+  /// Where the run's wall time went, stored when it ended; none for a run that was interrupted, stored by an older
+  /// cutune, or imported from another tool.
+  std::optional<PhaseTimes> times;
   std::vector<Measurement> measurements;
 };
 
@@ -121,7 +125,7 @@ std::string normalized_device_name(std::string_view name);
 /// Times of different L2 conventions (l2_flush.hpp) are never compared: every query names one (default Read).
 class Database {
  public:
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
 
   /// Opens `path`, creating it (and its schema) when it does not exist, and migrates an older schema version in
   /// place. Throws DatabaseError when the file cannot be created or opened, is not a SQLite database, or is a
@@ -143,6 +147,9 @@ class Database {
   /// Stores one result of a run for a shape, which becomes the current one of its configuration; earlier
   /// measurements of other runs stay as history, an earlier one of the same run is replaced. Commits before returning.
   void record(std::int64_t run_id, const std::string& shape, const Result& result);
+
+  /// Stores where a run's wall time went, when it ended (RunRecord::times).
+  void finish_run(std::int64_t run_id, const PhaseTimes& times);
 
   /// The configurations already stored for (device, kernel version, shape) under the L2 convention `flush`, whatever
   /// their status: resume skips them.

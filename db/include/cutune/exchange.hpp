@@ -18,12 +18,17 @@
 //                                "metric": ..., "max_error": ..., "registers": 32, "compile_ms": ...,
 //                                "measured_at": "...Z", "spill_bytes": 0, "static_smem_bytes": 16384,
 //                                "dynamic_smem_bytes": 0, "threads_per_block": 256, "blocks": 4096,
-//                                "blocks_per_sm": 4, "peak": 3000.0}]}]}
+//                                "blocks_per_sm": 4, "peak": 3000.0, "verify_ms": 0.4, "benchmark_ms": 2.5,
+//                                "framework_ms": 0.7, "search_ms": 0.1}],
+//              "times": {"wall_s": 12.5, "startup_s": ..., "compile_wait_s": ..., "measure_s": ..., "search_s": ...,
+//                        "store_s": ..., "other_s": ..., "compile_cpu_s": ...}}]}
 // Numbers that are NaN are written as null and read back as NaN. The resource fields (spill_bytes ... peak) came
 // after version 1 was published without changing any field's meaning: a document that lacks them reads them as 0.
 // "flush" (the run's L2 convention: read, write or none) came with version 2, as a reader of version 1 would take
 // every run for 'read': a document whose runs all read is still written as version 1, others as version 2; a run
 // without "flush" is 'read'. The csv carries it in its "flush" column; the t4 format in metadata.cutune_runs.
+// The measurements' verify_ms ... search_ms and the run's "times" (PhaseTimes; null for a run without) came later
+// without changing any field's meaning: a document that lacks them reads them as unknown (NaN, no times).
 
 #pragma once
 

@@ -11,7 +11,9 @@
 // - configuration: NAME=VALUE in the file's parameter order;
 // - status: Kernel Tuner's failure names and T4's invalidity, mapped as foreign_status() documents;
 // - times: milliseconds; the objective value of the file (Kernel Tuner's "time" is the mean of its launches) is
-//   the result's median_ms, so the optimum is the one the other tool reported;
+//   the result's median_ms, so the optimum is the one the other tool reported; compile, verification, benchmark,
+//   framework and strategy times (a cache's compile_time ... strategy_time, T4's compilation_time, validation,
+//   framework, search_algorithm) are kept as Result's compile_ms ... search_ms, unknown (NaN) where absent;
 // - L2 convention: read, as the files do not say (their kernel versions are never cutune's, so their times are
 //   compared only with other imported results of the same kernel);
 // - provenance: host "(imported)", the importing cutune's version, and a command naming the format and file; the

@@ -21,6 +21,10 @@ struct KtRecord {
                                   ///< "RuntimeFailedConfig", "InvalidConfig"; empty otherwise
   std::vector<double> times_ms;   ///< the individual launch times in ms, when recorded
   std::optional<double> compile_time_ms;
+  std::optional<double> verification_time_ms;  ///< checking the output against the reference
+  std::optional<double> benchmark_time_ms;     ///< the timed runs
+  std::optional<double> framework_time_ms;     ///< Kernel Tuner's own time for the configuration
+  std::optional<double> strategy_time_ms;      ///< the search strategy's time for it
 };
 
 /// A whole cache file.

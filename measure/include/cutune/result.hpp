@@ -54,6 +54,13 @@ struct Result {
   std::optional<Disagreement> disagreement;  ///< WrongResult after a comparison: where; not kept in the database
   int registers = 0;                 ///< per thread, after compile (0 when unknown)
   double compile_ms = 0.0;
+  // Where the evaluation's wall time went besides compiling, ms, as Kernel Tuner keeps it (verification_time,
+  // benchmark_time, framework_time, strategy_time). 0: none spent (a configuration that failed before that step);
+  // NaN: unknown (results stored by an older cutune, foreign results without the figure).
+  double verify_ms = 0.0;     ///< the first run on reset outputs and its comparison with the reference
+  double benchmark_ms = 0.0;  ///< the timed runs after verification, warm-up included
+  double framework_ms = 0.0;  ///< the rest of the evaluation: loading the module, launch set-up, the worker's round trip
+  double search_ms = 0.0;     ///< the strategy's own time for it: its share of the proposal, and hearing the outcome
 
   // What the configuration asks of the GPU, measured with it (0 where unknown: failures before the figure existed,
   // results of older cutune versions and foreign tools). Waves, occupancy and the fraction of the peak are derived

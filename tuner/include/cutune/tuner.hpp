@@ -24,6 +24,7 @@ namespace detail {
 class Dispatcher;
 class Lane;
 class Outbox;
+class PhaseClock;
 struct ShapeTask;
 }
 
@@ -98,9 +99,13 @@ struct ShapeReport {
   std::size_t cache_hits = 0;  ///< compiles answered by the cubin cache
   std::size_t retimed = 0;     ///< finalists re-timed with final_repeats runs
   double seconds = 0.0;        ///< wall time of this shape
-  double compile_seconds = 0.0;  ///< summed over compile threads
-  double measure_seconds = 0.0;  ///< wall time spent loading, verifying and timing candidates
-  double idle_seconds = 0.0;     ///< wall time the GPUs waited for a compile, summed over GPUs
+  /// Where `seconds` went on the tuner's thread, in phases that add up to it, and NVRTC's time summed over compile
+  /// threads (phases.compile_cpu_s). Stored with the shape's run (RunRecord::times).
+  PhaseTimes phases;
+  double measure_seconds = 0.0;    ///< wall time spent loading, verifying and timing candidates, summed over GPUs
+  double verify_seconds = 0.0;     ///< of it, verifying (Result::verify_ms of this call's results)
+  double benchmark_seconds = 0.0;  ///< of it, the timed runs (Result::benchmark_ms of this call's results)
+  double idle_seconds = 0.0;       ///< wall time the GPUs waited for a compile, summed over GPUs
   std::vector<DeviceShare> devices;  ///< one per GPU of the run, in the order given
 };
 
@@ -131,7 +136,7 @@ class Tuner {
   detail::Dispatcher& lanes(CubinCache* cache);
   void retime_finalists(const KernelSpec& spec, const std::shared_ptr<const detail::ShapeTask>& task,
                         const std::map<std::string, Result>& results, std::int64_t run, ShapeReport& report,
-                        std::optional<Result>& best);
+                        std::optional<Result>& best, detail::PhaseClock& clock);
 
   DeviceIdentity identity_;
   DeviceLimits limits_;
