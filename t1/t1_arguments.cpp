@@ -164,7 +164,7 @@ class ArgumentReader {
     const std::string type = a["FillType"].is_string() ? a["FillType"].get<std::string>() : a["FillType"].dump();
     const auto value = a.contains("FillValue") ? json_number(a["FillValue"]) : std::nullopt;
     if (a.contains("RandomSeed") && type == "Random") {
-      t1_.note(T1Issue::Kind::Note, field + ".RandomSeed", "not used: random fills follow tune --seed");
+      t1_.note(T1Issue::Kind::Note, field + ".RandomSeed", "not used: cutune draws random fills from its own fixed seed, the same for every configuration");
     }
     if (type == "Random") {
       // FillValue bounds the range, from 0: [0, v) for floats, [0, v] for integers.
