@@ -133,7 +133,7 @@ TEST_F(PhaseClockRun, PhasesAddUpToTheWallTimeAndEachResultKeepsItsTimes) {
   EXPECT_GE(report.benchmark_seconds, 0.14);
   EXPECT_GE(report.measure_seconds, report.verify_seconds + report.benchmark_seconds);
   EXPECT_GT(t.measure_s, 0.1);
-  EXPECT_LE(t.measure_s, report.measure_seconds + 1e-6);
+  EXPECT_LE(t.measure_s, report.measure_seconds + 1e-3);  // two clocks read on two threads: tens of us apart
   EXPECT_GE(t.startup_s, 0.28);
   EXPECT_GT(t.compile_cpu_s, 0.0);  // NVRTC compiled every configuration (no cache)
   EXPECT_GT(t.store_s, 0.0);
