@@ -6,7 +6,8 @@ import pytest
 import cutune
 from conftest import has_gpu
 
-pytestmark = pytest.mark.skipif(not has_gpu(), reason="no GPU on this machine (/dev/nvidia0 missing)")
+if not has_gpu():
+    pytest.skip("no GPU on this machine (/dev/nvidia0 missing)", allow_module_level=True)
 torch = pytest.importorskip("torch")
 
 TRANSPOSE = "1000x2048"   # not a multiple of the tiles: the edges count
