@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The side-by-side search bench: Kernel Tuner 1.5.0's strategies and cutune's replayed on recorded spaces (Kernel
-# Tuner caches), valid configurations only, the same seeds and budget; prints the table of bench/RESULTS.md.
+# Tuner caches), valid configurations only, the same seeds and budget; prints the table of bench/RESULTS.md. Caches in
+# one folder are taken for the same kernel on other GPUs: cutune's default is also replayed with them as its prior.
 #
 #   bench/search_vs_kernel_tuner.sh [options] CACHE.json.gz...
 #
@@ -28,7 +29,7 @@ while [[ $# -gt 0 ]]; do
     --out) out=$2; shift 2 ;;
     --venv) venv=$2; shift 2 ;;
     --results) results=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "search_vs_kernel_tuner.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) caches+=("$1"); shift ;;
   esac
@@ -49,6 +50,9 @@ fast=$("$venv/bin/python" -c "import sys; sys.path.insert(0, '$here'); import se
 print(','.join(x for x in s.KT_STRATEGIES if x not in '$slow'.split(',')))")
 
 "${driver[@]}" cutune "${caches[@]}" --tune "$tune" --out "$out/cutune.jsonl" --seeds "$seeds" --budget "$budget"
+# The default with the other caches of the same folder (the same kernel on other GPUs) as its prior.
+"${driver[@]}" cutune "${caches[@]}" --tune "$tune" --out "$out/cutune.jsonl" --seeds "$seeds" --budget "$budget" \
+  --prior-siblings
 for k in 2 4; do
   "${driver[@]}" cutune "${caches[@]}" --tune "$tune" --out "$out/cutune.jsonl" --seeds "$seeds" --budget "$budget" \
     --batch "$k" --strategies portfolio
