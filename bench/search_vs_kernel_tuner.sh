@@ -29,7 +29,7 @@ while [[ $# -gt 0 ]]; do
     --out) out=$2; shift 2 ;;
     --venv) venv=$2; shift 2 ;;
     --results) results=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "search_vs_kernel_tuner.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) caches+=("$1"); shift ;;
   esac
