@@ -2,7 +2,6 @@
 #include "batch_penalty.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace cutune::detail {
 
@@ -24,8 +23,7 @@ void PendingPenalty::add(const Forest& forest, const Features& features, std::si
     const std::int32_t* leaves = leaves_.data() + i * trees_;
     std::size_t shared = 0;
     for (std::size_t t = 0; t < trees_; ++t) shared += leaves[t] == scratch_[t];
-    static const double w = std::getenv("CUTUNE_PEN_W") ? std::atof(std::getenv("CUTUNE_PEN_W")) : 1.0;
-    factor_[i] *= 1.0 - w * static_cast<double>(shared) / static_cast<double>(trees_);
+    factor_[i] *= 1.0 - static_cast<double>(shared) / static_cast<double>(trees_);
   }
 }
 
