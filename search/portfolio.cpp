@@ -58,6 +58,7 @@ class PortfolioStrategy final : public SearchStrategy {
       if (!pick) pick = history_.random_unasked(rng_);
       take(*pick, out);
       rule_of_[*pick] = rule;
+      if (rule == kRefine) ++refining_;
       scored_.add_pending(model_, *pick);
     }
     return out;
@@ -70,6 +71,7 @@ class PortfolioStrategy final : public SearchStrategy {
     if (value < best_log_) best_log_ = value;
     const auto rule = static_cast<Rule>(rule_of_[index]);
     if (rule == kNone) return;
+    if (rule == kRefine) --refining_;
     // A rule earns what its proposal cut off the best time (in log time): a rule that keeps finding slightly better
     // configurations in a mediocre region earns less than one that jumps to a much better region.
     gains_[rule] = kDecay * gains_[rule] + gain;
@@ -96,8 +98,16 @@ class PortfolioStrategy final : public SearchStrategy {
 
   // Among the unasked one-parameter neighbours of the best few configurations (the best first), the one the model
   // predicts fastest: a greedy step that trusts the model locally, where it has data.
+  // With refinement proposals still pending (a batch, several GPUs), the next one starts at the next of those best
+  // configurations: k refinements in flight look around k different centres instead of piling onto the best's
+  // neighbourhood, where an improvement found by the first would make the others moot (bench/RESULTS.md, batches).
   std::optional<std::size_t> refine() {
-    for (std::uint32_t centre : fastest_told(history_, kRefineCentres)) {
+    std::vector<std::uint32_t> centres = fastest_told(history_, kRefineCentres);
+    if (!centres.empty()) {
+      const auto first = static_cast<std::ptrdiff_t>(refining_ % centres.size());
+      std::rotate(centres.begin(), centres.begin() + first, centres.end());
+    }
+    for (std::uint32_t centre : centres) {
       scratch_.clear();
       index_.hamming_neighbours(centre, scratch_);
       if (const auto pick = fastest_unasked(scratch_)) return pick;
@@ -165,6 +175,7 @@ class PortfolioStrategy final : public SearchStrategy {
   ScoredCandidates scored_;
   std::vector<std::uint32_t> ring_;    // two-parameter neighbourhood scratch
   std::vector<std::uint8_t> rule_of_;  // the rule that proposed each configuration; kNone: design, observed, random
+  std::size_t refining_ = 0;           // refinement proposals not yet told
   double best_log_ = std::numeric_limits<double>::infinity();  // log time of the best outcome so far
   std::array<double, kRules> gains_{};
   std::array<double, kRules> tries_{};
