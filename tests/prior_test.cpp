@@ -17,13 +17,8 @@
 #include "search/search_state.hpp"
 #include "valley_sample.hpp"
 
-namespace cutune {
+namespace cutune::test {
 namespace {
-
-using test::make_sample;
-using test::position_of;
-using test::run;
-using test::Sample;
 
 // Another GPU that ranks the valley's configurations as this one does (its times 1.3 times these; same failures).
 Prior agreeing_prior(const Sample& s) {
@@ -192,7 +187,7 @@ TEST(ReplayPrior, StartThenTheOtherGpusWinnersThenTheSearch) {
   EXPECT_NO_THROW(replay("portfolio", s.recorded, options));
 }
 
-class PriorCli : public test::TuneCommandTest {
+class PriorCli : public TuneCommandTest {
  protected:
   void SetUp() override {
     TuneCommandTest::SetUp();
@@ -235,4 +230,4 @@ TEST_F(PriorCli, AnotherKernelsCacheIsOneErrorLine) {
 }
 
 }  // namespace
-}  // namespace cutune
+}  // namespace cutune::test
