@@ -21,7 +21,8 @@ constexpr std::size_t kDesignPool = 48;        // random unasked configurations 
 // Spaces with at most 3000 unasked configurations score them all; larger ones 2000 random unasked configurations and
 // the neighbourhoods of the 10 best.
 constexpr ScoredCandidates::Sizes kSizes{3000, 2000, 10};
-constexpr std::size_t kRefineCentres = 4;      // the best configurations refinement looks around
+constexpr std::size_t kRefineCentres = 4;      // the best configurations refinement looks around ...
+constexpr std::size_t kPendingPerCentre = 2;   // ... and how many refinements in flight each one gets
 constexpr double kDecay = 0.9;                 // weight of a rule's older outcomes, per outcome of that rule
 constexpr double kMinShare = 0.15;             // no rule's share of proposals drops below this
 constexpr double kPriorGain = 0.03;            // a rule's gain per proposal before it has any (log time)
@@ -98,14 +99,15 @@ class PortfolioStrategy final : public SearchStrategy {
   }
 
   // Among the unasked one-parameter neighbours of the best few configurations (the best first), the one the model
-  // predicts fastest: a greedy step that trusts the model locally, where it has data. With refinements still pending
-  // (a batch, several GPUs), the next one starts at the next of those configurations, so that k refinements in flight
-  // look around k centres instead of piling onto the best's neighbourhood, where an improvement found by one makes
-  // the others moot (bench/RESULTS.md, issue 31: batch 4 on convolution A4000 took 101.5 evaluations instead of 77).
+  // predicts fastest: a greedy step that trusts the model locally, where it has data. With refinements in flight (a
+  // batch, several GPUs), every kPendingPerCentre of them move on to the next of those configurations, so that four
+  // in flight look around the best and the second best instead of piling onto the best's neighbourhood, where an
+  // improvement found by one makes the others moot (bench/RESULTS.md, issue 31: batch 4 on convolution A4000 took
+  // 101.5 evaluations where one at a time took 77, and 88.5 since; one per centre, 83, but 121 on gemm RTX 2080 Ti).
   std::optional<std::size_t> refine() {
     std::vector<std::uint32_t> centres = fastest_told(history_, kRefineCentres);
     if (!centres.empty()) {
-      const auto first = static_cast<std::ptrdiff_t>(refining_ % centres.size());
+      const auto first = static_cast<std::ptrdiff_t>((refining_ / kPendingPerCentre) % centres.size());
       std::rotate(centres.begin(), centres.begin() + first, centres.end());
     }
     for (std::uint32_t centre : centres) {

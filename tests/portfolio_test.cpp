@@ -61,7 +61,7 @@ TEST(Portfolio, FindsTheOptimumFarSoonerThanRandomSamplingInEveryBatchSize) {
 
 TEST(Portfolio, RefinementsInFlightLookAroundDifferentGoodConfigurations) {
   // After 40 outcomes, eight asked at once: refinement proposals spread over the neighbourhoods of the best few
-  // configurations found, instead of all being neighbours of the best, where one improvement makes the others moot.
+  // configurations found (two each), instead of all being neighbours of the best.
   const Sample s = make_sample();
   const auto& configs = s.recorded.space.configs();
   auto differ = [&configs](std::size_t a, std::size_t b) {
@@ -84,8 +84,8 @@ TEST(Portfolio, RefinementsInFlightLookAroundDifferentGoodConfigurations) {
       elsewhere += !near_best && near_runner_up;
     }
   }
-  // 26 of the 40 here; 9 when every refinement looked around the best.
-  EXPECT_GE(elsewhere, 18u) << "proposals next to a runner-up, not next to the best, in five batches of eight";
+  // 21 of the 40 here; 9 when every refinement looked around the best.
+  EXPECT_GE(elsewhere, 16u) << "proposals next to a runner-up, not next to the best, in five batches of eight";
 }
 
 TEST(Portfolio, BatchesCoverTheSpaceOnceAndMeetTheBudgetExactly) {
