@@ -5,7 +5,9 @@ Run by bench/search_vs_kernel_tuner.sh, which makes the virtual environment. Thr
 
   kt     replays Kernel Tuner strategies with tune_cache (simulation mode, valid configurations only) and appends one
          JSON line per (cache, strategy, seed) to --out; lines already there are skipped, so a run can be resumed.
-  cutune replays cutune strategies with `tune replay --valid-only --json --per-seed` and appends the same lines.
+  cutune replays cutune strategies with `tune replay --valid-only --json --per-seed` and appends the same lines;
+         with --prior-siblings, the default strategy instead, with the other caches given in the same folder (the same
+         kernel on other GPUs) as its prior (`tune replay --prior`), as strategy "portfolio + prior from GPU, ...".
   table  reads the lines and prints the Markdown table of median evaluations to 5% and 1% of the optimum.
 """
 import argparse
@@ -127,27 +129,47 @@ def cutune_names(args, path):
     return [r["strategy"] for r in json.loads(out)]
 
 
+def siblings(path, caches):
+    """The other caches of `caches` in the folder of `path`: the same kernel on other GPUs."""
+    folder = os.path.dirname(os.path.abspath(path))
+    return [c for c in caches if c != path and os.path.dirname(os.path.abspath(c)) == folder]
+
+
+def prior_label(strategy, others):
+    return f"{strategy} + prior from " + ", ".join(os.path.basename(cache_name(c)) for c in others)
+
+
 def run_cutune(args):
     done = done_keys(args.out)
     for path in args.caches:
         name = cache_name(path)
-        wanted = args.strategies.split(",") if args.strategies else cutune_names(args, path)
-        todo = [s for s in wanted if (name, "cutune", s, 1, args.batch) not in done]
+        prior = []
+        if args.prior_siblings:
+            others = siblings(path, args.caches)
+            if not others:
+                continue
+            wanted = [args.default]
+            prior = [a for c in others for a in ("--prior", c)]
+            label = prior_label(args.default, others)
+        else:
+            wanted = args.strategies.split(",") if args.strategies else cutune_names(args, path)
+            label = None
+        todo = [s for s in wanted if (name, "cutune", label or s, 1, args.batch) not in done]
         if not todo:
             continue
         start = time.time()
         out = subprocess.run([args.tune, "replay", "--cache", path, "--strategy", ",".join(todo), "--budget",
                               str(args.budget), "--seeds", str(args.seeds), "--batch", str(args.batch), "--valid-only",
-                              "--per-seed", "--json"], check=True, capture_output=True, text=True).stdout
+                              "--per-seed", "--json"] + prior, check=True, capture_output=True, text=True).stdout
         seconds = time.time() - start
         with open(args.out, "a") as f:
             for r in json.loads(out):
                 for s in r["per_seed"]:
-                    line = {"cache": name, "tool": "cutune", "strategy": r["strategy"], "seed": s["seed"],
+                    line = {"cache": name, "tool": "cutune", "strategy": label or r["strategy"], "seed": s["seed"],
                             "batch": args.batch, "budget": args.budget, "to5": s["evals_to_5pct"],
                             "to1": s["evals_to_1pct"], "seconds": round(seconds / len(todo) / len(r["per_seed"]), 3)}
                     f.write(json.dumps(line) + "\n")
-        print(f"{name}: cutune replay of {','.join(todo)}, batch {args.batch}, {seconds:.0f} s", flush=True)
+        print(f"{name}: cutune replay of {label or ','.join(todo)}, batch {args.batch}, {seconds:.0f} s", flush=True)
 
 
 def median(values):
@@ -194,17 +216,20 @@ def run_table(args):
                   f"{v['hit5']}/{v['seeds']} | {fmt(v['to1'], v['budget'])} | {v['hit1']}/{v['seeds']} | "
                   f"{v['seconds'] / v['seeds']:.2f} |")
     print()
-    print("| cache | cutune default (5% / 1%) | batch 2 | batch 4 | cutune's best other (5%) | "
-          "Kernel Tuner's best (5%) | Kernel Tuner bayes_opt (5%) |")
-    print("|---|---|---|---|---|---|---|")
+    print("| cache | cutune default (5% / 1%) | with a prior from other GPUs | batch 2 | batch 4 | "
+          "cutune's best other (5%) | Kernel Tuner's best (5%) | Kernel Tuner bayes_opt (5%) |")
+    print("|---|---|---|---|---|---|---|---|")
     for cache in caches:
         d = {b: s.get((cache, "cutune", default, b)) for b in (1, 2, 4)}
+        with_prior = [k for k in s if k[0] == cache and k[1] == "cutune" and k[3] == 1 and
+                      k[2].startswith(default + " + prior from ")]
 
         def cell(v):
             return f"{fmt(v['to5'], v['budget'])} / {fmt(v['to1'], v['budget'])}" if v else "—"
 
         def best(tool, exclude=()):
-            ks = [k for k in s if k[0] == cache and k[1] == tool and k[3] == 1 and k[2] not in exclude]
+            ks = [k for k in s if k[0] == cache and k[1] == tool and k[3] == 1 and k[2] not in exclude and
+                  " + prior from " not in k[2]]
             if not ks:
                 return "—"
             k = min(ks, key=lambda k: (s[k]["to5"], s[k]["to1"]))
@@ -213,7 +238,8 @@ def run_table(args):
 
         bo = s.get((cache, "kernel_tuner", "bayes_opt", 1))
         bo_cell = f"{fmt(bo['to5'], bo['budget'])} ({bo['seeds']} seeds)" if bo else "—"
-        print(f"| {cache} | {cell(d[1])} | {cell(d[2])} | {cell(d[4])} | {best('cutune', (default,))} | "
+        prior_cell = "; ".join(f"{cell(s[k])} ({k[2][len(default) + 3:]})" for k in sorted(with_prior)) or "—"
+        print(f"| {cache} | {cell(d[1])} | {prior_cell} | {cell(d[2])} | {cell(d[4])} | {best('cutune', (default,))} | "
               f"{best('kernel_tuner')} | {bo_cell} |")
 
 
@@ -230,6 +256,9 @@ def main():
         if cmd == "cutune":
             c.add_argument("--tune", required=True, help="the tune executable")
             c.add_argument("--batch", type=int, default=1)
+            c.add_argument("--prior-siblings", action="store_true",
+                           help="replay the default strategy with the other caches of the same folder as its prior")
+            c.add_argument("--default", default="portfolio", help="cutune's default strategy")
     t = sub.add_parser("table")
     t.add_argument("results", nargs="+")
     t.add_argument("--default", default="portfolio", help="cutune's default strategy, shown in bold")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The side-by-side search bench: Kernel Tuner 1.5.0's strategies and cutune's replayed on recorded spaces (Kernel
-# Tuner caches), valid configurations only, the same seeds and budget; prints the table of bench/RESULTS.md.
+# Tuner caches), valid configurations only, the same seeds and budget; prints the table of bench/RESULTS.md. Caches in
+# one folder are taken for the same kernel on other GPUs: cutune's default is also replayed with them as its prior.
 #
 #   bench/search_vs_kernel_tuner.sh [options] CACHE.json.gz...
 #
@@ -49,6 +50,9 @@ fast=$("$venv/bin/python" -c "import sys; sys.path.insert(0, '$here'); import se
 print(','.join(x for x in s.KT_STRATEGIES if x not in '$slow'.split(',')))")
 
 "${driver[@]}" cutune "${caches[@]}" --tune "$tune" --out "$out/cutune.jsonl" --seeds "$seeds" --budget "$budget"
+# The default with the other caches of the same folder (the same kernel on other GPUs) as its prior.
+"${driver[@]}" cutune "${caches[@]}" --tune "$tune" --out "$out/cutune.jsonl" --seeds "$seeds" --budget "$budget" \
+  --prior-siblings
 for k in 2 4; do
   "${driver[@]}" cutune "${caches[@]}" --tune "$tune" --out "$out/cutune.jsonl" --seeds "$seeds" --budget "$budget" \
     --batch "$k" --strategies portfolio

@@ -178,6 +178,7 @@ TuneOptions tune_options(const TuneArgs& args, const KernelSpec& spec, const Sha
   options.strategy = args.strategy;
   options.seed = args.seed;
   options.start = args.start;
+  options.prior = args.prior;
   options.budget = args.budget;
   options.time_budget_s = args.time_budget_s;
   options.compile_threads = args.jobs;

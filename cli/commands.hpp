@@ -36,6 +36,7 @@ struct TuneArgs {
   std::string strategy = std::string(kDefaultStrategy);
   std::uint64_t seed = 1;
   std::vector<std::string> start;  ///< configurations to evaluate first (--start)
+  bool prior = true;               ///< learn from other GPUs' results in the database (off: --no-prior)
   std::size_t budget = 0;        ///< most configurations per shape; 0: no limit
   double time_budget_s = 0.0;    ///< wall time per shape, seconds; 0: no limit
   unsigned jobs = 0;

@@ -99,6 +99,10 @@ int main(int argc, char** argv) {
   app.add_option("--start", tune.start,
                  "a configuration to evaluate first, e.g. one that won on another GPU (repeatable; after the spec's "
                  "own \"start\" list; skipped at shapes where it is not valid)");
+  app.add_flag("!--no-prior", tune.prior,
+               "ignore what the database holds of this kernel version and shape on other GPUs (by default, the two "
+               "fastest of each of up to three are evaluated first, after --start, and the default strategy's model "
+               "learns from their results)");
   app.add_option("--budget", tune.budget, "most configurations to evaluate per shape (0: no limit)")->capture_default_str();
   std::string time_budget;
   app.add_option("--time", time_budget, "wall-time budget per shape, e.g. 90, 90s, 5m, 1h (default: no limit)");

@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <unordered_map>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "cutune/error.hpp"
 #include "cutune/kt_cache.hpp"
+#include "cutune/prior.hpp"
 #include "cutune/replay.hpp"
 #include "cutune/report.hpp"
 #include "cutune/strategy.hpp"
@@ -25,8 +27,8 @@ struct ReplayArgs {
   bool json = false;
   bool valid_only = false;  ///< drop the configurations that failed, as Kernel Tuner's tune_cache does
   bool per_seed = false;    ///< with --json, each seed's evaluations to 5% and 1% as well
-  std::string start_from;   ///< another cache of the same kernel (another GPU): its fastest configurations go first
-  std::size_t start_top = 3;
+  std::vector<std::string> priors;  ///< other caches of the same kernel (other GPUs): the prior
+  std::size_t prior_first = kPriorFirst;
   std::string report;  ///< an HTML page of the convergence curves, besides the tables
 };
 
@@ -42,25 +44,36 @@ RecordedSpace recorded_space(const KtCache& cache, bool valid_only) {
   return recorded;
 }
 
-// The `top` fastest working configurations of `other` (the same kernel on another GPU) that are in `recorded`'s
-// space, fastest first, as indices into that space: a prior from what the other GPU already knows.
-std::vector<std::size_t> winners_of(const KtCache& other, const KtCache& cache, const RecordedSpace& recorded,
-                                    std::size_t top) {
+// Key of a configuration for matching records across caches.
+std::string config_key(const Config& c) {
+  std::string key;
+  for (const auto& v : c.values) key += v.str() + ",";
+  return key;
+}
+
+// What `other` (the same kernel on another GPU) recorded for the configurations of `recorded`'s space.
+SiblingTimes sibling_of(const std::string& path, const KtCache& cache, const RecordedSpace& recorded) {
+  const KtCache other = read_kt_cache(path);
   if (other.parameter_names() != cache.parameter_names()) {
-    throw InputError("--start-from: the cache's parameters differ from --cache's (not the same kernel)");
+    throw InputError("--prior " + path + ": its parameters differ from --cache's (not the same kernel)");
   }
-  std::vector<const KtRecord*> working;
-  for (const auto& r : other.records)
-    if (r.time_ms) working.push_back(&r);
-  std::sort(working.begin(), working.end(), [](const KtRecord* a, const KtRecord* b) { return *a->time_ms < *b->time_ms; });
-  std::vector<std::size_t> out;
+  std::unordered_map<std::string, std::size_t> index_of;
   const auto& configs = recorded.space.configs();
-  for (const KtRecord* r : working) {
-    if (out.size() == top) break;
-    const auto it = std::find(configs.begin(), configs.end(), r->config);
-    if (it != configs.end()) out.push_back(static_cast<std::size_t>(it - configs.begin()));
+  for (std::size_t i = 0; i < configs.size(); ++i) index_of.emplace(config_key(configs[i]), i);
+  SiblingTimes sibling{other.device_name.empty() ? path : other.device_name, {}};
+  for (const auto& r : other.records) {
+    const auto it = index_of.find(config_key(r.config));
+    if (it != index_of.end()) sibling.times.emplace_back(it->second, r.time_ms);
   }
-  return out;
+  return sibling;
+}
+
+// ", prior from A, B (2 fastest of each first)" for the header line; empty without a prior.
+std::string prior_note(const Prior& prior, std::size_t first) {
+  if (prior.empty()) return {};
+  std::string names;
+  for (const auto& s : prior.siblings) names += (names.empty() ? "" : ", ") + s.name;
+  return ", prior from " + names + " (" + (first ? std::to_string(first) + " fastest of each first" : "model only") + ")";
 }
 
 std::string fixed(double v, int digits) {
@@ -138,7 +151,8 @@ int run_replay(const ReplayArgs& args) {
   options.budgets = doubling_budgets(args.budget);
   options.seeds = args.seeds;
   options.batch = batch;
-  if (!args.start_from.empty()) options.start = winners_of(read_kt_cache(args.start_from), cache, recorded, args.start_top);
+  for (const auto& path : args.priors) options.prior.siblings.push_back(sibling_of(path, cache, recorded));
+  options.prior_first = args.prior_first;
 
   if (!args.json) {
     std::cout << "replay of " << (cache.kernel_name.empty() ? "a kernel" : cache.kernel_name) << " on "
@@ -146,6 +160,7 @@ int run_replay(const ReplayArgs& args) {
               << recorded.space.size() << " configurations, " << recorded.failed() << " failed, optimum "
               << recorded.optimum_ms() << " ms, " << args.seeds << " seeds"
               << (batch > 1 ? ", " + std::to_string(batch) + " evaluations pending at once" : std::string())
+              << prior_note(options.prior, options.prior_first)
               << (cache.truncated ? " (the cache file was cut off; read up to its last whole record)" : "") << "\n\n";
   }
   std::vector<ReplayResult> results;
@@ -219,10 +234,13 @@ void add_replay_command(CLI::App& app, Subcommands& out) {
                 "replay on the configurations that worked only, as Kernel Tuner's tune_cache does (failed ones are "
                 "left out of the space instead of costing an evaluation)");
   cmd->add_flag("--per-seed", args->per_seed, "with --json, add each seed's evaluations to within 5% and 1%");
-  cmd->add_option("--start-from", args->start_from,
-                  "another cache of the same kernel (e.g. another GPU): every run evaluates its fastest configurations "
-                  "first, as `tune --start` would");
-  cmd->add_option("--start-top", args->start_top, "how many of --start-from's fastest configurations")
+  cmd->add_option("--prior", args->priors,
+                  "another cache of the same kernel (another GPU; repeatable): every run evaluates its fastest "
+                  "configurations first and the default strategy's model learns from all of it, as `tune` does with "
+                  "other GPUs' results in the database");
+  cmd->add_option("--prior-first", args->prior_first,
+                  "how many of each --prior's fastest configurations are evaluated first (0: none, the model's prior "
+                  "only)")
       ->capture_default_str();
   cmd->add_option("--report", args->report, "also write an HTML page of the strategies' convergence curves");
   out.push_back({cmd, [args] { return run_replay(*args); }});

@@ -5,20 +5,20 @@
 
 namespace cutune::detail {
 
-void PendingPenalty::reset(const Forest& forest, const SpaceIndex& index, std::span<const std::uint32_t> candidates) {
+void PendingPenalty::reset(const Forest& forest, const Features& features, std::span<const std::uint32_t> candidates) {
   trees_ = forest.trees();
   leaves_.clear();
   leaves_.reserve(candidates.size() * trees_);
-  for (std::uint32_t c : candidates) forest.leaves(index.code(c), leaves_);
+  for (std::uint32_t c : candidates) forest.leaves(features.row(c), leaves_);
   factor_.assign(candidates.size(), 1.0);
 }
 
 void PendingPenalty::clear() { std::fill(factor_.begin(), factor_.end(), 1.0); }
 
-void PendingPenalty::add(const Forest& forest, const SpaceIndex& index, std::size_t config) {
+void PendingPenalty::add(const Forest& forest, const Features& features, std::size_t config) {
   if (trees_ == 0) return;
   scratch_.clear();
-  forest.leaves(index.code(config), scratch_);
+  forest.leaves(features.row(config), scratch_);
   for (std::size_t i = 0; i < factor_.size(); ++i) {
     const std::int32_t* leaves = leaves_.data() + i * trees_;
     std::size_t shared = 0;

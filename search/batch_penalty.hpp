@@ -18,11 +18,11 @@ namespace cutune::detail {
 class PendingPenalty {
  public:
   /// Takes the candidates' leaves in `forest` and sets every factor to 1.
-  void reset(const Forest& forest, const SpaceIndex& index, std::span<const std::uint32_t> candidates);
+  void reset(const Forest& forest, const Features& features, std::span<const std::uint32_t> candidates);
   /// Sets every factor back to 1, keeping the candidates.
   void clear();
   /// Discounts every candidate by its likeness to `config`, a configuration now being evaluated.
-  void add(const Forest& forest, const SpaceIndex& index, std::size_t config);
+  void add(const Forest& forest, const Features& features, std::size_t config);
   /// The factor of the candidate at position `i` of the set given to reset().
   double factor(std::size_t i) const { return factor_[i]; }
   /// The leaf of candidate `i` in tree `t`.

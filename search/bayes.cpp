@@ -27,7 +27,7 @@ class BayesStrategy final : public SearchStrategy {
       return out;
     }
     if (model_.stale(history_)) {
-      model_.fit(index_, history_, rng_);
+      model_.fit(history_, rng_);
       scored_.rank(model_, index_, history_, rng_, kSizes);
     }
     // Between fits the scores of the last one are followed; a candidate set used up is redone with fresh candidates.
@@ -35,7 +35,7 @@ class BayesStrategy final : public SearchStrategy {
     // batch, or configurations still being measured), a Thompson sample: the best candidate of one tree drawn at
     // random, so that the batch spreads over what different trees find promising instead of piling onto the spot
     // the ensemble likes best (bench/RESULTS.md, batched search, compares it with the plain ranking).
-    scored_.discount_pending(model_, index_, history_);
+    scored_.discount_pending(model_, history_);
     for (int round = 0; round < 2 && out.size() < n; ++round) {
       if (round == 1) scored_.rank(model_, index_, history_, rng_, kSizes);
       while (out.size() < n) {
@@ -43,7 +43,7 @@ class BayesStrategy final : public SearchStrategy {
         const auto pick = sample ? thompson_candidate() : scored_.best(history_);
         if (!pick) break;
         take(scored_.config(*pick), out);
-        scored_.add_pending(model_, index_, scored_.config(*pick));
+        scored_.add_pending(model_, scored_.config(*pick));
       }
     }
     fill_random(n, out);
@@ -72,7 +72,7 @@ class BayesStrategy final : public SearchStrategy {
     return best;
   }
 
-  Surrogate model_;
+  Surrogate model_{index_};
   ScoredCandidates scored_;
 };
 

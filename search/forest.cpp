@@ -6,9 +6,9 @@
 
 namespace cutune::detail {
 
-void Forest::fit(const SpaceIndex& index, std::span<const std::uint32_t> rows, std::span<const double> y, Rng& rng,
+void Forest::fit(const Features& features, std::span<const std::uint32_t> rows, std::span<const double> y, Rng& rng,
                  const Options& options) {
-  index_ = &index;
+  features_ = features;
   nodes_.clear();
   roots_.clear();
   for (std::size_t t = 0; t < options.trees; ++t) {
@@ -29,7 +29,7 @@ std::int32_t Forest::build(std::size_t begin, std::size_t end, Rng& rng, const O
 
   // Extra-Trees: draw a random threshold for several random parameters and keep the split that explains most
   // variance; parameters constant within the node cannot split and are skipped.
-  const std::size_t d = index_->dimensions();
+  const std::size_t d = features_.width;
   const std::size_t tries = options.split_tries ? options.split_tries : d;
   double best_score = 0.0;
   std::uint16_t best_feature = 0, best_threshold = 0;
@@ -38,7 +38,7 @@ std::int32_t Forest::build(std::size_t begin, std::size_t end, Rng& rng, const O
     const std::size_t p = rng.below(d);
     std::uint16_t lo = 0xffff, hi = 0;
     for (std::size_t i = begin; i < end; ++i) {
-      const std::uint16_t l = index_->code(rows_[i])[p];
+      const std::uint16_t l = features_.row(rows_[i])[p];
       lo = std::min(lo, l);
       hi = std::max(hi, l);
     }
@@ -47,7 +47,7 @@ std::int32_t Forest::build(std::size_t begin, std::size_t end, Rng& rng, const O
     double left_sum = 0.0;
     std::size_t left_n = 0;
     for (std::size_t i = begin; i < end; ++i) {
-      if (index_->code(rows_[i])[p] <= t) left_sum += y_[i], ++left_n;
+      if (features_.row(rows_[i])[p] <= t) left_sum += y_[i], ++left_n;
     }
     const double right_sum = sum - left_sum;
     const std::size_t right_n = n - left_n;
@@ -65,7 +65,7 @@ std::int32_t Forest::build(std::size_t begin, std::size_t end, Rng& rng, const O
 
   std::size_t mid = begin;
   for (std::size_t i = begin; i < end; ++i) {
-    if (index_->code(rows_[i])[best_feature] <= best_threshold) {
+    if (features_.row(rows_[i])[best_feature] <= best_threshold) {
       std::swap(rows_[i], rows_[mid]);
       std::swap(y_[i], y_[mid]);
       ++mid;

@@ -9,6 +9,17 @@
 
 namespace cutune::detail {
 
+/// Per configuration, the ordered features the trees split on: a space's level codes (SpaceIndex::codes()), with any
+/// columns a prior adds after them (prior_features.hpp).
+struct Features {
+  const std::uint16_t* data = nullptr;
+  std::size_t width = 0;
+  std::span<const std::uint16_t> row(std::size_t config) const { return {data + config * width, width}; }
+};
+
+/// A space's level codes as features; `index` must outlive them.
+inline Features level_codes(const SpaceIndex& index) { return {index.codes().data(), index.dimensions()}; }
+
 /// Trees split on "level of parameter p <= t", which suits spaces whose parameters are ordered but far from
 /// continuous; the spread of the trees' predictions stands in for the model's uncertainty.
 class Forest {
@@ -19,8 +30,8 @@ class Forest {
     std::size_t split_tries = 0;   ///< random splits compared per node; 0: one per parameter
   };
 
-  /// Fits to `rows` (indices of configurations in `index`) with targets `y`.
-  void fit(const SpaceIndex& index, std::span<const std::uint32_t> rows, std::span<const double> y, Rng& rng,
+  /// Fits to `rows` (configurations, whose features are rows of `features`) with targets `y`.
+  void fit(const Features& features, std::span<const std::uint32_t> rows, std::span<const double> y, Rng& rng,
            const Options& options);
   /// The trees' mean and standard deviation at a configuration.
   void predict(std::span<const std::uint16_t> code, double& mean, double& stddev) const;
@@ -46,7 +57,7 @@ class Forest {
   std::vector<Node> nodes_;
   std::vector<std::int32_t> roots_;
   // Fitting scratch: the rows under construction and their targets, kept to avoid reallocating per tree.
-  const SpaceIndex* index_ = nullptr;
+  Features features_;
   std::vector<std::uint32_t> rows_;
   std::vector<double> y_;
 };

@@ -2,12 +2,14 @@
 // even initial design, each proposal comes from a rule drawn in proportion to how much its recent proposals cut the
 // best time: the model's expected improvement over the space (exploration), or the model's best guess among the one-
 // and then two-parameter neighbours of the best configurations found (refinement around the incumbent). A rule that
-// stops paying loses its share to the other; neither is ever starved.
+// stops paying loses its share to the other; neither is ever starved. Given what other GPUs measured (a prior), the
+// initial design is drawn from what they found fastest and the model also splits on their ranking.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
 
+#include "prior_features.hpp"
 #include "search_state.hpp"
 #include "surrogate.hpp"
 
@@ -19,17 +21,24 @@ constexpr std::size_t kDesignPool = 48;        // random unasked configurations 
 // Spaces with at most 3000 unasked configurations score them all; larger ones 2000 random unasked configurations and
 // the neighbourhoods of the 10 best.
 constexpr ScoredCandidates::Sizes kSizes{3000, 2000, 10};
-constexpr std::size_t kRefineCentres = 4;      // the best configurations refinement looks around
+constexpr std::size_t kRefineCentres = 4;      // the best configurations refinement looks around ...
+constexpr std::size_t kPendingPerCentre = 2;   // ... and how many refinements in flight each one gets
 constexpr double kDecay = 0.9;                 // weight of a rule's older outcomes, per outcome of that rule
 constexpr double kMinShare = 0.15;             // no rule's share of proposals drops below this
 constexpr double kPriorGain = 0.03;            // a rule's gain per proposal before it has any (log time)
+constexpr std::uint16_t kFavouriteShare = 8;   // with a prior, the design draws from other GPUs' fastest eighth ...
+constexpr std::size_t kFavouriteTries = 16;    // ... in this many draws, else from the whole space
 
 enum Rule : std::uint8_t { kExplore = 0, kRefine = 1, kRules = 2, kNone = 0xff };
 
 class PortfolioStrategy final : public SearchStrategy {
  public:
-  PortfolioStrategy(const Space& space, std::uint64_t seed)
-      : SearchStrategy(space, seed), rule_of_(index_.size(), kNone) {}
+  PortfolioStrategy(const Space& space, std::uint64_t seed, const Prior& prior)
+      : SearchStrategy(space, seed), rule_of_(index_.size(), kNone) {
+    const auto columns = prior_columns(index_, prior, seed);
+    model_.add_columns(index_, columns);
+    favourites_ = prior_favourites(index_, columns, kPriorLevels / kFavouriteShare);
+  }
 
   std::vector<std::size_t> ask(std::size_t n) override {
     std::vector<std::size_t> out;
@@ -40,10 +49,10 @@ class PortfolioStrategy final : public SearchStrategy {
         continue;
       }
       if (model_.stale(history_)) {
-        model_.fit(index_, history_, rng_);
+        model_.fit(history_, rng_);
         scored_.rank(model_, index_, history_, rng_, kSizes);
       }
-      if (out.empty()) scored_.discount_pending(model_, index_, history_);
+      if (out.empty()) scored_.discount_pending(model_, history_);
       Rule rule = draw_rule();
       std::optional<std::size_t> pick = propose(rule);
       if (!pick) rule = rule == kExplore ? kRefine : kExplore, pick = propose(rule);
@@ -51,7 +60,8 @@ class PortfolioStrategy final : public SearchStrategy {
       if (!pick) pick = history_.random_unasked(rng_);
       take(*pick, out);
       rule_of_[*pick] = rule;
-      scored_.add_pending(model_, index_, *pick);
+      if (rule == kRefine) ++refining_;
+      scored_.add_pending(model_, *pick);
     }
     return out;
   }
@@ -63,6 +73,7 @@ class PortfolioStrategy final : public SearchStrategy {
     if (value < best_log_) best_log_ = value;
     const auto rule = static_cast<Rule>(rule_of_[index]);
     if (rule == kNone) return;
+    if (rule == kRefine) --refining_;
     // A rule earns what its proposal cut off the best time (in log time): a rule that keeps finding slightly better
     // configurations in a mediocre region earns less than one that jumps to a much better region.
     gains_[rule] = kDecay * gains_[rule] + gain;
@@ -88,9 +99,18 @@ class PortfolioStrategy final : public SearchStrategy {
   }
 
   // Among the unasked one-parameter neighbours of the best few configurations (the best first), the one the model
-  // predicts fastest: a greedy step that trusts the model locally, where it has data.
+  // predicts fastest: a greedy step that trusts the model locally, where it has data. With refinements in flight (a
+  // batch, several GPUs), every kPendingPerCentre of them move on to the next of those configurations, so that four
+  // in flight look around the best and the second best instead of piling onto the best's neighbourhood, where an
+  // improvement found by one makes the others moot (bench/RESULTS.md, issue 31: batch 4 on convolution A4000 took
+  // 101.5 evaluations where one at a time took 77, and 88.5 since; one per centre, 83, but 121 on gemm RTX 2080 Ti).
   std::optional<std::size_t> refine() {
-    for (std::uint32_t centre : fastest_told(history_, kRefineCentres)) {
+    std::vector<std::uint32_t> centres = fastest_told(history_, kRefineCentres);
+    if (!centres.empty()) {
+      const auto first = static_cast<std::ptrdiff_t>((refining_ / kPendingPerCentre) % centres.size());
+      std::rotate(centres.begin(), centres.begin() + first, centres.end());
+    }
+    for (std::uint32_t centre : centres) {
       scratch_.clear();
       index_.hamming_neighbours(centre, scratch_);
       if (const auto pick = fastest_unasked(scratch_)) return pick;
@@ -110,7 +130,7 @@ class PortfolioStrategy final : public SearchStrategy {
     for (std::uint32_t c : among) {
       if (history_.asked(c)) continue;
       double mean = 0.0, stddev = 0.0;
-      model_.forest().predict(index_.code(c), mean, stddev);
+      model_.predict(c, mean, stddev);
       if (!best || mean < best_mean || (mean == best_mean && c < *best)) best = c, best_mean = mean;
     }
     return best;
@@ -123,13 +143,25 @@ class PortfolioStrategy final : public SearchStrategy {
     std::optional<std::size_t> best;
     double best_distance = -1.0;
     for (std::size_t k = 0; k < kDesignPool; ++k) {
-      const std::size_t c = *history_.random_unasked(rng_);
+      const std::size_t c = design_candidate();
       double nearest = std::numeric_limits<double>::infinity();
       for (std::uint32_t a : history_.told_order()) nearest = std::min(nearest, distance(c, a));
       for (std::uint32_t a : history_.pending()) nearest = std::min(nearest, distance(c, a));
       if (nearest > best_distance) best = c, best_distance = nearest;
     }
     return *best;
+  }
+
+  // A random unasked configuration for the initial design; with a prior, one that another GPU ranks among its fastest
+  // (favourites_), while some are left: the first outcomes then cover the region where other GPUs found their best,
+  // where this GPU's optimum lay for 9 of the 10 pairs of recorded GPUs (bench/RESULTS.md), and the model learns
+  // early how far the other GPUs' ranking holds here.
+  std::size_t design_candidate() {
+    for (std::size_t tries = 0; tries < kFavouriteTries && !favourites_.empty(); ++tries) {
+      const std::uint32_t c = favourites_[rng_.below(favourites_.size())];
+      if (!history_.asked(c)) return c;
+    }
+    return *history_.random_unasked(rng_);
   }
 
   double distance(std::size_t a, std::size_t b) const {
@@ -141,10 +173,12 @@ class PortfolioStrategy final : public SearchStrategy {
     return d;
   }
 
-  Surrogate model_;
+  Surrogate model_{index_};
+  std::vector<std::uint32_t> favourites_;  // with a prior: what other GPUs rank among their fastest eighth
   ScoredCandidates scored_;
   std::vector<std::uint32_t> ring_;    // two-parameter neighbourhood scratch
   std::vector<std::uint8_t> rule_of_;  // the rule that proposed each configuration; kNone: design, observed, random
+  std::size_t refining_ = 0;           // refinement proposals not yet told
   double best_log_ = std::numeric_limits<double>::infinity();  // log time of the best outcome so far
   std::array<double, kRules> gains_{};
   std::array<double, kRules> tries_{};
@@ -152,8 +186,8 @@ class PortfolioStrategy final : public SearchStrategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_portfolio_strategy(const Space& space, std::uint64_t seed) {
-  return std::make_unique<PortfolioStrategy>(space, seed);
+std::unique_ptr<Strategy> make_portfolio_strategy(const Space& space, std::uint64_t seed, const Prior& prior) {
+  return std::make_unique<PortfolioStrategy>(space, seed, prior);
 }
 
 }  // namespace cutune::detail

@@ -47,13 +47,14 @@ std::vector<std::size_t> ask_batch(Strategy& strategy, std::size_t want) {
 }
 
 SeedRun run_seed(std::string_view strategy_name, const RecordedSpace& recorded, const std::vector<std::size_t>& budgets,
-                 double optimum, std::uint64_t seed, std::size_t batch, const std::vector<std::size_t>& start) {
+                 double optimum, std::uint64_t seed, std::size_t batch, const std::vector<std::size_t>& start,
+                 const Prior& prior) {
   const std::size_t largest = budgets.back();
   SeedRun run;
   run.evals_to_5pct = run.evals_to_1pct = static_cast<double>(largest + 1);
   double best = kInfinity;
   std::size_t evals = 0, next_budget = 0;
-  for (std::size_t index : replay_order(strategy_name, recorded, largest, batch, seed, start)) {
+  for (std::size_t index : replay_order(strategy_name, recorded, largest, batch, seed, start, prior)) {
     const auto& time = recorded.times_ms[index];
     ++evals;
     if (time && *time < best) best = *time;
@@ -77,12 +78,13 @@ std::vector<double> sorted_times(const RecordedSpace& recorded) {
 }  // namespace
 
 std::vector<std::size_t> replay_order(std::string_view strategy_name, const RecordedSpace& recorded, std::size_t budget,
-                                      std::size_t batch, std::uint64_t seed, const std::vector<std::size_t>& start) {
+                                      std::size_t batch, std::uint64_t seed, const std::vector<std::size_t>& start,
+                                      const Prior& prior) {
   if (batch == 0) throw InputError("replay needs a batch of at least one configuration");
   if (recorded.times_ms.size() != recorded.space.size()) recorded.optimum_ms();  // throws for the mismatch
   for (std::size_t i : start)
     if (i >= recorded.space.size()) throw InputError("start configuration " + std::to_string(i) + " is outside the space");
-  auto strategy = start_first(make_strategy(strategy_name, recorded.space, seed), start);
+  auto strategy = start_first(make_strategy(strategy_name, recorded.space, seed, prior), start);
   detail::Rng tell_order(seed ^ kTellOrderStream);
   std::vector<std::size_t> told;
   while (told.size() < budget) {
@@ -152,6 +154,7 @@ ReplayResult replay(std::string_view strategy, const RecordedSpace& recorded, co
   if (options.batch == 0) throw InputError("replay needs a batch of at least one configuration");
   const double optimum = recorded.optimum_ms();
   make_strategy(strategy, recorded.space, options.first_seed);  // an unknown name fails here, not in a thread
+  const std::vector<std::size_t> start = with_prior_first(options.start, options.prior, options.prior_first);
 
   std::vector<SeedRun> runs(options.seeds);
   std::atomic<std::size_t> next{0};
@@ -160,7 +163,8 @@ ReplayResult replay(std::string_view strategy, const RecordedSpace& recorded, co
   auto worker = [&] {
     for (std::size_t s; (s = next++) < options.seeds && !failed;) {
       try {
-        runs[s] = run_seed(strategy, recorded, budgets, optimum, options.first_seed + s, options.batch, options.start);
+        runs[s] = run_seed(strategy, recorded, budgets, optimum, options.first_seed + s, options.batch, start,
+                           options.prior);
       } catch (...) {
         if (!failed.exchange(true)) error = std::current_exception();
       }

@@ -48,6 +48,8 @@ class SpaceIndex {
   std::span<const std::uint16_t> code(std::size_t config) const {
     return {codes_.data() + config * dimensions(), dimensions()};
   }
+  /// Every configuration's code, row after row (size() rows of dimensions() levels).
+  const std::vector<std::uint16_t>& codes() const { return codes_; }
   /// The configuration with this code, or nullopt when the code is not a valid configuration.
   std::optional<std::size_t> find(std::span<const std::uint16_t> code) const;
   /// Appends the configurations that differ from `config` in exactly one parameter.
@@ -154,6 +156,6 @@ std::unique_ptr<Strategy> make_annealing_strategy(const Space& space, std::uint6
 std::unique_ptr<Strategy> make_genetic_strategy(const Space& space, std::uint64_t seed);
 std::unique_ptr<Strategy> make_local_search_strategy(const Space& space, std::uint64_t seed);
 std::unique_ptr<Strategy> make_bayes_strategy(const Space& space, std::uint64_t seed);
-std::unique_ptr<Strategy> make_portfolio_strategy(const Space& space, std::uint64_t seed);
+std::unique_ptr<Strategy> make_portfolio_strategy(const Space& space, std::uint64_t seed, const Prior& prior);
 
 }  // namespace cutune::detail

@@ -28,13 +28,17 @@ std::vector<std::string> strategy_names() {
 }
 
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& space, std::uint64_t seed) {
+  return make_strategy(name, space, seed, Prior{});
+}
+
+std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& space, std::uint64_t seed, const Prior& prior) {
   if (name == "exhaustive") return std::make_unique<ExhaustiveStrategy>(space.size());
   if (name == "random") return detail::make_random_strategy(space, seed);
   if (name == "annealing") return detail::make_annealing_strategy(space, seed);
   if (name == "genetic") return detail::make_genetic_strategy(space, seed);
   if (name == "local_search") return detail::make_local_search_strategy(space, seed);
   if (name == "bayes") return detail::make_bayes_strategy(space, seed);
-  if (name == "portfolio") return detail::make_portfolio_strategy(space, seed);
+  if (name == "portfolio") return detail::make_portfolio_strategy(space, seed, prior);
   std::string known;
   for (const auto& n : strategy_names()) known += (known.empty() ? "" : ", ") + n;
   throw InputError("unknown strategy '" + std::string(name) + "' (known: " + known + ")");

@@ -27,7 +27,20 @@ bool Surrogate::stale(const History& history) const {
   return told != fitted_ && (fitted_ == 0 || told >= fitted_ + std::max<std::size_t>(1, fitted_ / kRefitShare));
 }
 
-void Surrogate::fit(const SpaceIndex& index, const History& history, Rng& rng) {
+void Surrogate::add_columns(const SpaceIndex& index, const std::vector<std::uint16_t>& columns) {
+  const std::size_t d = index.dimensions();
+  if (columns.empty()) return;
+  const std::size_t k = columns.size() / index.size(), width = d + k;
+  with_prior_.resize(index.size() * width);
+  for (std::size_t c = 0; c < index.size(); ++c) {
+    const auto code = index.code(c);
+    std::copy(code.begin(), code.end(), with_prior_.begin() + static_cast<std::ptrdiff_t>(c * width));
+    std::copy_n(columns.begin() + static_cast<std::ptrdiff_t>(c * k), k, with_prior_.begin() + static_cast<std::ptrdiff_t>(c * width + d));
+  }
+  features_ = Features{with_prior_.data(), width};
+}
+
+void Surrogate::fit(const History& history, Rng& rng) {
   const auto& told = history.told_order();
   y_.clear();
   for (std::uint32_t i : told) y_.push_back(log_time(history.value(i)));
@@ -41,7 +54,7 @@ void Surrogate::fit(const SpaceIndex& index, const History& history, Rng& rng) {
       if (std::isfinite(v)) cap = std::max(cap, v);
   }
   for (double& v : y_) v = std::min(v, cap);
-  forest_.fit(index, told, y_, rng, Forest::Options{});
+  forest_.fit(features_, told, y_, rng, Forest::Options{});
   fitted_ = told.size();
 }
 
@@ -80,11 +93,11 @@ void ScoredCandidates::rank(const Surrogate& model, const SpaceIndex& index, con
   improvement_.clear();
   for (std::uint32_t c : candidates_) {
     double mean = 0.0, stddev = 0.0;
-    model.forest().predict(index.code(c), mean, stddev);
+    model.predict(c, mean, stddev);
     improvement_.push_back(expected_improvement(best, mean, stddev));
   }
-  penalty_.reset(model.forest(), index, candidates_);
-  discount_pending(model, index, history);
+  penalty_.reset(model.forest(), model.features(), candidates_);
+  discount_pending(model, history);
 }
 
 std::optional<std::size_t> ScoredCandidates::best(const History& history) const {
@@ -99,9 +112,9 @@ std::optional<std::size_t> ScoredCandidates::best(const History& history) const 
   return best;
 }
 
-void ScoredCandidates::discount_pending(const Surrogate& model, const SpaceIndex& index, const History& history) {
+void ScoredCandidates::discount_pending(const Surrogate& model, const History& history) {
   penalty_.clear();
-  for (std::uint32_t p : history.pending()) penalty_.add(model.forest(), index, p);
+  for (std::uint32_t p : history.pending()) penalty_.add(model.forest(), model.features(), p);
 }
 
 }  // namespace cutune::detail

@@ -21,15 +21,29 @@ double expected_improvement(double best, double mean, double stddev);
 /// bad the bad ones are (bench/RESULTS.md, search strategies).
 class Surrogate {
  public:
+  /// A model over `index`'s level codes; `index` must outlive it.
+  explicit Surrogate(const SpaceIndex& index) : features_(level_codes(index)) {}
+  Surrogate(const Surrogate&) = delete;
+  Surrogate& operator=(const Surrogate&) = delete;
+  /// Lets the trees split on what other GPUs measured as well (`columns` from prior_columns(); empty: nothing
+  /// changes). Before the first fit.
+  void add_columns(const SpaceIndex& index, const std::vector<std::uint16_t>& columns);
+
   /// Whether outcomes grew enough since the last fit to refit: every outcome up to 100, then after a 1/50 growth,
   /// which keeps a run over a whole large space cheap next to the GPU time it stands for.
   bool stale(const History& history) const;
-  void fit(const SpaceIndex& index, const History& history, Rng& rng);
+  void fit(const History& history, Rng& rng);
   const Forest& forest() const { return forest_; }
+  /// What the trees split on, per configuration.
+  const Features& features() const { return features_; }
+  /// The trees' mean and spread at a configuration.
+  void predict(std::size_t config, double& mean, double& stddev) const { forest_.predict(features_.row(config), mean, stddev); }
   /// Outcomes the model was last fitted to; 0 before the first fit.
   std::size_t fitted() const { return fitted_; }
 
  private:
+  Features features_;
+  std::vector<std::uint16_t> with_prior_;  // level codes and prior columns, when a prior was added
   Forest forest_;
   std::vector<double> y_;
   std::size_t fitted_ = 0;
@@ -54,11 +68,9 @@ class ScoredCandidates {
   /// Draws a fresh set and scores it under `model`; the discount covers what is pending in `history`.
   void rank(const Surrogate& model, const SpaceIndex& index, const History& history, Rng& rng, const Sizes& sizes);
   /// Recomputes the discount from what is pending in `history` now.
-  void discount_pending(const Surrogate& model, const SpaceIndex& index, const History& history);
+  void discount_pending(const Surrogate& model, const History& history);
   /// Discounts every candidate by its likeness to `config`, just proposed.
-  void add_pending(const Surrogate& model, const SpaceIndex& index, std::size_t config) {
-    penalty_.add(model.forest(), index, config);
-  }
+  void add_pending(const Surrogate& model, std::size_t config) { penalty_.add(model.forest(), model.features(), config); }
 
   /// The position of the unasked candidate with the highest score (ties: the lowest configuration index), or nullopt
   /// when every candidate was asked.

@@ -11,58 +11,15 @@
 #include "cutune/error.hpp"
 #include "cutune/replay.hpp"
 #include "cutune/strategy.hpp"
+#include "valley_sample.hpp"
 
 namespace cutune {
 namespace {
 
-// Four parameters (8 × 8 × 4 × 3 values) with a constraint (A + B <= 10: 54 × 12 = 648 of 768 points), a narrow
-// valley whose floor is the unique optimum (A=5, B=3, C=2, D=1), and failures where A = 7 and B >= 2.
-struct Sample {
-  RecordedSpace recorded;
-  std::size_t optimum = 0;
-};
-
-Sample make_sample() {
-  std::vector<std::vector<Value>> values(4);
-  for (int a = 0; a < 8; ++a) values[0].push_back(a), values[1].push_back(a);
-  for (int c = 0; c < 4; ++c) values[2].push_back(c);
-  for (int d = 0; d < 3; ++d) values[3].push_back(d);
-  std::vector<Config> configs;
-  Sample s;
-  double best = INFINITY;
-  for (int a = 0; a < 8; ++a)
-    for (int b = 0; b < 8; ++b)
-      for (int c = 0; c < 4; ++c)
-        for (int d = 0; d < 3; ++d) {
-          if (a + b > 10) continue;
-          configs.push_back(Config{{a, b, c, d}});
-          if (a == 7 && b >= 2) {
-            s.recorded.times_ms.push_back(std::nullopt);
-            continue;
-          }
-          const double t = 1.0 + 0.2 * std::abs(a - 5) + 0.3 * (b - 3) * (b - 3) + 0.1 * std::abs(c - 2) + 0.05 * (d != 1) +
-                           0.02 * ((a + c) % 3);
-          if (t < best) best = t, s.optimum = configs.size() - 1;
-          s.recorded.times_ms.push_back(t);
-        }
-  s.recorded.space = Space::from_configs(values, configs);
-  return s;
-}
-
-// Asks `batch` at a time and tells each outcome, for at most `budget` evaluations; the configurations, in order told.
-std::vector<std::size_t> run(Strategy& strategy, const Sample& s, std::size_t batch, std::size_t budget) {
-  std::vector<std::size_t> order;
-  while (order.size() < budget) {
-    const auto asked = strategy.ask(std::min(batch, budget - order.size()));
-    if (asked.empty()) break;
-    for (std::size_t i : asked) strategy.tell(i, s.recorded.times_ms[i]), order.push_back(i);
-  }
-  return order;
-}
-
-std::size_t position_of(const std::vector<std::size_t>& order, std::size_t config) {
-  return static_cast<std::size_t>(std::find(order.begin(), order.end(), config) - order.begin());
-}
+using test::make_sample;
+using test::position_of;
+using test::run;
+using test::Sample;
 
 TEST(Portfolio, IsTheDefault) { EXPECT_EQ(kDefaultStrategy, "portfolio"); }
 
@@ -100,6 +57,35 @@ TEST(Portfolio, FindsTheOptimumFarSoonerThanRandomSamplingInEveryBatchSize) {
     std::nth_element(found.begin(), found.begin() + 4, found.end());
     EXPECT_LE(found[4], 60u) << "median evaluations to the optimum with batch " << batch;
   }
+}
+
+TEST(Portfolio, RefinementsInFlightLookAroundDifferentGoodConfigurations) {
+  // After 40 outcomes, eight asked at once: refinement proposals spread over the neighbourhoods of the best few
+  // configurations found (two each), instead of all being neighbours of the best.
+  const Sample s = make_sample();
+  const auto& configs = s.recorded.space.configs();
+  auto differ = [&configs](std::size_t a, std::size_t b) {
+    std::size_t d = 0;
+    for (std::size_t p = 0; p < configs[a].values.size(); ++p) d += !(configs[a].values[p] == configs[b].values[p]);
+    return d;
+  };
+  std::size_t elsewhere = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    auto strategy = make_strategy("portfolio", s.recorded.space, seed);
+    const auto told = run(*strategy, s, 1, 40);
+    std::vector<std::size_t> ranked = told;
+    std::sort(ranked.begin(), ranked.end(), [&s](std::size_t a, std::size_t b) {
+      return s.recorded.times_ms[a].value_or(INFINITY) < s.recorded.times_ms[b].value_or(INFINITY);
+    });
+    for (std::size_t i : strategy->ask(8)) {
+      const bool near_best = differ(i, ranked[0]) <= 1;  // the best itself is never proposed again
+      bool near_runner_up = false;
+      for (std::size_t r = 1; r < 4; ++r) near_runner_up = near_runner_up || differ(i, ranked[r]) == 1;
+      elsewhere += !near_best && near_runner_up;
+    }
+  }
+  // 21 of the 40 here; 9 when every refinement looked around the best.
+  EXPECT_GE(elsewhere, 16u) << "proposals next to a runner-up, not next to the best, in five batches of eight";
 }
 
 TEST(Portfolio, BatchesCoverTheSpaceOnceAndMeetTheBudgetExactly) {
@@ -176,7 +162,7 @@ TEST(Portfolio, EveryConfigurationButOneFails) {
 }
 
 TEST(Portfolio, ReplayWithAnotherGpusWinnerFirst) {
-  // replay()'s start configurations (tune replay --start-from): the optimum asked first is told at evaluation 1, or
+  // replay()'s start configurations (another GPU's winner, say): the optimum asked first is told at evaluation 1, or
   // within the first batch, whose outcomes arrive in a seeded random order.
   const Sample s = make_sample();
   ReplayOptions options;

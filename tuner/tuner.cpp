@@ -21,6 +21,7 @@
 #include "tuner/dispatch.hpp"
 #include "tuner/measure_loop.hpp"
 #include "tuner/phase_clock.hpp"
+#include "tuner/sibling_prior.hpp"
 #include "tuner/verify_stop.hpp"
 
 namespace cutune {
@@ -205,9 +206,14 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   for (int ordinal : ordinals_) report.devices.push_back({ordinal, "GPU " + std::to_string(ordinal), 0, 0.0, {}});
   for (const auto& remote : options_.remote_lanes) report.devices.push_back({-1, remote.name, 0, 0.0, {}});
   const IndexOf index_of = index_by_text(space, spec);
+  clock.enter(Phase::Store);  // the prior is read from the database
+  const Prior prior = options_.prior ? detail::sibling_prior(database_, identity_, kernel, shape_key, flush, index_of) : Prior{};
+  for (const auto& sibling : prior.siblings) {
+    detail::logger()->info("prior: {} stored results of this kernel version and shape on {}", sibling.times.size(), sibling.name);
+  }
   clock.enter(Phase::Search);
-  auto strategy = start_first(make_strategy(options_.strategy, space, options_.seed),
-                              start_indices(spec, options_.start, index_of));
+  auto strategy = start_first(make_strategy(options_.strategy, space, options_.seed, prior),
+                              with_prior_first(start_indices(spec, options_.start, index_of), prior));
   auto outcome = [](const Result& r) { return usable(r.status) ? std::optional<double>(r.median_ms) : std::nullopt; };
   auto account = [&](const Result& r, bool resumed) {
     ++progress.done;

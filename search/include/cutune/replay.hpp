@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cutune/prior.hpp"
 #include "cutune/space.hpp"
 
 namespace cutune {
@@ -31,9 +32,12 @@ struct ReplayOptions {
   /// configurations (or proposes nothing more), then told all of them, in a seeded random order standing for the
   /// order in which they would complete, before it is asked again. The last batch is cut to the largest budget.
   std::size_t batch = 1;
-  /// Configurations every run asks first, in order (start_first()), e.g. the winners of the same kernel on other
-  /// GPUs: they count against the budget like any other.
+  /// Configurations every run asks first, in order (start_first()): they count against the budget like any other.
   std::vector<std::size_t> start;
+  /// What other GPUs measured of the same kernel (indices into `recorded.space`): the strategy learns from it
+  /// (make_strategy()), and each run asks the `prior_first` fastest of each other GPU first, after `start`.
+  Prior prior;
+  std::size_t prior_first = kPriorFirst;
 };
 
 /// The result of one strategy at one budget: medians over seeds of best found / optimum (nullopt: infinite, because
@@ -70,10 +74,12 @@ struct ReplayResult {
 ReplayResult replay(std::string_view strategy, const RecordedSpace& recorded, const ReplayOptions& options);
 
 /// One run of `strategy` with seed `seed`, as replay() runs each seed: the configurations told, in the order told,
-/// at most `budget` of them (fewer only when the strategy proposes nothing more). Throws InputError for an unknown
-/// strategy or a batch of 0.
+/// at most `budget` of them (fewer only when the strategy proposes nothing more). `start` is asked first, and the
+/// strategy is made with `prior` (the prior's first proposals are the caller's to put into `start`). Throws
+/// InputError for an unknown strategy or a batch of 0.
 std::vector<std::size_t> replay_order(std::string_view strategy, const RecordedSpace& recorded, std::size_t budget,
-                                      std::size_t batch, std::uint64_t seed, const std::vector<std::size_t>& start = {});
+                                      std::size_t batch, std::uint64_t seed, const std::vector<std::size_t>& start = {},
+                                      const Prior& prior = {});
 
 /// The expected number of evaluations random sampling without replacement needs to first draw a configuration
 /// within `tolerance` of the optimum (0.05: 5%): (N + 1) / (K + 1) for K such configurations among N.

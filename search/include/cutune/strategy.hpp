@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cutune/prior.hpp"
 #include "cutune/space.hpp"
 
 namespace cutune {
@@ -61,5 +62,9 @@ std::unique_ptr<Strategy> start_first(std::unique_ptr<Strategy> inner, std::vect
 /// Every strategy but exhaustive proposes each valid configuration at most once and stops proposing (ask returns
 /// nothing) only when the whole space was asked; a failure (tell with nullopt) is never taken as a good point.
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& space, std::uint64_t seed);
+/// The same, with what other GPUs measured of the same kernel (prior.hpp): `portfolio`'s model learns from it, the
+/// other strategies ignore it, and an empty prior changes nothing. The prior's winners are not proposed by the
+/// strategy: put prior_first() into start_first() for that.
+std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& space, std::uint64_t seed, const Prior& prior);
 
 }  // namespace cutune

@@ -61,6 +61,11 @@ struct TuneOptions {
   /// Configuration texts to evaluate first (`tune --start`), after the spec's own "start" ones; at each shape those
   /// valid there, in order. They count against the budget like any other.
   std::vector<std::string> start;
+  /// Learn from what the database holds of the same kernel version and shape (and L2 convention) on other GPUs, up
+  /// to three, the nearest compute capability first: each one's kPriorFirst fastest configurations valid here are
+  /// evaluated first, after `start`, and the default strategy's model learns from all of their outcomes
+  /// (cutune/prior.hpp). Nothing changes when there is no such GPU. Off: `tune --no-prior`.
+  bool prior = true;
   std::size_t budget = 0;        ///< most configurations per shape, those already stored for this device model,
                                  ///< kernel version, shape and L2 convention included; 0: the whole space
   double time_budget_s = 0.0;    ///< wall-time budget per shape in this call, seconds; 0: no limit

@@ -1,0 +1,52 @@
+// Reading the prior of a tuning run from the database.
+#include "tuner/sibling_prior.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <tuple>
+
+namespace cutune::detail {
+namespace {
+
+bool same_device(const DeviceIdentity& a, const DeviceIdentity& b) {
+  return normalized_device_name(a.name) == normalized_device_name(b.name) && a.cc_major == b.cc_major &&
+         a.cc_minor == b.cc_minor && a.sm_count == b.sm_count;
+}
+
+int cc_distance(const DeviceIdentity& a, const DeviceIdentity& b) {
+  return std::abs((a.cc_major * 10 + a.cc_minor) - (b.cc_major * 10 + b.cc_minor));
+}
+
+}  // namespace
+
+Prior sibling_prior(Database& database, const DeviceIdentity& self, const KernelIdentity& kernel, const std::string& shape,
+                    L2Flush flush, const std::unordered_map<std::string, std::size_t>& index_of) {
+  std::vector<TunedEntry> others;
+  for (auto& e : database.entries()) {
+    if (e.kernel.name == kernel.name && e.kernel.hash == kernel.hash && e.shape == shape && e.flush == flush &&
+        !same_device(e.device, self)) {
+      others.push_back(std::move(e));
+    }
+  }
+  std::sort(others.begin(), others.end(), [&self](const TunedEntry& a, const TunedEntry& b) {
+    return std::make_tuple(cc_distance(a.device, self), -a.ok, a.device.name, a.device.sm_count) <
+           std::make_tuple(cc_distance(b.device, self), -b.ok, b.device.name, b.device.sm_count);
+  });
+  Prior prior;
+  for (const auto& e : others) {
+    if (prior.siblings.size() == kPriorSiblings) break;
+    SiblingTimes sibling{e.device.name, {}};
+    bool working = false;
+    for (const Result& r : database.results(e.device, e.kernel, shape, flush)) {
+      const auto it = index_of.find(r.config);
+      if (it == index_of.end()) continue;
+      const bool ok = usable(r.status);
+      working = working || ok;
+      sibling.times.emplace_back(it->second, ok ? std::optional<double>(r.median_ms) : std::nullopt);
+    }
+    if (working) prior.siblings.push_back(std::move(sibling));
+  }
+  return prior;
+}
+
+}  // namespace cutune::detail
