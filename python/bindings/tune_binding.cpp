@@ -85,7 +85,7 @@ void bind_tune(nb::module_& m) {
          const std::string& strategy, std::uint64_t seed, const std::vector<std::string>& start, std::size_t budget,
          double time_budget, unsigned jobs, const std::string& verify, std::optional<double> atol,
          std::optional<double> rtol, const std::string& flush, int repeats, int warmup, bool cache,
-         const std::string& cache_dir, bool isolate, const std::string& command, nb::object progress) {
+         const std::string& cache_dir, bool isolate, bool prior, const std::string& command, nb::object progress) {
         TuneCall call;
         cli::TuneArgs& a = call.args;
         a.kernel = kernel;
@@ -108,6 +108,7 @@ void bind_tune(nb::module_& m) {
         a.use_cache = cache;
         a.cache_dir = cache_dir;
         a.isolate = isolate;
+        a.prior = prior;
         a.command_line = command;
         call.verify = verify;
         call.flush = flush;
@@ -118,7 +119,7 @@ void bind_tune(nb::module_& m) {
       nb::arg("devices"), nb::arg("strategy"), nb::arg("seed"), nb::arg("start"), nb::arg("budget"),
       nb::arg("time_budget"), nb::arg("jobs"), nb::arg("verify"), nb::arg("atol").none(), nb::arg("rtol").none(),
       nb::arg("flush"), nb::arg("repeats"), nb::arg("warmup"), nb::arg("cache"), nb::arg("cache_dir"),
-      nb::arg("isolate"), nb::arg("command"), nb::arg("progress").none());
+      nb::arg("isolate"), nb::arg("prior"), nb::arg("command"), nb::arg("progress").none());
 }
 
 }  // namespace cutune::python

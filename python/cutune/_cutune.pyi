@@ -29,7 +29,7 @@ def best(kernel: str, shape: str, db: str, gpu: str, exact: bool, flush: str) ->
 def tune(kernel: str, spec: str, problem: str, shapes: str, where: Sequence[str], db: str, devices: str,
          strategy: str, seed: int, start: Sequence[str], budget: int, time_budget: float, jobs: int, verify: str,
          atol: Optional[float], rtol: Optional[float], flush: str, repeats: int, warmup: int, cache: bool,
-         cache_dir: str, isolate: bool, command: str,
+         cache_dir: str, isolate: bool, prior: bool, command: str,
          progress: Optional[Callable[[str, int, int, int, float, Optional[float]], None]]) -> List[Dict[str, Any]]: ...
 
 class _Kernel:

@@ -53,7 +53,7 @@ def tune(kernel: Optional[PathLike] = None, shapes: Optional[Shapes] = None, *, 
          devices: Union[None, int, str, Iterable[int]] = None, seed: int = 1, start: Union[str, Sequence[str]] = (),
          time_budget: float = 0.0, jobs: int = 0, verify: Optional[str] = None, atol: Optional[float] = None,
          rtol: Optional[float] = None, flush: Optional[str] = None, repeats: int = 20, warmup: int = 0,
-         cache: bool = True, cache_dir: Optional[PathLike] = None, isolate: bool = True,
+         cache: bool = True, cache_dir: Optional[PathLike] = None, isolate: bool = True, prior: bool = True,
          spec: Optional[PathLike] = None, problem: Optional[PathLike] = None,
          progress: Union[bool, Callable[..., Any]] = True) -> TuneResult:
     """Tunes `kernel` (a built-in name, or a spec file .json) at each of `shapes` and stores every result in `db`.
@@ -63,6 +63,7 @@ def tune(kernel: Optional[PathLike] = None, shapes: Optional[Shapes] = None, *, 
     configurations per shape (0: the whole space), `time_budget` seconds per shape. `devices` is a GPU ordinal, a
     list of them or "all" (GPUs of one model); default GPU 0. `strategy` defaults to cutune's default (see
     `tune --help`). `where` adds constraints ("SPLITK == 1"), `start` configurations to evaluate first.
+    `prior=False` does not learn from other GPUs' results in `db` (`--no-prior`).
     `verify` is "reference", "default" or "none"; `atol`/`rtol` replace the spec's tolerances; `flush` the L2
     convention ("read", "write", "none"). `problem` tunes a T1 problem file instead of `kernel` (`shapes` then
     defaults to its problem size). `progress`: True for a progress bar (tqdm's when installed), False for none, or a
@@ -86,7 +87,7 @@ def tune(kernel: Optional[PathLike] = None, shapes: Optional[Shapes] = None, *, 
             db=os.fspath(db), devices=_devices_text(devices), strategy=strategy or _default_strategy(), seed=seed,
             start=start_list, budget=budget, time_budget=float(time_budget), jobs=jobs, verify=verify or "",
             atol=atol, rtol=rtol, flush=flush or "", repeats=repeats, warmup=warmup, cache=cache,
-            cache_dir=os.fspath(cache_dir) if cache_dir is not None else "", isolate=isolate, command=command,
+            cache_dir=os.fspath(cache_dir) if cache_dir is not None else "", isolate=isolate, prior=prior, command=command,
             progress=callback)
     finally:
         if bar is not None:
