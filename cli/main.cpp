@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
                    ->check(tolerance_check);
   auto* rtol = app.add_option("--rtol", tune.measure.rtol, "relative tolerance of every output, in place of the spec's")
                    ->check(tolerance_check);
-  app.add_option("--cache-dir", tune.cache_dir, "cubin cache folder (default: $CUTUNE_CACHE_DIR or ~/.cache/cutune)");
+  app.add_option("--cache-dir", tune.cache_dir, "cubin cache folder (default: $CUTUNE_CACHE_DIR, else $XDG_CACHE_HOME/cutune, else ~/.cache/cutune)");
   app.add_flag("!--no-cache", tune.use_cache, "compile everything afresh, without the cubin cache");
   app.add_flag("!--no-isolate", tune.isolate, "measure in this process instead of a worker process (a faulting "
                                               "candidate then ends the run)");
