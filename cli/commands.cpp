@@ -50,6 +50,19 @@ void add_kernel_options(CLI::App& cmd, std::string& kernel, std::string& spec, s
   p->excludes(k)->excludes(s);
 }
 
+// A T1 problem describes one problem size: --shapes may only repeat it.
+std::vector<Shape> problem_shapes(const KernelSpec& spec, const Shape& problem_shape, const std::string& text) {
+  if (text.empty()) return {problem_shape};
+  std::vector<Shape> shapes = parse_shapes(spec, text);
+  for (const Shape& s : shapes) {
+    if (!(s == problem_shape)) {
+      throw InputError("T1 problem " + spec.name + " describes one problem size, " + problem_shape.str() +
+                       " (its ProblemSize), not " + s.str() + "; leave out --shapes");
+    }
+  }
+  return shapes;
+}
+
 // What the configuration asks of the GPU, as measured with it, and what that means on the measured device.
 void print_resources(const Result& r, const DeviceIdentity& device, std::string_view unit) {
   if (r.threads_per_block <= 0 && r.registers <= 0) {
@@ -75,18 +88,6 @@ void print_resources(const Result& r, const DeviceIdentity& device, std::string_
 }
 
 }  // namespace
-
-std::vector<Shape> problem_shapes(const KernelSpec& spec, const Shape& problem_shape, const std::string& text) {
-  if (text.empty()) return {problem_shape};
-  std::vector<Shape> shapes = parse_shapes(spec, text);
-  for (const Shape& s : shapes) {
-    if (!(s == problem_shape)) {
-      throw InputError("T1 problem " + spec.name + " describes one problem size, " + problem_shape.str() +
-                       " (its ProblemSize), not " + s.str() + "; leave out --shapes");
-    }
-  }
-  return shapes;
-}
 
 KernelSpec load_chosen_kernel(const std::string& kernel, const std::string& spec_file, const std::string& problem_file,
                               std::optional<Shape>* problem_shape, bool for_tuning) {
@@ -119,6 +120,17 @@ void add_best_command(CLI::App& app, Subcommands& out) {
 
 CLI::Option* add_flush_option(CLI::App& app, std::string& flush, const std::string& help) {
   return app.add_option("--flush", flush, help)->check(CLI::IsMember(l2_flush_names()));
+}
+
+void apply_measure_choices(MeasureOptions& measure, const std::string& verify, const std::string& flush) {
+  measure.flush = flush_from_option(flush);
+  if (!verify.empty()) {
+    measure.verify = parse_verify_mode(verify);
+    if (!measure.verify) throw InputError("--verify '" + verify + "': expected reference, default or none");
+  }
+  if (measure.verify == VerifyMode::None && (measure.atol || measure.rtol)) {
+    throw InputError("--atol and --rtol bound the comparison that --verify none leaves out");
+  }
 }
 
 std::optional<L2Flush> flush_from_option(const std::string& text) {
@@ -192,15 +204,24 @@ TuneOptions tune_options(const TuneArgs& args, const KernelSpec& spec, const Sha
   return options;
 }
 
-int tune_shapes(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes, const DeviceIdentity& identity,
-                const Shape*& current, const std::string& db, std::chrono::steady_clock::time_point started) {
-  const double before_s = seconds_since(started);
+std::vector<ShapeReport> tune_each(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes,
+                                   const DeviceIdentity& identity, const Shape*& current, const TuneHooks& hooks) {
   std::vector<ShapeReport> reports;
+  if (hooks.starting) hooks.starting();
   for (const Shape& shape : shapes) {
     current = &shape;
     reports.push_back(tuner.tune(spec, shape));
-    print_shape_report(spec, identity, reports.back());
+    if (hooks.report) hooks.report(identity, reports.back());
   }
+  return reports;
+}
+
+int tune_shapes(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes, const DeviceIdentity& identity,
+                const Shape*& current, const std::string& db, std::chrono::steady_clock::time_point started) {
+  const double before_s = seconds_since(started);
+  TuneHooks hooks;
+  hooks.report = [&spec](const DeviceIdentity& device, const ShapeReport& r) { print_shape_report(spec, device, r); };
+  const std::vector<ShapeReport> reports = tune_each(tuner, spec, shapes, identity, current, hooks);
   return finish_tune(spec, reports, db, seconds_since(started), before_s);
 }
 
@@ -240,14 +261,7 @@ std::vector<ShapeReport> tune_on_this_machine(const TuneArgs& args, const TuneJo
   // One tuner for every shape: its worker processes stay up from one shape to the next.
   Tuner tuner = choice.ordinals.size() == 1 ? Tuner(*devices.front(), db, options)
                                             : Tuner(choice.identity, choice.limits, choice.ordinals, db, options);
-  std::vector<ShapeReport> reports;
-  if (hooks.starting) hooks.starting();
-  for (const Shape& shape : job.shapes) {
-    current = &shape;
-    reports.push_back(tuner.tune(job.spec, shape));
-    if (hooks.report) hooks.report(choice.identity, reports.back());
-  }
-  return reports;
+  return tune_each(tuner, job.spec, job.shapes, choice.identity, current, hooks);
 }
 
 FoundBest find_best(const BestArgs& args) {

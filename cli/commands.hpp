@@ -91,6 +91,9 @@ void add_list_command(CLI::App& app, Subcommands& out);
 void add_where_option(CLI::App& app, std::vector<std::string>& where);
 /// --flush read|write|none, as text that CLI11 checks (a bad value is one error line and a non-zero exit).
 CLI::Option* add_flush_option(CLI::App& app, std::string& flush, const std::string& help);
+/// --verify and --flush (as text; empty: not given) into `measure`, whose atol/rtol are set already; throws InputError
+/// for a bad name, or for tolerances with --verify none. `tune` and the Python package's tune().
+void apply_measure_choices(MeasureOptions& measure, const std::string& verify, const std::string& flush);
 /// The convention --flush names; nullopt when it was not given.
 std::optional<L2Flush> flush_from_option(const std::string& text);
 /// --shard i/n, as text: parse_shard() reads it, so that a bad value gets one line of this program's own.
@@ -135,6 +138,9 @@ std::vector<ShapeReport> tune_on_this_machine(const TuneArgs& args, const TuneJo
 int run_tune(const TuneArgs& args);
 /// The settings of a tuning run from its arguments; progress lines name the shape `current` points to.
 TuneOptions tune_options(const TuneArgs& args, const KernelSpec& spec, const Shape* const& current);
+/// Tunes every shape with `tuner`, in order, telling `hooks` (`current` points to the shape being tuned).
+std::vector<ShapeReport> tune_each(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes,
+                                   const DeviceIdentity& identity, const Shape*& current, const TuneHooks& hooks);
 /// Tunes every shape with `tuner`, printing each shape's report, a summary and where the run's time went since
 /// `started` (when the command began); 1 when a shape has nothing correct.
 int tune_shapes(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes, const DeviceIdentity& identity,

@@ -134,12 +134,11 @@ int main(int argc, char** argv) {
                  "configuration), default (the kernel at its default configuration) or none (not compared: results "
                  "are stored as unverified); default: the spec's \"verify\", else reference")
       ->check(CLI::IsMember({"reference", "default", "none"}));
-  auto* atol = app.add_option("--atol", tune.measure.atol,
-                              "absolute tolerance of every output, in place of the spec's: |out - ref| <= atol + "
-                              "rtol * |ref|")
-                   ->check(tolerance_check);
-  auto* rtol = app.add_option("--rtol", tune.measure.rtol, "relative tolerance of every output, in place of the spec's")
-                   ->check(tolerance_check);
+  app.add_option("--atol", tune.measure.atol,
+                 "absolute tolerance of every output, in place of the spec's: |out - ref| <= atol + rtol * |ref|")
+      ->check(tolerance_check);
+  app.add_option("--rtol", tune.measure.rtol, "relative tolerance of every output, in place of the spec's")
+      ->check(tolerance_check);
   app.add_option("--cache-dir", tune.cache_dir, "cubin cache folder (default: $CUTUNE_CACHE_DIR, else $XDG_CACHE_HOME/cutune, else ~/.cache/cutune)");
   app.add_flag("!--no-cache", tune.use_cache, "compile everything afresh, without the cubin cache");
   app.add_flag("!--no-isolate", tune.isolate, "measure in this process instead of a worker process (a faulting "
@@ -168,11 +167,7 @@ int main(int argc, char** argv) {
   try {
     if (!time_budget.empty()) tune.time_budget_s = parse_duration(time_budget);
     tune.shard = parse_shard(shard);
-    tune.measure.flush = no_flush ? cutune::L2Flush::None : flush_from_option(flush);
-    if (!verify.empty()) tune.measure.verify = cutune::parse_verify_mode(verify);
-    if (tune.measure.verify == cutune::VerifyMode::None && (atol->count() > 0 || rtol->count() > 0)) {
-      throw cutune::InputError("--atol and --rtol bound the comparison that --verify none leaves out");
-    }
+    apply_measure_choices(tune.measure, verify, no_flush ? "none" : flush);
     for (const auto& sub : subcommands)
       if (sub.app->parsed()) return sub.action();
     if (tune.problem.empty() && ((tune.kernel.empty() && tune.spec.empty()) || tune.shapes.empty())) {

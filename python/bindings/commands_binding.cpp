@@ -18,6 +18,10 @@ namespace {
 struct SpaceHandle {
   cli::CountedSpace counted;
   std::string summary;
+  const Config& at(std::size_t i) const {
+    if (i >= counted.space.size()) throw nb::index_error("configuration index out of range");
+    return counted.space.configs()[i];
+  }
 };
 
 nb::dict import_summary_dict(const ImportSummary& s) {
@@ -34,14 +38,8 @@ nb::dict import_summary_dict(const ImportSummary& s) {
 void bind_space(nb::module_& m) {
   nb::class_<SpaceHandle>(m, "_Space")
       .def("__len__", [](const SpaceHandle& s) { return s.counted.space.size(); })
-      .def("config", [](const SpaceHandle& s, std::size_t i) {
-        if (i >= s.counted.space.size()) throw nb::index_error("configuration index out of range");
-        return config_dict(s.counted.spec, s.counted.space.configs()[i]);
-      })
-      .def("config_text", [](const SpaceHandle& s, std::size_t i) {
-        if (i >= s.counted.space.size()) throw nb::index_error("configuration index out of range");
-        return s.counted.spec.format(s.counted.space.configs()[i]);
-      })
+      .def("config", [](const SpaceHandle& s, std::size_t i) { return config_dict(s.counted.spec, s.at(i)); })
+      .def("config_text", [](const SpaceHandle& s, std::size_t i) { return s.counted.spec.format(s.at(i)); })
       .def_prop_ro("summary", [](const SpaceHandle& s) { return s.summary; })
       .def_prop_ro("kernel", [](const SpaceHandle& s) { return s.counted.spec.name; })
       .def_prop_ro("shape", [](const SpaceHandle& s) -> std::optional<std::string> {

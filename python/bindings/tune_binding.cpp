@@ -31,16 +31,9 @@ void check_tolerance(const char* name, const std::optional<double>& value) {
 
 nb::list run(TuneCall& call) {
   cli::TuneArgs& args = call.args;
-  if (!call.flush.empty()) args.measure.flush = cli::flush_from_option(call.flush);
-  if (!call.verify.empty()) {
-    args.measure.verify = parse_verify_mode(call.verify);
-    if (!args.measure.verify) throw InputError("verify '" + call.verify + "': expected reference, default or none");
-  }
   check_tolerance("atol", args.measure.atol);
   check_tolerance("rtol", args.measure.rtol);
-  if (args.measure.verify == VerifyMode::None && (args.measure.atol || args.measure.rtol)) {
-    throw InputError("atol and rtol bound the comparison that verify=\"none\" leaves out");
-  }
+  cli::apply_measure_choices(args.measure, call.verify, call.flush);
   if (args.measure.repeats < 1) throw InputError("repeats must be at least 1");
   if (args.measure.warmup < 0) throw InputError("warmup must be at least 0");
   if (!(args.time_budget_s >= 0.0)) throw InputError("time_budget must be seconds >= 0");

@@ -131,7 +131,7 @@ def test_tune_argument_errors(tmp_path):
         cutune.tune(shapes="64x64", db=db)
     with pytest.raises(cutune.InputError, match="verify"):
         cutune.tune("transpose", "64x64", db=db, verify="sometimes")
-    with pytest.raises(cutune.InputError, match="atol and rtol"):
+    with pytest.raises(cutune.InputError, match="--atol and --rtol"):
         cutune.tune("transpose", "64x64", db=db, verify="none", atol=0.1)
     with pytest.raises(cutune.InputError, match="--flush"):
         cutune.tune("transpose", "64x64", db=db, flush="sideways")
