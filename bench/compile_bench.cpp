@@ -1,12 +1,13 @@
 // Where an NVRTC compile of a kernel template spends its time: front end, NVVM optimizer, PTX to cubin (ptxas).
 //
 // Usage: compile_bench --kernel gemm_bf16 --shape 4096x4096x4096 [--count 12] [--arch sm_90] [--option OPT]...
-//                      [--jobs J]
+//                      [--jobs J] [--processes]
 // Takes --count configurations spread evenly over the shape's valid space (enumeration order), compiles each one
 // after the other on this thread with NVRTC's --time report, and prints each compile's phases and their sums. Extra
 // NVRTC options (--option, repeatable) are added to every compile, to see what one costs or saves. With --jobs J,
 // the same compiles then run again on J threads of this process (as `tune` compiles), and the mean time of one
-// compile there is printed beside the one-at-a-time figure: what threads sharing one NVRTC cost. No GPU needed.
+// compile there is printed beside the one-at-a-time figure: what threads sharing one NVRTC cost; with --processes,
+// each of the J threads compiles in a compiler process of its own, as `tune` does. No GPU needed.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -21,6 +22,9 @@
 #include <unistd.h>
 
 #include "cutune/compiler.hpp"
+#include "cutune/error.hpp"
+#include "measure/compiler_processes.hpp"
+#include "measure/evaluator.hpp"
 #include "cutune/space.hpp"
 #include "cutune/target.hpp"
 #include "cutune/templates.hpp"
@@ -53,12 +57,14 @@ int main(int argc, char** argv) {
   std::size_t count = 12;
   std::vector<std::string> extra;
   unsigned jobs = 0;
+  bool processes = false;
   app.add_option("--kernel,-k", kernel, "built-in kernel or spec file")->capture_default_str();
   app.add_option("--shape", shape_text, "problem shape the configurations must be valid at")->capture_default_str();
   app.add_option("--count,-n", count, "configurations, spread evenly over the valid space")->capture_default_str();
   app.add_option("--arch", arch, "target architecture")->capture_default_str();
   app.add_option("--option", extra, "an NVRTC option added to every compile (repeatable)");
   app.add_option("--jobs,-j", jobs, "then compile the same on this many threads (0: not)")->capture_default_str();
+  app.add_flag("--processes", processes, "with --jobs: each thread compiles in a compiler process (cutune-worker)");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -102,7 +108,10 @@ int main(int argc, char** argv) {
     for (const auto& [phase, ms] : total) fmt::print("  {} {:.0f} ({:.0f}%)", phase, ms / count, 100 * ms / wall_total);
     fmt::print("\n");
     if (jobs > 0) {
-      cutune::CompilePool pool(jobs);
+      const std::string worker = processes ? cutune::detail::find_worker_executable() : std::string();
+      if (processes && worker.empty()) throw cutune::Error("--processes: cutune-worker not found (set CUTUNE_WORKER)");
+      cutune::CompilePool pool(jobs, processes ? cutune::detail::make_compiler_processes(worker)
+                                               : cutune::detail::NvrtcRunnerFactory{});
       std::vector<std::future<cutune::CompileOutput>> futures;
       std::vector<std::filesystem::path> files;
       const auto start = std::chrono::steady_clock::now();
@@ -124,8 +133,8 @@ int main(int argc, char** argv) {
         for (const auto& [phase, ms] : read_phases(file)) threaded[phase] += ms;
         std::filesystem::remove(file);
       }
-      fmt::print("on {} threads: mean {:.0f} ms per compile ({:.2f}x one at a time), {:.0f} ms for all {}:", jobs,
-                 threaded_total / count, threaded_total / wall_total, wall, count);
+      fmt::print("on {} threads{}: mean {:.0f} ms per compile ({:.2f}x one at a time), {:.0f} ms for all {}:", jobs,
+                 processes ? " in compiler processes" : "", threaded_total / count, threaded_total / wall_total, wall, count);
       for (const auto& [phase, ms] : threaded) fmt::print("  {} {:.0f} ({:.2f}x)", phase, ms / count, ms / total[phase]);
       fmt::print("\n");
     }

@@ -19,6 +19,8 @@
 #include "cutune/t1.hpp"
 #include "cutune/target.hpp"
 #include "cutune/templates.hpp"
+#include "measure/compiler_processes.hpp"
+#include "measure/evaluator.hpp"
 
 namespace cutune::cli {
 namespace {
@@ -410,7 +412,9 @@ int run_compile(const CompileArgs& args) {
     if (added) first.push_back(i);
     binary[i] = it->second;
   }
-  CompilePool pool(args.jobs);
+  // Each thread compiles in a process of its own where the worker program is found (as the tuner does).
+  const std::string worker = detail::find_worker_executable();
+  CompilePool pool(args.jobs, worker.empty() ? detail::NvrtcRunnerFactory{} : detail::make_compiler_processes(worker));
   std::vector<std::future<CompileOutput>> futures;
   for (const std::size_t i : first) {
     const Config& c = space.configs()[i];

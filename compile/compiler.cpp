@@ -1,9 +1,12 @@
-// The compile pool: NVRTC is thread-safe per program, so every core compiles a configuration of its own.
+// The compile pool: every core compiles a configuration of its own, each thread through its own compiler process when
+// the pool has runners (NVRTC is thread-safe per program, but its threads in one process wait for each other).
 #include "cutune/compiler.hpp"
+
+#include "nvrtc.hpp"
 
 namespace cutune {
 
-CompilePool::CompilePool(unsigned threads) {
+CompilePool::CompilePool(unsigned threads, detail::NvrtcRunnerFactory runners) : runners_(std::move(runners)) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   workers_.reserve(threads);
   for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
@@ -31,6 +34,7 @@ std::future<CompileOutput> CompilePool::submit(std::function<CompileOutput()> jo
 }
 
 void CompilePool::work() {
+  const detail::RunnersForThisThread runners(&runners_);
   for (;;) {
     std::packaged_task<CompileOutput()> task;
     {

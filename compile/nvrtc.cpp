@@ -76,19 +76,20 @@ int nvrtc_version() {
 
 namespace detail {
 
-NvrtcOutput nvrtc_compile(const std::string& source, const std::string& source_name,
-                          const std::vector<std::string>& names, const std::vector<std::string>& options,
-                          const std::string& arch) {
+NvrtcOutput nvrtc_compile_here(const NvrtcRequest& request) {
   NvrtcOutput out;
   std::unique_ptr<nvrtcProgram, ProgramDeleter> program(new nvrtcProgram{});
-  check(nvrtcCreateProgram(program.get(), source.c_str(), source_name.c_str(), 0, nullptr, nullptr),
+  check(nvrtcCreateProgram(program.get(), request.source.c_str(), request.source_name.c_str(), 0, nullptr, nullptr),
         "nvrtcCreateProgram");
-  for (const auto& name : names) check(nvrtcAddNameExpression(*program, name.c_str()), "nvrtcAddNameExpression");
+  for (const auto& name : request.names) {
+    check(nvrtcAddNameExpression(*program, name.c_str()), "nvrtcAddNameExpression");
+  }
 
   static const std::string include = toolkit_include_option();
-  std::vector<std::string> all = {"--gpu-architecture=" + arch, "-std=c++17", "--ptxas-options=-v", "-DCUTUNE=1"};
+  std::vector<std::string> all = {"--gpu-architecture=" + request.arch, "-std=c++17", "--ptxas-options=-v",
+                                  "-DCUTUNE=1"};
   if (!include.empty()) all.push_back(include);
-  all.insert(all.end(), options.begin(), options.end());
+  all.insert(all.end(), request.options.begin(), request.options.end());
   std::vector<const char*> argv;
   for (const auto& o : all) argv.push_back(o.c_str());
 
@@ -98,7 +99,7 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& source_n
     if (out.log.empty()) out.log = nvrtcGetErrorString(result);
     return out;
   }
-  for (const auto& name : names) {
+  for (const auto& name : request.names) {
     const char* lowered = nullptr;
     check(nvrtcGetLoweredName(*program, name.c_str(), &lowered), "nvrtcGetLoweredName");
     out.lowered_names.emplace_back(lowered);
@@ -109,6 +110,31 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& source_n
   check(nvrtcGetCUBIN(*program, out.cubin.data()), "nvrtcGetCUBIN");
   out.ok = true;
   return out;
+}
+
+namespace {
+
+thread_local const NvrtcRunnerFactory* t_runners = nullptr;
+thread_local std::unique_ptr<NvrtcRunner> t_runner;
+
+}  // namespace
+
+NvrtcOutput nvrtc_compile(const std::string& source, const std::string& source_name,
+                          const std::vector<std::string>& names, const std::vector<std::string>& options,
+                          const std::string& arch) {
+  const NvrtcRequest request{source, source_name, names, options, arch};
+  if (t_runners == nullptr || !*t_runners) return nvrtc_compile_here(request);
+  if (!t_runner) t_runner = (*t_runners)();
+  return t_runner->run(request);
+}
+
+RunnersForThisThread::RunnersForThisThread(const NvrtcRunnerFactory* factory) : previous_(t_runners) {
+  t_runners = factory;
+}
+
+RunnersForThisThread::~RunnersForThisThread() {
+  t_runner.reset();
+  t_runners = previous_;
 }
 
 }  // namespace detail

@@ -1,95 +1,20 @@
 // The tuner's side of a worker process: spawn it, send it work, and survive its crashes and hangs.
-#include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 
 #include "cutune/error.hpp"
 #include "cutune/stop.hpp"
 #include "evaluator.hpp"
 #include "specs/log.hpp"
+#include "worker_process.hpp"
 #include "worker_protocol.hpp"
-
-extern char** environ;
 
 namespace cutune::detail {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A running cutune-worker with a pipe each way. Killing it and reaping it are the destructor's job.
-class WorkerProcess {
- public:
-  explicit WorkerProcess(const std::string& executable) {
-    int sockets[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
-      throw Error(std::string("cannot create a socket pair for the worker: ") + std::strerror(errno));
-    }
-    // The worker talks through its standard input and output, both its end of the pair.
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, sockets[1], 0);
-    posix_spawn_file_actions_adddup2(&actions, sockets[1], 1);
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    // Its own process group: Ctrl-C reaches the tuner, which then stops the worker itself.
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attributes, 0);
-    char* argv[] = {const_cast<char*>(executable.c_str()), nullptr};
-    const int failed = ::posix_spawn(&pid_, executable.c_str(), &actions, &attributes, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    ::close(sockets[1]);
-    socket_ = sockets[0];
-    if (failed != 0) {
-      ::close(socket_);
-      throw Error("cannot start the worker " + executable + ": " + std::strerror(failed));
-    }
-  }
-  ~WorkerProcess() {
-    ::close(socket_);
-    if (pid_ > 0 && !reaped_) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  WorkerProcess(const WorkerProcess&) = delete;
-  WorkerProcess& operator=(const WorkerProcess&) = delete;
-
-  bool send(const Message& m) { return write_message(socket_, m); }
-  ReadOutcome receive(double timeout_s, Message& out) { return read_message(socket_, timeout_s, stop_requested, out); }
-
-  /// Kills it (if still running) and says how it ended.
-  std::string end() {
-    int status = 0;
-    pid_t r = ::waitpid(pid_, &status, WNOHANG);
-    if (r == 0) {
-      // It closed its pipe but lives on, or hangs: give it a moment, then kill it.
-      ::usleep(100000);
-      r = ::waitpid(pid_, &status, WNOHANG);
-      if (r == 0) {
-        ::kill(pid_, SIGKILL);
-        r = ::waitpid(pid_, &status, 0);
-      }
-    }
-    reaped_ = true;
-    if (r <= 0) return "the worker vanished";
-    if (WIFSIGNALED(status)) {
-      return "the worker died of signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
-    }
-    return "the worker exited with status " + std::to_string(WEXITSTATUS(status));
-  }
-
- private:
-  pid_t pid_ = -1;
-  int socket_ = -1;
-  bool reaped_ = false;
-};
 
 class WorkerEvaluator final : public Evaluator {
  public:

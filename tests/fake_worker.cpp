@@ -9,6 +9,8 @@
 //   CUTUNE_FAKE_TIMES=1         report a median that depends on the configuration (distinct times, a clear best)
 //   CUTUNE_FAKE_GATE=FILE       with CUTUNE_FAKE_DEAD: the other devices answer nothing before FILE exists, and the dead
 //                               device creates it at its eighth configuration (so it gets those eight, whatever the pace)
+// With --compiler it is a real compiler process (measure/compiler_processes.hpp), which aborts instead when a compile's
+// options hold -DCRASH_COMPILER=1 (NVRTC crashing on a source).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -20,6 +22,7 @@
 #include <string>
 #include <thread>
 
+#include "measure/compiler_processes.hpp"
 #include "measure/worker_protocol.hpp"
 
 using cutune::detail::Message;
@@ -91,9 +94,20 @@ double time_of(const std::string& config) {
 
 }  // namespace
 
-int main() {
+int compiler(int channel) {
+  for (;;) {
+    Message request;
+    if (cutune::detail::read_message(0, -1.0, {}, request) != cutune::detail::ReadOutcome::Message) return 0;
+    for (const auto& option : request.value("options", Message::array()))
+      if (option == "-DCRASH_COMPILER=1") std::abort();
+    if (!cutune::detail::write_message(channel, cutune::detail::answer_compile_request(request))) return 0;
+  }
+}
+
+int main(int argc, char** argv) {
   const int channel = ::dup(1);
   ::dup2(2, 1);
+  if (argc > 1 && std::string(argv[1]) == "--compiler") return compiler(channel);
   int device = 0;
   for (;;) {
     Message request;

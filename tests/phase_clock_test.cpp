@@ -133,7 +133,8 @@ TEST_F(PhaseClockRun, PhasesAddUpToTheWallTimeAndEachResultKeepsItsTimes) {
   EXPECT_GE(report.benchmark_seconds, 0.14);
   EXPECT_GE(report.measure_seconds, report.verify_seconds + report.benchmark_seconds);
   EXPECT_GT(t.measure_s, 0.1);
-  EXPECT_LE(t.measure_s, report.measure_seconds + 1e-3);  // two clocks read on two threads: tens of us apart
+  // Two clocks read on two threads, tens of microseconds apart, or a few ms on a loaded machine (seen: 1.5 ms).
+  EXPECT_LE(t.measure_s, report.measure_seconds + 5e-3);
   EXPECT_GE(t.startup_s, 0.28);
   EXPECT_GT(t.compile_cpu_s, 0.0);  // NVRTC compiled every configuration (no cache)
   EXPECT_GT(t.store_s, 0.0);

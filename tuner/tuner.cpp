@@ -15,6 +15,7 @@
 #include "cutune/error.hpp"
 #include "cutune/space.hpp"
 #include "cutune/strategy.hpp"
+#include "measure/compiler_processes.hpp"
 #include "measure/evaluator.hpp"
 #include "measure/workbench.hpp"
 #include "specs/log.hpp"
@@ -252,7 +253,12 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
     dispatcher.take_spans();  // an earlier shape's, should it have ended early
     auto task = std::make_shared<detail::ShapeTask>(detail::ShapeTask{++shapes_, &spec, shape});
     {
-      CompilePool pool(options_.compile_threads);
+      if (!compile_runners_chosen_) {
+        compile_runners_chosen_ = true;
+        const std::string worker = options_.compile_processes ? detail::find_worker_executable() : std::string();
+        if (!worker.empty()) compile_runners_ = detail::make_compiler_processes(worker);
+      }
+      CompilePool pool(options_.compile_threads, compile_runners_);
       // The support and reference kernels go first, into the cache: the workers then find them there instead of
       // compiling them themselves while the GPUs wait.
       std::vector<std::future<CompileOutput>> setup_jobs;

@@ -5,6 +5,7 @@
 #include <deque>
 #include <functional>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -14,6 +15,12 @@
 #include "cutune/spec.hpp"
 
 namespace cutune {
+
+namespace detail {
+class NvrtcRunner;
+/// Makes a runner for a thread of a CompilePool: where its compiles run (compile/nvrtc.hpp).
+using NvrtcRunnerFactory = std::function<std::unique_ptr<NvrtcRunner>()>;
+}  // namespace detail
 
 /// A compiled kernel, or why it did not compile. A failed compile is a value, never an exception.
 struct CompileOutput {
@@ -52,8 +59,9 @@ CompileOutput compile_reference(const KernelSpec& spec, const std::string& arch)
 /// A fixed set of threads that run compile jobs in submission order.
 class CompilePool {
  public:
-  /// `threads` = 0 uses every hardware thread.
-  explicit CompilePool(unsigned threads = 0);
+  /// `threads` = 0 uses every hardware thread. With `runners`, each thread's NVRTC compiles run through a runner of
+  /// its own (a compiler process: make_compiler_processes()); without, in this process.
+  explicit CompilePool(unsigned threads = 0, detail::NvrtcRunnerFactory runners = {});
   ~CompilePool();
   CompilePool(const CompilePool&) = delete;
   CompilePool& operator=(const CompilePool&) = delete;
@@ -68,6 +76,7 @@ class CompilePool {
   std::condition_variable ready_;
   std::deque<std::packaged_task<CompileOutput()>> queue_;
   bool stopping_ = false;
+  detail::NvrtcRunnerFactory runners_;
   std::vector<std::thread> workers_;
 };
 

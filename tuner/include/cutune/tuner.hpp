@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cutune/compiler.hpp"
 #include "cutune/database.hpp"
 #include "cutune/device.hpp"
 #include "cutune/measure.hpp"
@@ -70,6 +71,9 @@ struct TuneOptions {
                                  ///< kernel version, shape and L2 convention included; 0: the whole space
   double time_budget_s = 0.0;    ///< wall-time budget per shape in this call, seconds; 0: no limit
   unsigned compile_threads = 0;  ///< 0: every hardware thread
+  /// Each compile thread compiles in a cutune-worker process of its own (NVRTC's threads in one process wait for each
+  /// other); off, or without the worker program, in this process.
+  bool compile_processes = true;
   bool use_cache = true;         ///< reuse compiled kernels from the on-disk cubin cache
   std::string cache_dir;         ///< the cache's folder; empty: CubinCache::default_directory()
   int final_candidates = 3;      ///< at least this many fastest configurations are re-timed at the end (0: none);
@@ -150,6 +154,8 @@ class Tuner {
   Database& database_;
   TuneOptions options_;
   std::unique_ptr<CubinCache> cache_;          // before the lanes: an in-process lane uses it
+  detail::NvrtcRunnerFactory compile_runners_;  // compiler processes, kept for later shapes
+  bool compile_runners_chosen_ = false;
   std::unique_ptr<detail::Dispatcher> lanes_;  // started by the first shape with something to measure
   std::size_t shapes_ = 0;                     // shapes tuned so far: ShapeTask ids
 };
