@@ -177,6 +177,19 @@ TEST_F(MultiGpuTest, ASlowGpuMeasuresFewer) {
   EXPECT_EQ(d[0].measured + d[1].measured + d[2].measured, kSpace);
 }
 
+// Compiles slower than the GPUs measure (a cold run): each compiled configuration finds both GPUs idle, and the one
+// idle longest takes it, so that both measure about half instead of the first one nearly everything.
+TEST_F(MultiGpuTest, WhenCompilesAreTheBottleneckEveryGpuMeasuresItsShare) {
+  TuneOptions o = options(0);
+  o.use_cache = false;
+  o.compile_threads = 1;
+  const ShapeReport r = tune({0, 1}, o);
+  EXPECT_EQ(r.evaluated, kSpace);
+  ASSERT_EQ(r.devices.size(), 2u);
+  for (const auto& d : r.devices) EXPECT_GE(d.measured, 8u) << d.name;  // at least 40% each
+  EXPECT_EQ(r.devices[0].measured + r.devices[1].measured, kSpace);
+}
+
 TEST_F(MultiGpuTest, AGpuWhoseWorkerKeepsDyingLeavesAndTheOthersFinish) {
   // The healthy GPUs hold their first configuration until the failing one was sent eight (the gate), so that it
   // gets a job every time its worker died, eight times, and leaves.

@@ -1,6 +1,8 @@
 // Hands jobs to idle lanes, holds back a lane's crashes until it is clear whether the lane or the configuration failed.
 #include "tuner/dispatch.hpp"
 
+#include <algorithm>
+
 #include "cutune/error.hpp"
 #include "cutune/stop.hpp"
 #include "specs/log.hpp"
@@ -42,6 +44,10 @@ std::vector<std::size_t> Dispatcher::idle_lanes() const {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < lanes_.size(); ++i)
     if (lanes_[i].left.empty() && !lanes_[i].busy) out.push_back(i);
+  // When compiles come slower than the GPUs measure, one job at a time finds every lane idle: the one idle longest
+  // takes it, so that each GPU measures its share instead of the first one measuring nearly everything.
+  std::stable_sort(out.begin(), out.end(),
+                   [this](std::size_t a, std::size_t b) { return lanes_[a].idle_since < lanes_[b].idle_since; });
   return out;
 }
 

@@ -48,7 +48,7 @@ class Dispatcher {
   const std::string& left(std::size_t i) const { return lanes_[i].left; }
   std::size_t live() const;
   std::size_t in_flight() const;
-  /// The live lanes without a job, first lanes first.
+  /// The live lanes without a job, the one idle longest first (then first lanes first).
   std::vector<std::size_t> idle_lanes() const;
 
   void give(std::size_t lane, Job job);
