@@ -2,12 +2,23 @@
 // the pool has runners (NVRTC is thread-safe per program, but its threads in one process wait for each other).
 #include "cutune/compiler.hpp"
 
+#include <sched.h>
+
+#include <algorithm>
+
 #include "nvrtc.hpp"
 
 namespace cutune {
 
+unsigned usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 CompilePool::CompilePool(unsigned threads, detail::NvrtcRunnerFactory runners) : runners_(std::move(runners)) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = usable_cpus();
   workers_.reserve(threads);
   for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
 }

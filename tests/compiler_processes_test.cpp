@@ -1,6 +1,7 @@
 // Host tests of compiles in compiler processes: the same binaries as in this process, a crash of one compile failing
 // only that compile, and processes outliving the pool that started them.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <future>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "cutune/compiler.hpp"
 #include "cutune/templates.hpp"
@@ -48,6 +50,20 @@ std::string timeless(const std::string& log) {
 }
 
 Config config_of(const KernelSpec& spec, const std::string& text) { return spec.parse_config(text); }
+
+// Bound to one CPU (as Open MPI binds each of two ranks to a core), a pool of "every core" has one thread.
+TEST(CompilePoolSize, IsTheCpusThisProcessMayRunOn) {
+  std::thread([] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);  // this thread only: 0 is the calling thread
+    EXPECT_EQ(usable_cpus(), 1u);
+    EXPECT_EQ(CompilePool().threads(), 1u);
+  }).join();
+  EXPECT_EQ(CompilePool().threads(), usable_cpus());
+  EXPECT_GE(usable_cpus(), 1u);
+}
 
 TEST(CompilerProcesses, CompileTheSameBinariesAsThisProcess) {
   const KernelSpec spec = load_kernel("transpose");

@@ -8,6 +8,7 @@
 #include <future>
 #include <map>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "cutune/compiler.hpp"
@@ -255,6 +256,14 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
     {
       if (!compile_runners_chosen_) {
         compile_runners_chosen_ = true;
+        const unsigned usable = usable_cpus(), machine = std::thread::hardware_concurrency();
+        if (options_.compile_threads == 0 && usable < machine) {
+          detail::logger()->warn(
+              "compiling on {} thread{}: this process may run on {} of the machine's {} CPUs (its affinity: an MPI "
+              "launcher binds each rank to a core or socket by default); `mpirun --bind-to none`, or a larger cpuset, "
+              "lets compiles use more",
+              usable, usable == 1 ? "" : "s", usable, machine);
+        }
         const std::string worker = options_.compile_processes ? detail::find_worker_executable() : std::string();
         if (!worker.empty()) compile_runners_ = detail::make_compiler_processes(worker);
       }

@@ -56,10 +56,14 @@ std::vector<std::string> reference_defines(const KernelSpec& spec);
 /// The spec's reference kernel (its configuration, when the reference is one), compiled with reference_defines().
 CompileOutput compile_reference(const KernelSpec& spec, const std::string& arch);
 
+/// The CPUs this process may run on: its affinity mask (which an MPI launcher's binding or a cgroup's cpuset narrows),
+/// at least 1; every hardware thread when the mask cannot be read.
+unsigned usable_cpus();
+
 /// A fixed set of threads that run compile jobs in submission order.
 class CompilePool {
  public:
-  /// `threads` = 0 uses every hardware thread. With `runners`, each thread's NVRTC compiles run through a runner of
+  /// `threads` = 0 uses every CPU this process may run on (usable_cpus()). With `runners`, each thread's NVRTC compiles run through a runner of
   /// its own (a compiler process: make_compiler_processes()); without, in this process.
   explicit CompilePool(unsigned threads = 0, detail::NvrtcRunnerFactory runners = {});
   ~CompilePool();
