@@ -210,6 +210,7 @@ std::vector<ShapeReport> tune_each(Tuner& tuner, const KernelSpec& spec, const s
                                    const DeviceIdentity& identity, const Shape*& current, const TuneHooks& hooks) {
   std::vector<ShapeReport> reports;
   if (hooks.starting) hooks.starting();
+  tuner.expect(spec, shapes);  // every shape's space is enumerated while the first ones tune
   for (const Shape& shape : shapes) {
     current = &shape;
     reports.push_back(tuner.tune(spec, shape));

@@ -304,6 +304,20 @@ TEST_F(MultiGpuTest, ATunerKeepsItsWorkersForTheNextShape) {
   EXPECT_EQ(db.results(device_, {spec_.name, spec_.hash}, "2000").size(), kSpace);
 }
 
+// Shapes announced with expect() have their spaces enumerated in the background; each tunes as without (the space of
+// the --where-narrowed spec, not of another spec object), and a shape not announced still tunes.
+TEST_F(MultiGpuTest, ExpectedShapesTuneAsTheyWouldWithout) {
+  Database db(dir_ / "r.db");
+  KernelSpec narrowed = spec_;
+  narrowed.restrict_to("A != 2");
+  Tuner tuner(device_, DeviceLimits{}, std::vector<int>{0}, db, options(0));
+  tuner.expect(narrowed, {Shape{{1000}}, Shape{{2000}}});
+  EXPECT_EQ(tuner.tune(narrowed, Shape{{1000}}).evaluated, kSpace - 4);
+  EXPECT_EQ(tuner.tune(narrowed, Shape{{2000}}).evaluated, kSpace - 4);
+  EXPECT_EQ(tuner.tune(spec_, Shape{{3000}}).evaluated, kSpace);
+  EXPECT_EQ(db.results(device_, {spec_.name, spec_.hash}, "2000").size(), kSpace - 4);
+}
+
 TEST_F(MultiGpuTest, ARepeatedOrEmptyGpuListIsRefused) {
   Database db(dir_ / "r.db");
   EXPECT_THROW(Tuner(device_, DeviceLimits{}, std::vector<int>{0, 0}, db, options(0)), InputError);

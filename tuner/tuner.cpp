@@ -173,7 +173,13 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   report.shape = shape;
   // A region that does not fit is the user's error, not every configuration's.
   check_verification(spec, shape, spec.verify_mode(options_.measure.verify));
-  const Space space = Space::enumerate(spec, shape, limits_).shard(options_.shard);
+  const Space space = [&] {
+    const auto upcoming = upcoming_.find({&spec, shape.str()});
+    if (upcoming == upcoming_.end()) return Space::enumerate(spec, shape, limits_);
+    auto future = std::move(upcoming->second);
+    upcoming_.erase(upcoming);
+    return future.get();
+  }().shard(options_.shard);
   report.space_size = space.size();
   const KernelIdentity kernel{spec.name, spec.hash};
   const std::string shape_key = shape.str();
@@ -332,6 +338,17 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   finish_clock(clock, report);
   database_.finish_run(run, report.phases);
   return report;
+}
+
+void Tuner::expect(const KernelSpec& spec, const std::vector<Shape>& shapes) {
+  for (const Shape& shape : shapes) {
+    auto& slot = upcoming_[{&spec, shape.str()}];
+    if (!slot.valid()) {
+      slot = std::async(std::launch::async, [&spec, shape, limits = limits_] {
+        return Space::enumerate(spec, shape, limits);
+      });
+    }
+  }
 }
 
 // Re-times the finalists with more runs on the first GPU, so that the winner is not decided by a short or lucky

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "cutune/device.hpp"
 #include "cutune/measure.hpp"
 #include "cutune/shard.hpp"
+#include "cutune/space.hpp"
 #include "cutune/spec.hpp"
 #include "cutune/stop.hpp"
 #include "cutune/strategy.hpp"
@@ -139,6 +141,10 @@ class Tuner {
   /// others go on; the last one's error is thrown. The worker processes stay up from one call to the next, so tune
   /// several shapes with one Tuner.
   ShapeReport tune(const KernelSpec& spec, const Shape& shape);
+  /// Says which shapes tune() will be asked for next with `spec` (the same object): their spaces are enumerated in the
+  /// background meanwhile, so that a shape does not start by enumerating its space (up to half a second for a large
+  /// template such as gemm_bf16). Optional; an error of an enumeration is thrown by the tune() of its shape.
+  void expect(const KernelSpec& spec, const std::vector<Shape>& shapes);
 
  private:
   // The lanes, one per GPU, started on first use and kept for later shapes; `cache` (may be null) must live as long.
@@ -158,6 +164,7 @@ class Tuner {
   bool compile_runners_chosen_ = false;
   std::unique_ptr<detail::Dispatcher> lanes_;  // started by the first shape with something to measure
   std::size_t shapes_ = 0;                     // shapes tuned so far: ShapeTask ids
+  std::map<std::pair<const KernelSpec*, std::string>, std::future<Space>> upcoming_;  // expect()'s enumerations
 };
 
 }  // namespace cutune
