@@ -1,7 +1,8 @@
 // The default strategy: a portfolio of proposal rules over one shared history and one surrogate model. After an
-// even initial design, each proposal comes from a rule drawn in proportion to how much its recent proposals cut the
-// best time: the model's expected improvement over the space (exploration), or the model's best guess among the one-
-// and then two-parameter neighbours of the best configurations found (refinement around the incumbent). A rule that
+// even initial design (two configurations per parameter that varies, 8 to 16), each proposal comes from a rule drawn
+// in proportion to how much its recent proposals cut the best time: the model's expected improvement over the space
+// (exploration), or the model's best guess among the one- and two-parameter neighbours of the best configurations
+// found, each parameter changed once before any is changed again (refinement around the incumbent). A rule that
 // stops paying loses its share to the other; neither is ever starved. Given what other GPUs measured (a prior), the
 // initial design is drawn from what they found fastest and the model also splits on their ranking.
 #include <algorithm>
@@ -16,7 +17,13 @@
 namespace cutune::detail {
 namespace {
 
-constexpr std::size_t kInitialDesign = 16;
+// The initial design: this many configurations per parameter that takes more than one value, within these bounds.
+// Fewer than 16 lets the model steer sooner in a space of few parameters (pnpoly's four: 8, and with the sweep of
+// refine() 15 evaluations to within 5% of the optimum instead of 22; ISSUE31-NOTES.md); a design of 24 helped no
+// space (bench/RESULTS.md, issue 31).
+constexpr std::size_t kDesignPerParameter = 2;
+constexpr std::size_t kMinDesign = 8;
+constexpr std::size_t kMaxDesign = 16;
 constexpr std::size_t kDesignPool = 48;        // random unasked configurations each initial pick chooses among
 // Spaces with at most 3000 unasked configurations score them all; larger ones 2000 random unasked configurations and
 // the neighbourhoods of the 10 best.
@@ -34,7 +41,7 @@ enum Rule : std::uint8_t { kExplore = 0, kRefine = 1, kRules = 2, kNone = 0xff }
 class PortfolioStrategy final : public SearchStrategy {
  public:
   PortfolioStrategy(const Space& space, std::uint64_t seed, const Prior& prior)
-      : SearchStrategy(space, seed), rule_of_(index_.size(), kNone) {
+      : SearchStrategy(space, seed), design_size_(design_size(index_)), rule_of_(index_.size(), kNone) {
     const auto columns = prior_columns(index_, prior, seed);
     model_.add_columns(index_, columns);
     favourites_ = prior_favourites(index_, columns, kPriorLevels / kFavouriteShare);
@@ -44,7 +51,7 @@ class PortfolioStrategy final : public SearchStrategy {
     std::vector<std::size_t> out;
     while (out.size() < n && history_.unasked_count() > 0) {
       const std::size_t asked = history_.size() - history_.unasked_count();
-      if (asked < kInitialDesign || !history_.best()) {
+      if (asked < design_size_ || !history_.best()) {
         take(design_point(), out);
         continue;
       }
@@ -98,12 +105,16 @@ class PortfolioStrategy final : public SearchStrategy {
     return scored_.config(*i);
   }
 
-  // Among the unasked one-parameter neighbours of the best few configurations (the best first), the one the model
-  // predicts fastest: a greedy step that trusts the model locally, where it has data. With refinements in flight (a
-  // batch, several GPUs), every kPendingPerCentre of them move on to the next of those configurations, so that four
-  // in flight look around the best and the second best instead of piling onto the best's neighbourhood, where an
-  // improvement found by one makes the others moot (bench/RESULTS.md, issue 31: batch 4 on convolution A4000 took
-  // 101.5 evaluations where one at a time took 77, and 88.5 since; one per centre, 83, but 121 on gemm RTX 2080 Ti).
+  // Around the best few configurations (the best first), a greedy step that trusts the model locally, where it has
+  // data: first a sweep over the parameters, the one-parameter neighbour the model predicts fastest among those that
+  // change a parameter no neighbour asked so far changes (a parameter of many levels that the model finds flat, such
+  // as a block size, would otherwise take every step while a parameter of few values that matters waits: pnpoly);
+  // once every parameter was changed, the fastest-predicted of the one- and two-parameter neighbours together. With
+  // refinements in flight (a batch, several GPUs), every kPendingPerCentre of them move on to the next of those
+  // configurations, so that four in flight look around the best and the second best instead of piling onto the best's
+  // neighbourhood, where an improvement found by one makes the others moot (bench/RESULTS.md, issue 31: batch 4 on
+  // convolution A4000 took 101.5 evaluations where one at a time took 77, and 88.5 since; one per centre, 83, but 121
+  // on gemm RTX 2080 Ti).
   std::optional<std::size_t> refine() {
     std::vector<std::uint32_t> centres = fastest_told(history_, kRefineCentres);
     if (!centres.empty()) {
@@ -113,14 +124,36 @@ class PortfolioStrategy final : public SearchStrategy {
     for (std::uint32_t centre : centres) {
       scratch_.clear();
       index_.hamming_neighbours(centre, scratch_);
-      if (const auto pick = fastest_unasked(scratch_)) return pick;
-      // The one-parameter neighbourhood is used up: two-parameter moves, which constraints often make the only way
-      // from one good configuration to a better one (a tile size and the vector width that must divide it).
-      ring_.clear();
+      if (const auto pick = untried_parameter_step(centre, scratch_)) return pick;
+      // Two-parameter moves, which constraints often make the only way from one good configuration to a better one
+      // (on gemm RTX 2080 Ti, from the 1.06 plateau: a thread-block dimension and the vector width that must divide
+      // its tile; each alone is slower), ranked with the one-parameter moves left as soon as every parameter was
+      // changed once: gemm RTX 2080 Ti needs 87 evaluations (median of 200 seeds) instead of 98.5 when they wait for
+      // all of those.
+      ring_.assign(scratch_.begin(), scratch_.end());
       for (std::uint32_t near : scratch_) index_.hamming_neighbours(near, ring_);
       if (const auto pick = fastest_unasked(ring_)) return pick;
     }
     return std::nullopt;
+  }
+
+  // The unasked one-parameter neighbour of `centre` (of `near`, all of them) that the model predicts fastest among
+  // those changing a parameter that no asked neighbour (told or pending) changes; nullopt when there is none.
+  std::optional<std::size_t> untried_parameter_step(std::size_t centre, const std::vector<std::uint32_t>& near) {
+    const auto here = index_.code(centre);
+    tried_.assign(index_.dimensions(), 0);
+    changed_.clear();
+    for (std::uint32_t c : near) {
+      const auto code = index_.code(c);
+      const auto p = static_cast<std::size_t>(std::mismatch(code.begin(), code.end(), here.begin()).first -
+                                              code.begin());
+      changed_.push_back(static_cast<std::uint16_t>(p));
+      if (history_.asked(c)) tried_[p] = 1;
+    }
+    untried_.clear();
+    for (std::size_t k = 0; k < near.size(); ++k)
+      if (!tried_[changed_[k]]) untried_.push_back(near[k]);
+    return fastest_unasked(untried_);
   }
 
   // The unasked configuration of `among` that the model predicts fastest, or nullopt when all were asked.
@@ -164,6 +197,13 @@ class PortfolioStrategy final : public SearchStrategy {
     return *history_.random_unasked(rng_);
   }
 
+  // How many configurations the initial design has in this space.
+  static std::size_t design_size(const SpaceIndex& index) {
+    std::size_t varying = 0;
+    for (std::size_t p = 0; p < index.dimensions(); ++p) varying += index.levels(p) > 1;
+    return std::clamp(kDesignPerParameter * varying, kMinDesign, kMaxDesign);
+  }
+
   double distance(std::size_t a, std::size_t b) const {
     const auto ca = index_.code(a), cb = index_.code(b);
     double d = 0.0;
@@ -173,10 +213,16 @@ class PortfolioStrategy final : public SearchStrategy {
     return d;
   }
 
+  std::size_t design_size_;
   Surrogate model_{index_};
   std::vector<std::uint32_t> favourites_;  // with a prior: what other GPUs rank among their fastest eighth
   ScoredCandidates scored_;
   std::vector<std::uint32_t> ring_;    // two-parameter neighbourhood scratch
+  // untried_parameter_step() scratch: per parameter, whether an asked neighbour changes it; per neighbour, the
+  // parameter it changes; the neighbours that change an untried one.
+  std::vector<std::uint8_t> tried_;
+  std::vector<std::uint16_t> changed_;
+  std::vector<std::uint32_t> untried_;
   std::vector<std::uint8_t> rule_of_;  // the rule that proposed each configuration; kNone: design, observed, random
   std::size_t refining_ = 0;           // refinement proposals not yet told
   double best_log_ = std::numeric_limits<double>::infinity();  // log time of the best outcome so far

@@ -1,5 +1,6 @@
 // Tests of the default strategy (portfolio) on a space large enough for its model and both of its rules to act:
-// determinism per seed, batches, a run resumed midway, start configurations, and a space where all but one fail.
+// determinism per seed, batches, a run resumed midway, start configurations, a space where all but one fail, and
+// refinement that changes every parameter before it dwells on one of many levels.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -86,6 +87,35 @@ TEST(Portfolio, RefinementsInFlightLookAroundDifferentGoodConfigurations) {
   }
   // 21 of the 40 here; 9 when every refinement looked around the best.
   EXPECT_GE(elsewhere, 16u) << "proposals next to a runner-up, not next to the best, in five batches of eight";
+}
+
+TEST(Portfolio, RefinementTriesEveryParameterBeforeAManyLevelledOne) {
+  // Like pnpoly's space: a block size of 32 levels that changes the time by at most 4%, two method parameters of
+  // four and three values of which one each is best (the others 8-80% slower), and a tile size whose largest of eight
+  // values is best; 3,072 configurations. Refinement that took the neighbour the model predicts fastest spent its
+  // steps on block sizes (the model finds them as fast as the best) before trying the other methods: 22.5 evaluations
+  // to within 1% (median of these 60 seeds); changing every parameter once first, and an initial design of 8 for four
+  // parameters instead of 16, take 17.
+  std::vector<std::vector<Value>> values(4);
+  const int levels[4] = {32, 4, 8, 3};
+  for (std::size_t p = 0; p < 4; ++p)
+    for (int l = 0; l < levels[p]; ++l) values[p].push_back(l);
+  const double method[4] = {1.0, 1.8, 1.08, 1.08}, use[3] = {1.2, 1.35, 1.0};
+  std::vector<Config> configs;
+  RecordedSpace recorded;
+  for (int a = 0; a < 32; ++a)
+    for (int b = 0; b < 4; ++b)
+      for (int c = 0; c < 8; ++c)
+        for (int d = 0; d < 3; ++d) {
+          configs.push_back(Config{{a, b, c, d}});
+          const double tile = 1.0 + 0.6 / (c + 1) - 0.6 / 8, block = 1.0 + 0.004 * ((a * 7) % 11);
+          recorded.times_ms.push_back(method[b] * use[d] * tile * block);
+        }
+  recorded.space = Space::from_configs(values, configs);
+  ReplayOptions options;
+  options.budgets = {60};
+  options.seeds = 60;
+  EXPECT_LE(replay("portfolio", recorded, options).median_evals_to_1pct, 19.5);
 }
 
 TEST(Portfolio, BatchesCoverTheSpaceOnceAndMeetTheBudgetExactly) {
