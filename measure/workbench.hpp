@@ -45,20 +45,24 @@ class Module {
   CUmodule module_ = nullptr;
 };
 
+/// The support kernels come in this many modules (a part of the element types each), compiled in parallel.
+constexpr std::size_t kSupportParts = 4;
+
 /// The tuner's own kernels (support.cu), one instance per element type.
 struct SupportKernels {
-  Module module;
+  std::array<Module, kSupportParts> modules;
   std::array<CUfunction, kElementTypes> fill_random{};  // indexed by ElementType
   std::array<CUfunction, kElementTypes> fill_value{};
   std::array<CUfunction, kElementTypes> compare{};
   std::array<CUfunction, kElementTypes> mismatches{};  // a few differing elements, after compare found some
   CUfunction flush_l2 = nullptr;
-  /// Compiles support.cu once per process and architecture (through the cache when given), then loads it.
+  /// Compiles support.cu's modules once per process and architecture (through the cache when given), then loads them.
   SupportKernels(const std::string& arch, CubinCache* cache);
 };
 
-/// Compiles the support kernels for `arch` into the cache (once per process), so that a worker finds them there.
-void cache_support_kernels(const std::string& arch, CubinCache* cache);
+/// Compiles support module `part` (< kSupportParts) for `arch` into the cache (once per process), so that a worker finds
+/// it there.
+void cache_support_kernels(const std::string& arch, CubinCache* cache, std::size_t part);
 
 /// One kernel argument on the device: a buffer (with its reference output and initial content when it is an
 /// output) or a scalar's bytes.

@@ -23,31 +23,37 @@ constexpr std::array<const char*, kElementTypes> kTypeNames = {
     "float",       "double",        "int",   "long long",      "unsigned",           "__nv_bfloat16", "__half",
     "signed char", "unsigned char", "short", "unsigned short", "unsigned long long", "bool"};
 
-// The support module's kernels, in the order SupportKernels reads their lowered names.
-std::vector<std::string> support_names() {
+// The types of support module `part`: every kSupportParts-th type from `part` on, so that the parts compile in
+// parallel (one module of all 53 kernels took 0.7-1.2 s, the first shape of a cold run waiting for it).
+bool in_part(std::size_t type, std::size_t part) { return type % kSupportParts == part; }
+
+// Support module `part`'s kernels, in the order SupportKernels reads their lowered names; part 0 also has flush_l2.
+std::vector<std::string> support_names(std::size_t part) {
   std::vector<std::string> names;
-  for (const char* type : kTypeNames) {
-    names.push_back(std::string("fill_random<") + type + ">");
-    names.push_back(std::string("fill_value<") + type + ">");
-    names.push_back(std::string("compare<") + type + ">");
-    names.push_back(std::string("mismatches<") + type + ">");
+  for (std::size_t t = 0; t < kTypeNames.size(); ++t) {
+    if (!in_part(t, part)) continue;
+    const std::string type = kTypeNames[t];
+    names.push_back("fill_random<" + type + ">");
+    names.push_back("fill_value<" + type + ">");
+    names.push_back("compare<" + type + ">");
+    names.push_back("mismatches<" + type + ">");
   }
-  names.push_back("flush_l2");
+  if (part == 0) names.push_back("flush_l2");
   return names;
 }
 
-// Compiled once per process and architecture; through the cubin cache, once per machine. The cache keeps one
-// lowered name per entry, so the support module's names travel joined by newlines.
-const NvrtcOutput& support_binary(const std::string& arch, CubinCache* cache) {
-  static std::mutex mutex;
-  static std::map<std::string, NvrtcOutput> compiled;
-  std::lock_guard lock(mutex);
-  auto it = compiled.find(arch);
-  if (it != compiled.end()) return it->second;
-  const std::vector<std::string> names = support_names();
+// Compiled once per process, architecture and part; through the cubin cache, once per machine. The cache keeps one
+// lowered name per entry, so a module's names travel joined by newlines.
+const NvrtcOutput& support_binary(const std::string& arch, CubinCache* cache, std::size_t part) {
+  static std::array<std::mutex, kSupportParts> mutexes;
+  static std::array<std::map<std::string, NvrtcOutput>, kSupportParts> compiled;
+  std::lock_guard lock(mutexes[part]);
+  auto it = compiled[part].find(arch);
+  if (it != compiled[part].end()) return it->second;
+  const std::vector<std::string> names = support_names(part);
   KernelSpec support;
   support.source = std::string(support_source());
-  const std::string key = CubinCache::key(support, "support", {}, arch);
+  const std::string key = CubinCache::key(support, "support part " + std::to_string(part), {}, arch);
   NvrtcOutput out;
   if (auto hit = cache ? cache->load(key) : std::nullopt) {
     out.ok = true;
@@ -66,7 +72,7 @@ const NvrtcOutput& support_binary(const std::string& arch, CubinCache* cache) {
       cache->store(key, entry);
     }
   }
-  return compiled.emplace(arch, std::move(out)).first->second;
+  return compiled[part].emplace(arch, std::move(out)).first->second;
 }
 
 }  // namespace
@@ -103,19 +109,25 @@ CUresult Module::global(const std::string& name, CUdeviceptr* address, std::size
   return driver().cuModuleGetGlobal(address, bytes, module_, name.c_str());
 }
 
-void cache_support_kernels(const std::string& arch, CubinCache* cache) { support_binary(arch, cache); }
+void cache_support_kernels(const std::string& arch, CubinCache* cache, std::size_t part) {
+  support_binary(arch, cache, part);
+}
 
 SupportKernels::SupportKernels(const std::string& arch, CubinCache* cache) {
-  const NvrtcOutput& binary = support_binary(arch, cache);
-  check(module.load(binary.cubin), "cuModuleLoadData(support.cu)");
-  std::size_t k = 0;
-  for (std::size_t t = 0; t < kTypeNames.size(); ++t) {
-    check(module.function(binary.lowered_names[k++], &fill_random[t]), "cuModuleGetFunction(fill_random)");
-    check(module.function(binary.lowered_names[k++], &fill_value[t]), "cuModuleGetFunction(fill_value)");
-    check(module.function(binary.lowered_names[k++], &compare[t]), "cuModuleGetFunction(compare)");
-    check(module.function(binary.lowered_names[k++], &mismatches[t]), "cuModuleGetFunction(mismatches)");
+  for (std::size_t part = 0; part < kSupportParts; ++part) {
+    const NvrtcOutput& binary = support_binary(arch, cache, part);
+    check(modules[part].load(binary.cubin), "cuModuleLoadData(support.cu)");
+    const Module& module = modules[part];
+    std::size_t k = 0;
+    for (std::size_t t = 0; t < kTypeNames.size(); ++t) {
+      if (!in_part(t, part)) continue;
+      check(module.function(binary.lowered_names[k++], &fill_random[t]), "cuModuleGetFunction(fill_random)");
+      check(module.function(binary.lowered_names[k++], &fill_value[t]), "cuModuleGetFunction(fill_value)");
+      check(module.function(binary.lowered_names[k++], &compare[t]), "cuModuleGetFunction(compare)");
+      check(module.function(binary.lowered_names[k++], &mismatches[t]), "cuModuleGetFunction(mismatches)");
+    }
+    if (part == 0) check(module.function(binary.lowered_names[k], &flush_l2), "cuModuleGetFunction(flush_l2)");
   }
-  check(module.function(binary.lowered_names[k], &flush_l2), "cuModuleGetFunction(flush_l2)");
 }
 
 }  // namespace detail

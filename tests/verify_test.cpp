@@ -265,7 +265,9 @@ TEST(VerifyMessages, MeasureOptionsAndDisagreementsReachTheWorker) {
 
 TEST(VerifySupportKernels, CompileThroughNvrtcWithoutAGpu) {
   // The comparison over a region and the look for a few differing elements, for every element type.
-  EXPECT_NO_THROW(detail::cache_support_kernels("sm_90", nullptr));
+  for (std::size_t part = 0; part < detail::kSupportParts; ++part) {
+    EXPECT_NO_THROW(detail::cache_support_kernels("sm_90", nullptr, part));
+  }
 }
 
 }  // namespace

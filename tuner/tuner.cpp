@@ -280,9 +280,9 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
       if (cache_ptr != nullptr && verify != VerifyMode::None) {
         setup_jobs.push_back(pool.submit([&] { return detail::compile_reference_for(cache_ptr, spec, verify, arch); }));
       }
-      if (cache_ptr != nullptr) {
-        setup_jobs.push_back(pool.submit([&] {
-          detail::cache_support_kernels(arch, cache_ptr);
+      for (std::size_t part = 0; cache_ptr != nullptr && part < detail::kSupportParts; ++part) {
+        setup_jobs.push_back(pool.submit([&, part] {
+          detail::cache_support_kernels(arch, cache_ptr, part);
           return CompileOutput{};
         }));
       }
