@@ -199,11 +199,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
       spec.name, shape_key, identity_.name, space.size(), space.removed_by_constraints(), space.removed_by_device(),
       space.removed_by_target(), arch, stored.size(), to_string(flush));
 
-  if (options_.use_cache && !cache_) {
-    cache_ = std::make_unique<CubinCache>(options_.cache_dir.empty() ? CubinCache::default_directory()
-                                                                     : std::filesystem::path(options_.cache_dir));
-  }
-  CubinCache* cache_ptr = cache_.get();
+  CubinCache* cache_ptr = cache();
 
   std::optional<Result> best;
   std::map<std::string, Result> results;  // this shape's results, stored and new: the finalists come from here
@@ -340,7 +336,22 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   return report;
 }
 
+CubinCache* Tuner::cache() {
+  if (options_.use_cache && !cache_) {
+    cache_ = std::make_unique<CubinCache>(options_.cache_dir.empty() ? CubinCache::default_directory()
+                                                                     : std::filesystem::path(options_.cache_dir));
+  }
+  return cache_.get();
+}
+
 void Tuner::expect(const KernelSpec& spec, const std::vector<Shape>& shapes) {
+  // The workers start now too (a process and a CUDA context each, about half a second), while the first shape
+  // enumerates its space and reads the database. What fails here fails again, in its place, in tune().
+  try {
+    if (!shapes.empty()) lanes(cache());
+  } catch (const std::exception&) {
+    lanes_.reset();
+  }
   for (const Shape& shape : shapes) {
     auto& slot = upcoming_[{&spec, shape.str()}];
     if (!slot.valid()) {

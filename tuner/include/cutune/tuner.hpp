@@ -141,12 +141,15 @@ class Tuner {
   /// others go on; the last one's error is thrown. The worker processes stay up from one call to the next, so tune
   /// several shapes with one Tuner.
   ShapeReport tune(const KernelSpec& spec, const Shape& shape);
-  /// Says which shapes tune() will be asked for next with `spec` (the same object): their spaces are enumerated in the
-  /// background meanwhile, so that a shape does not start by enumerating its space (up to half a second for a large
-  /// template such as gemm_bf16). Optional; an error of an enumeration is thrown by the tune() of its shape.
+  /// Says which shapes tune() will be asked for next with `spec` (the same object): the workers start and the shapes'
+  /// spaces are enumerated in the background meanwhile, so that a shape does not start by enumerating its space (up
+  /// to half a second for a large template such as gemm_bf16). Optional; an error of an enumeration is thrown by the
+  /// tune() of its shape.
   void expect(const KernelSpec& spec, const std::vector<Shape>& shapes);
 
  private:
+  // The cubin cache (null without one), made on first use.
+  CubinCache* cache();
   // The lanes, one per GPU, started on first use and kept for later shapes; `cache` (may be null) must live as long.
   detail::Dispatcher& lanes(CubinCache* cache);
   void retime_finalists(const KernelSpec& spec, const std::shared_ptr<const detail::ShapeTask>& task,
