@@ -1,4 +1,5 @@
-// A rank other than 0: compiles and measures on its own GPU what rank 0 sends, one job at a time, until told to stop.
+// A rank other than 0: measures on its own GPU what rank 0 sends, one job at a time, until told to stop; compiles what
+// rank 0 sends without a binary.
 #include <chrono>
 #include <map>
 
@@ -28,7 +29,9 @@ Message run_job(detail::Evaluator& evaluator, CubinCache* cache, const std::stri
   const std::string kind = job.at("kind").get<std::string>();
   if (kind == "copy") return {{"gbs", evaluator.copy_bandwidth(job.at("bytes").get<std::int64_t>())}};
   const Config config = task.spec.parse_config(job.at("config").get<std::string>());
-  const CompileOutput compiled = compile_config_cached(cache, task.spec, config, arch);
+  // Rank 0's compile pool sends the binary when it compiled the configuration; otherwise this rank compiles it.
+  const CompileOutput compiled = job.contains("compiled") ? detail::compile_output_from_message(job.at("compiled"))
+                                                          : compile_config_cached(cache, task.spec, config, arch);
   const Result result = kind == "retime" ? evaluator.retime(config, compiled, job.at("repeats").get<int>())
                                          : evaluator.evaluate(config, compiled, job.at("best_ms").get<double>());
   return {{"result", detail::to_message(result)}};

@@ -81,10 +81,12 @@ void RemoteLane::submit(detail::Job job) {
       prepared_ = job.task->id;
     }
     sent_ = ++next_seq;
-    transport.send(rank_, Tag::Job,
-                   {{"seq", sent_}, {"task", job.task->id}, {"kind", kind_name(job.kind)}, {"index", job.index},
+    Message body = {{"seq", sent_}, {"task", job.task->id}, {"kind", kind_name(job.kind)}, {"index", job.index},
                     {"config", job.task->spec->format(job.config)}, {"best_ms", job.best_ms},
-                    {"repeats", job.repeats}, {"bytes", job.bytes}});
+                    {"repeats", job.repeats}, {"bytes", job.bytes}};
+    // A configuration rank 0's compile pool compiled travels with its binary: that rank need not compile it again.
+    if (job.compiled && job.compiled->ok) body["compiled"] = detail::to_message(*job.compiled);
+    transport.send(rank_, Tag::Job, body);
     job_ = std::move(job);
   } catch (const std::exception& e) {
     detail::LaneOutcome out;

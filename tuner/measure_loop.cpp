@@ -57,11 +57,12 @@ std::pair<std::vector<std::size_t>, double> ask(const MeasureLoop& m, std::size_
 void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutput>>& setup, ShapeReport& report) {
   Dispatcher& lanes = m.lanes;
   // Enough compiles under way to keep every core busy and give every lane its next job, without running far ahead of
-  // the strategy (which learns from each result).
-  // Lanes that compile for themselves (remote ranks) are not counted: they get configurations straight from the strategy.
+  // the strategy (which learns from each result). Lanes that can compile for themselves (remote ranks) count too: they
+  // take what the pool compiled (its binary travels with the job) and compile for themselves only when nothing is
+  // ready, so that their GPUs do not wait on one compile at a time while this rank's cores have compiled ones.
   std::size_t local = 0;
   for (std::size_t i = 0; i < lanes.size(); ++i) local += !lanes.lane(i).compiles_itself();
-  const std::size_t lookahead = local > 0 ? 2 * static_cast<std::size_t>(m.pool.threads()) + local : 0;
+  const std::size_t lookahead = local > 0 ? 2 * static_cast<std::size_t>(m.pool.threads()) + lanes.size() : 0;
   std::size_t compiling = 0;   // submitted to the pool, not yet posted back
   std::deque<Compiled> ready;  // compiled, waiting for a lane, in the order the compiles finished
   std::deque<LaneOutcome> outcomes;

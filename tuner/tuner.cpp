@@ -284,7 +284,8 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
       }
       auto store = [&](const detail::Arrival& a) {
         Result r = a.result;
-        r.framework_ms = framework_ms(r, a.measure_s, dispatcher.lane(a.lane).compiles_itself());
+        const bool compiled_there = dispatcher.lane(a.lane).compiles_itself() && !(a.job.compiled && a.job.compiled->ok);
+        r.framework_ms = framework_ms(r, a.measure_s, compiled_there);
         {
           // The strategy hears the outcome first, so that the time it takes counts in the stored result.
           const PhaseScope searching(&clock, Phase::Search);
