@@ -13,6 +13,7 @@
 #include "cutune/prior.hpp"
 #include "cutune/replay.hpp"
 #include "cutune/report.hpp"
+#include "cutune/stop.hpp"
 #include "cutune/strategy.hpp"
 
 namespace cutune::cli {
@@ -164,9 +165,15 @@ int run_replay(const ReplayArgs& args) {
               << (cache.truncated ? " (the cache file was cut off; read up to its last whole record)" : "") << "\n\n";
   }
   std::vector<ReplayResult> results;
-  for (const auto& name : strategies) {
-    results.push_back(replay(name, recorded, options));
-    if (!args.json) print_table(results.back(), args.budget);
+  options.stop = stop_requested;
+  try {
+    for (const auto& name : strategies) {
+      results.push_back(replay(name, recorded, options));
+      if (!args.json) print_table(results.back(), args.budget);
+    }
+  } catch (const Interrupted&) {
+    std::cerr << "interrupted: the replay stopped (a replay stores nothing)\n";
+    return 130;
   }
   if (!args.report.empty()) {
     const std::string kernel = cache.kernel_name.empty() ? "a kernel" : cache.kernel_name;

@@ -162,6 +162,10 @@ ReplayResult replay(std::string_view strategy, const RecordedSpace& recorded, co
   std::atomic<bool> failed{false};
   auto worker = [&] {
     for (std::size_t s; (s = next++) < options.seeds && !failed;) {
+      if (options.stop && options.stop()) {
+        if (!failed.exchange(true)) error = std::make_exception_ptr(Interrupted("interrupted"));
+        break;
+      }
       try {
         runs[s] = run_seed(strategy, recorded, budgets, optimum, options.first_seed + s, options.batch, start,
                            options.prior);

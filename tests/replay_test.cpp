@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -117,6 +118,23 @@ TEST(Replay, DeterministicAcrossThreadCounts) {
     EXPECT_EQ(a.budgets[0].median_relative_best, b.budgets[0].median_relative_best) << name;
     EXPECT_LE(a.median_evals_to_1pct, 41.0) << name;
   }
+}
+
+// A stop request (Ctrl-C, SIGTERM) ends the replay before the next seed, with Interrupted; seeds already run count.
+TEST(Replay, AStopRequestEndsItBeforeTheNextSeed) {
+  std::vector<std::optional<double>> times;
+  for (int i = 0; i < 100; ++i) times.push_back(1.0 + i);
+  const auto r = one_dimensional(times);
+  ReplayOptions options;
+  options.budgets = {10, 40};
+  options.seeds = 50;
+  options.threads = 1;
+  std::atomic<int> asked{0};
+  options.stop = [&asked] { return ++asked > 3; };
+  EXPECT_THROW(cutune::replay("random", r, options), cutune::Interrupted);
+  EXPECT_EQ(asked.load(), 4);  // three seeds ran, the fourth was not started
+  options.stop = [] { return false; };
+  EXPECT_NO_THROW(cutune::replay("random", r, options));
 }
 
 TEST(Replay, RejectsBadInput) {

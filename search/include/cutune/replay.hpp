@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,8 @@ struct ReplayOptions {
   /// (make_strategy()), and each run asks the `prior_first` fastest of each other GPU first, after `start`.
   Prior prior;
   std::size_t prior_first = kPriorFirst;
+  /// Asked before each seed's run: true ends the replay with Interrupted (Ctrl-C, SIGTERM).
+  std::function<bool()> stop;
 };
 
 /// The result of one strategy at one budget: medians over seeds of best found / optimum (nullopt: infinite, because
