@@ -10,6 +10,7 @@
 // each of the J threads compiles in a compiler process of its own, as `tune` does. No GPU needed.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -19,15 +20,12 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "cutune/compiler.hpp"
 #include "cutune/error.hpp"
-#include "measure/compiler_processes.hpp"
-#include "measure/evaluator.hpp"
 #include "cutune/space.hpp"
 #include "cutune/target.hpp"
 #include "cutune/templates.hpp"
+#include "measure/compiler_processes.hpp"
 
 namespace {
 
@@ -79,19 +77,22 @@ int main(int argc, char** argv) {
     count = std::min(count, space.size());
     const std::filesystem::path time_file =
         std::filesystem::temp_directory_path() / fmt::format("cutune-compile-bench-{}.csv", ::getpid());
+    // One configuration's compile, with NVRTC's phase report written to `file`.
+    auto compile_one = [&spec, &arch, &extra](const cutune::Config& config, const std::filesystem::path& file) {
+      std::vector<std::string> options = cutune::config_options(spec, config);
+      options.insert(options.end(), extra.begin(), extra.end());
+      options.push_back("--time=" + file.string());
+      return cutune::compile(spec, spec.kernel, options, cutune::compile_arch(spec, config, arch));
+    };
     std::map<std::string, double> total;
     double wall_total = 0.0;
     fmt::print("{} at {}, {} of {} configurations, {}{}\n", spec.name, shape_text, count, space.size(), arch,
                extra.empty() ? "" : ", with " + fmt::format("{}", fmt::join(extra, " ")));
     for (std::size_t i = 0; i < count; ++i) {
       const cutune::Config& config = space.configs()[i * space.size() / count];
-      std::vector<std::string> options = cutune::config_options(spec, config);
-      options.insert(options.end(), extra.begin(), extra.end());
-      options.push_back("--time=" + time_file.string());
       std::filesystem::remove(time_file);
       const auto start = std::chrono::steady_clock::now();
-      const cutune::CompileOutput out =
-          cutune::compile(spec, spec.kernel, options, cutune::compile_arch(spec, config, arch));
+      const cutune::CompileOutput out = compile_one(config, time_file);
       const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       const auto phases = read_phases(time_file);
       std::string line;
@@ -108,22 +109,17 @@ int main(int argc, char** argv) {
     for (const auto& [phase, ms] : total) fmt::print("  {} {:.0f} ({:.0f}%)", phase, ms / count, 100 * ms / wall_total);
     fmt::print("\n");
     if (jobs > 0) {
-      const std::string worker = processes ? cutune::detail::find_worker_executable() : std::string();
-      if (processes && worker.empty()) throw cutune::Error("--processes: cutune-worker not found (set CUTUNE_WORKER)");
-      cutune::CompilePool pool(jobs, processes ? cutune::detail::make_compiler_processes(worker)
-                                               : cutune::detail::NvrtcRunnerFactory{});
+      const cutune::detail::NvrtcRunnerFactory runners =
+          processes ? cutune::detail::compiler_processes_if_found() : cutune::detail::NvrtcRunnerFactory{};
+      if (processes && !runners) throw cutune::Error("--processes: cutune-worker not found (set CUTUNE_WORKER)");
+      cutune::CompilePool pool(jobs, runners);
       std::vector<std::future<cutune::CompileOutput>> futures;
       std::vector<std::filesystem::path> files;
       const auto start = std::chrono::steady_clock::now();
       for (std::size_t i = 0; i < count; ++i) {
         const cutune::Config& config = space.configs()[i * space.size() / count];
         files.push_back(time_file.string() + "." + std::to_string(i));
-        futures.push_back(pool.submit([&spec, &config, &arch, &extra, file = files.back()] {
-          std::vector<std::string> options = cutune::config_options(spec, config);
-          options.insert(options.end(), extra.begin(), extra.end());
-          options.push_back("--time=" + file.string());
-          return cutune::compile(spec, spec.kernel, options, cutune::compile_arch(spec, config, arch));
-        }));
+        futures.push_back(pool.submit([&compile_one, &config, file = files.back()] { return compile_one(config, file); }));
       }
       double threaded_total = 0.0;
       for (auto& f : futures) threaded_total += f.get().ms;

@@ -20,7 +20,6 @@
 #include "cutune/target.hpp"
 #include "cutune/templates.hpp"
 #include "measure/compiler_processes.hpp"
-#include "measure/evaluator.hpp"
 
 namespace cutune::cli {
 namespace {
@@ -414,8 +413,7 @@ int run_compile(const CompileArgs& args) {
     binary[i] = it->second;
   }
   // Each thread compiles in a process of its own where the worker program is found (as the tuner does).
-  const std::string worker = detail::find_worker_executable();
-  CompilePool pool(args.jobs, worker.empty() ? detail::NvrtcRunnerFactory{} : detail::make_compiler_processes(worker));
+  CompilePool pool(args.jobs, detail::compiler_processes_if_found());
   std::vector<std::future<CompileOutput>> futures;
   for (const std::size_t i : first) {
     const Config& c = space.configs()[i];

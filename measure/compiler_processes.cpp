@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cutune/error.hpp"
+#include "evaluator.hpp"
 #include "worker_process.hpp"
 
 namespace cutune::detail {
@@ -110,6 +111,11 @@ Message answer_compile_request(const Message& request) {
   } catch (const std::exception& e) {
     return {{"error", e.what()}};
   }
+}
+
+NvrtcRunnerFactory compiler_processes_if_found() {
+  const std::string worker = find_worker_executable();
+  return worker.empty() ? NvrtcRunnerFactory{} : make_compiler_processes(worker);
 }
 
 int compiler_main(int in, int out) {

@@ -16,6 +16,9 @@ namespace cutune::detail {
 /// starts a `worker --compiler` process for it, which the thread gives back when it ends, for the next pool's
 /// threads. The processes end with the last copy of the factory and the runners it made.
 NvrtcRunnerFactory make_compiler_processes(const std::string& worker_executable);
+/// make_compiler_processes() with the worker find_worker_executable() finds; no runners (compiles in this process)
+/// when there is none.
+NvrtcRunnerFactory compiler_processes_if_found();
 
 /// The worker's side of `--compiler`: answers "nvrtc" requests on `in` until it closes. Returns the exit code.
 int compiler_main(int in, int out);

@@ -256,20 +256,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
     dispatcher.take_spans();  // an earlier shape's, should it have ended early
     auto task = std::make_shared<detail::ShapeTask>(detail::ShapeTask{++shapes_, &spec, shape});
     {
-      if (!compile_runners_chosen_) {
-        compile_runners_chosen_ = true;
-        const unsigned usable = usable_cpus(), machine = std::thread::hardware_concurrency();
-        if (options_.compile_threads == 0 && usable < machine) {
-          detail::logger()->warn(
-              "compiling on {} thread{}: this process may run on {} of the machine's {} CPUs (its affinity: an MPI "
-              "launcher binds each rank to a core or socket by default); `mpirun --bind-to none`, or a larger cpuset, "
-              "lets compiles use more",
-              usable, usable == 1 ? "" : "s", usable, machine);
-        }
-        const std::string worker = options_.compile_processes ? detail::find_worker_executable() : std::string();
-        if (!worker.empty()) compile_runners_ = detail::make_compiler_processes(worker);
-      }
-      CompilePool pool(options_.compile_threads, compile_runners_);
+      CompilePool pool(options_.compile_threads, compile_runners());
       // The support and reference kernels go first, into the cache: the workers then find them there instead of
       // compiling them themselves while the GPUs wait.
       std::vector<std::future<CompileOutput>> setup_jobs;
@@ -335,6 +322,21 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   finish_clock(clock, report);
   database_.finish_run(run, report.phases);
   return report;
+}
+
+const detail::NvrtcRunnerFactory& Tuner::compile_runners() {
+  if (compile_runners_chosen_) return compile_runners_;
+  compile_runners_chosen_ = true;
+  const unsigned usable = usable_cpus(), machine = std::thread::hardware_concurrency();
+  if (options_.compile_threads == 0 && usable < machine) {
+    detail::logger()->warn(
+        "compiling on {} thread{}: this process may run on {} of the machine's {} CPUs (its affinity: an MPI launcher "
+        "binds each rank to a core or socket by default); `mpirun --bind-to none`, or a larger cpuset, lets compiles "
+        "use more",
+        usable, usable == 1 ? "" : "s", usable, machine);
+  }
+  if (options_.compile_processes) compile_runners_ = detail::compiler_processes_if_found();
+  return compile_runners_;
 }
 
 CubinCache* Tuner::cache() {

@@ -148,6 +148,9 @@ class Tuner {
   void expect(const KernelSpec& spec, const std::vector<Shape>& shapes);
 
  private:
+  // Where the compile threads compile (compiler processes, or this process), chosen once; warns when the process may
+  // use fewer CPUs than the machine has.
+  const detail::NvrtcRunnerFactory& compile_runners();
   // The cubin cache (null without one), made on first use.
   CubinCache* cache();
   // The lanes, one per GPU, started on first use and kept for later shapes; `cache` (may be null) must live as long.
