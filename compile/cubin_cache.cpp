@@ -95,15 +95,34 @@ fs::path CubinCache::default_directory() {
 CubinCache::CubinCache(fs::path directory, std::uint64_t max_bytes)
     : directory_(std::move(directory)), max_bytes_(max_bytes) {}
 
-std::string CubinCache::key(const KernelSpec& spec, const std::string& kernel, const std::vector<std::string>& options,
-                            const std::string& arch) {
-  std::string text = spec.source;
-  text += '\0' + kernel + '\0' + arch + '\0' + std::to_string(nvrtc_version());
-  for (const auto& o : spec.compile_options) text += '\0' + o;
+// The key hashes source, kernel, architecture, NVRTC version, the spec's options and the compile's own, separated by
+// NULs; two 64-bit hashes of differently salted text make a 128-bit key that keeps accidental collisions out of reach.
+CubinKeys::CubinKeys(const KernelSpec& spec, const std::string& kernel) : spec_(spec) {
+  salted_.add("cutune-cubin\n");
+  const std::string_view nul("\0", 1);
+  for (HashHex* h : {&plain_, &salted_}) h->add(spec.source).add(nul).add(kernel).add(nul);
+}
+
+std::string CubinKeys::key(const std::vector<std::string>& options, const std::string& arch) const {
+  std::string text = arch + '\0' + std::to_string(nvrtc_version());
+  for (const auto& o : spec_.compile_options) text += '\0' + o;
   text += '\0';
   for (const auto& o : options) text += '\0' + o;
-  // Two 64-bit hashes of differently salted text: a 128-bit key keeps accidental collisions out of reach.
-  return hash_hex(text) + hash_hex("cutune-cubin\n" + text);
+  return HashHex(plain_).add(text).hex() + HashHex(salted_).add(text).hex();
+}
+
+std::string CubinKeys::config_key(const Config& config, const std::string& arch) const {
+  return key(config_options(spec_, config), compile_arch(spec_, config, arch));
+}
+
+std::string CubinCache::key(const KernelSpec& spec, const std::string& kernel, const std::vector<std::string>& options,
+                            const std::string& arch) {
+  return CubinKeys(spec, kernel).key(options, arch);
+}
+
+bool CubinCache::contains(const std::string& key) const {
+  std::error_code ignored;
+  return fs::exists(directory_ / (key + ".cubin"), ignored);
 }
 
 std::optional<CompileOutput> CubinCache::load(const std::string& key) {

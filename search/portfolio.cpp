@@ -35,6 +35,12 @@ constexpr double kMinShare = 0.15;             // no rule's share of proposals d
 constexpr double kPriorGain = 0.03;            // a rule's gain per proposal before it has any (log time)
 constexpr std::uint16_t kFavouriteShare = 8;   // with a prior, the design draws from other GPUs' fastest eighth ...
 constexpr std::size_t kFavouriteTries = 16;    // ... in this many draws, else from the whole space
+// What is ready (compiled already) is preferred among candidates rated about as well as the rule's pick: expected
+// improvement at least this share of the best candidate's, or a predicted time at most this much slower (log time);
+// at most kReadyChecks candidates are looked up per proposal.
+constexpr double kReadyScoreShare = 0.5;
+constexpr double kReadyLogSlack = 0.05;
+constexpr std::size_t kReadyChecks = 32;
 
 enum Rule : std::uint8_t { kExplore = 0, kRefine = 1, kRules = 2, kNone = 0xff };
 
@@ -46,6 +52,8 @@ class PortfolioStrategy final : public SearchStrategy {
     model_.add_columns(index_, columns);
     favourites_ = prior_favourites(index_, columns, kPriorLevels / kFavouriteShare);
   }
+
+  void prefer_ready(std::function<bool(std::size_t)> ready) override { ready_ = std::move(ready); }
 
   std::vector<std::size_t> ask(std::size_t n) override {
     std::vector<std::size_t> out;
@@ -98,10 +106,20 @@ class PortfolioStrategy final : public SearchStrategy {
 
   std::optional<std::size_t> propose(Rule rule) { return rule == kExplore ? explore() : refine(); }
 
-  // The unasked candidate of highest expected improvement, discounted by likeness to pending configurations.
+  // The unasked candidate of highest expected improvement, discounted by likeness to pending configurations (with
+  // what is ready preferred among those nearly as promising).
   std::optional<std::size_t> explore() {
     const auto i = scored_.best(history_);
     if (!i) return std::nullopt;
+    if (ready_) {
+      const double floor = kReadyScoreShare * scored_.score(*i);
+      ranked_.clear();
+      for (std::size_t k = 0; k < scored_.size(); ++k) {
+        const double score = scored_.score(k);
+        if (!history_.asked(scored_.config(k)) && score >= floor) ranked_.emplace_back(-score, scored_.config(k));
+      }
+      if (const auto pick = best_ready(ranked_, -floor, ready_, kReadyChecks)) return *pick;
+    }
     return scored_.config(*i);
   }
 
@@ -156,15 +174,21 @@ class PortfolioStrategy final : public SearchStrategy {
     return fastest_unasked(untried_);
   }
 
-  // The unasked configuration of `among` that the model predicts fastest, or nullopt when all were asked.
-  std::optional<std::size_t> fastest_unasked(const std::vector<std::uint32_t>& among) const {
+  // The unasked configuration of `among` that the model predicts fastest (or a ready one predicted nearly as fast),
+  // or nullopt when all were asked.
+  std::optional<std::size_t> fastest_unasked(const std::vector<std::uint32_t>& among) {
     std::optional<std::size_t> best;
     double best_mean = 0.0;
+    ranked_.clear();
     for (std::uint32_t c : among) {
       if (history_.asked(c)) continue;
       double mean = 0.0, stddev = 0.0;
       model_.predict(c, mean, stddev);
+      if (ready_) ranked_.emplace_back(mean, c);
       if (!best || mean < best_mean || (mean == best_mean && c < *best)) best = c, best_mean = mean;
+    }
+    if (best && ready_) {
+      if (const auto pick = best_ready(ranked_, best_mean + kReadyLogSlack, ready_, kReadyChecks)) return *pick;
     }
     return best;
   }
@@ -223,6 +247,8 @@ class PortfolioStrategy final : public SearchStrategy {
   std::vector<std::uint8_t> tried_;
   std::vector<std::uint16_t> changed_;
   std::vector<std::uint32_t> untried_;
+  std::function<bool(std::size_t)> ready_;  // what costs little to evaluate (prefer_ready); empty: no preference
+  std::vector<std::pair<double, std::uint32_t>> ranked_;  // candidates rated about as well as a rule's pick
   std::vector<std::uint8_t> rule_of_;  // the rule that proposed each configuration; kNone: design, observed, random
   std::size_t refining_ = 0;           // refinement proposals not yet told
   double best_log_ = std::numeric_limits<double>::infinity();  // log time of the best outcome so far

@@ -47,6 +47,8 @@ class StartFirst final : public Strategy {
     inner_->observe(index, time_ms);
   }
 
+  void prefer_ready(std::function<bool(std::size_t)> ready) override { inner_->prefer_ready(std::move(ready)); }
+
  private:
   std::unique_ptr<Strategy> inner_;
   std::vector<std::size_t> first_;

@@ -71,6 +71,17 @@ std::vector<std::uint32_t> fastest_told(const History& history, std::size_t k) {
   return told;
 }
 
+std::optional<std::uint32_t> best_ready(std::vector<std::pair<double, std::uint32_t>>& ranked, double limit,
+                                        const std::function<bool(std::size_t)>& ready, std::size_t checks) {
+  std::sort(ranked.begin(), ranked.end());
+  ranked.erase(std::unique(ranked.begin(), ranked.end()), ranked.end());
+  for (const auto& [rating, config] : ranked) {
+    if (rating > limit || checks-- == 0) break;
+    if (ready(config)) return config;
+  }
+  return std::nullopt;
+}
+
 void ScoredCandidates::rank(const Surrogate& model, const SpaceIndex& index, const History& history, Rng& rng,
                             const Sizes& sizes) {
   candidates_.clear();

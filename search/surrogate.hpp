@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "batch_penalty.hpp"
@@ -55,6 +57,12 @@ namespace cutune::detail {
 
 /// The `k` fastest configurations told so far, fastest first (failures, if any are among them, last).
 std::vector<std::uint32_t> fastest_told(const History& history, std::size_t k);
+
+/// Of `ranked` (rating, configuration) pairs, lower ratings better, the best-rated configuration that `ready` accepts
+/// among those rated at most `limit`, asking `ready` about at most `checks` of them in order; nullopt when none is.
+/// Sorts `ranked` and drops repeated pairs.
+std::optional<std::uint32_t> best_ready(std::vector<std::pair<double, std::uint32_t>>& ranked, double limit,
+                                        const std::function<bool(std::size_t)>& ready, std::size_t checks);
 
 /// A set of unasked candidates scored by a surrogate's expected improvement, with the discount for likeness to
 /// configurations being evaluated (PendingPenalty).

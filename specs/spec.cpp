@@ -93,16 +93,21 @@ std::string_view to_string(ElementType t) { return info(t).name; }
 
 bool is_integer(ElementType t) { return info(t).integer; }
 
-std::string hash_hex(std::string_view text) {
-  std::uint64_t h = 14695981039346656037ULL;
+HashHex& HashHex::add(std::string_view text) {
   for (const char ch : text) {
-    h ^= static_cast<unsigned char>(ch);
-    h *= 1099511628211ULL;
+    state_ ^= static_cast<unsigned char>(ch);
+    state_ *= 1099511628211ULL;
   }
+  return *this;
+}
+
+std::string HashHex::hex() const {
   char buffer[17];
-  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(state_));
   return buffer;
 }
+
+std::string hash_hex(std::string_view text) { return HashHex().add(text).hex(); }
 
 namespace {
 

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "cutune/cubin_cache.hpp"
+#include "cutune/target.hpp"
 #include "cutune/templates.hpp"
 
 namespace cutune {
@@ -56,6 +57,21 @@ TEST_F(CubinCacheTest, KeyCoversEverythingThatChangesTheBinary) {
   KernelSpec fast_math = spec;
   fast_math.compile_options.push_back("--use_fast_math");
   EXPECT_NE(base, CubinCache::key(fast_math, "transpose", {"-DTILE=32"}, "sm_90"));
+}
+
+TEST_F(CubinCacheTest, KeysOfManyConfigurationsAreTheCacheKeys) {
+  const KernelSpec spec = load_kernel("gemm");
+  const CubinKeys keys(spec, spec.kernel);
+  const Config config = spec.parse_config("BM=64,BN=128,BK=16,TM=8,TN=8,WARP_ROWS=4,VEC=4,AT=1,PAD=4,ASYNC=0,"
+                                          "STAGES=2,OCC=0,SPLITK=1,GROUP_M=1");
+  EXPECT_EQ(keys.config_key(config, "sm_90"),
+            CubinCache::key(spec, spec.kernel, config_options(spec, config), compile_arch(spec, config, "sm_90")));
+  EXPECT_EQ(keys.key({"-DX=1"}, "sm_80"), CubinCache::key(spec, spec.kernel, {"-DX=1"}, "sm_80"));
+  CubinCache cache(dir_);
+  EXPECT_FALSE(cache.contains(keys.config_key(config, "sm_90")));
+  cache.store(keys.config_key(config, "sm_90"), fake("cubin"));
+  EXPECT_TRUE(cache.contains(keys.config_key(config, "sm_90")));
+  EXPECT_FALSE(cache.contains(keys.config_key(config, "sm_80")));
 }
 
 TEST_F(CubinCacheTest, RoundTripKeepsEveryField) {

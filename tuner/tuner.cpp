@@ -218,6 +218,14 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   clock.enter(Phase::Search);
   auto strategy = start_first(make_strategy(options_.strategy, space, options_.seed, prior),
                               with_prior_first(start_indices(spec, options_.start, index_of), prior));
+  if (cache_ptr != nullptr) {
+    // Among candidates it rates about as well, the strategy takes what the cache holds: a repeated run then compiles
+    // little, and a later shape reuses what earlier ones compiled (a configuration's binary does not depend on the shape).
+    auto keys = std::make_shared<CubinKeys>(spec, spec.kernel);
+    strategy->prefer_ready([cache_ptr, keys, &space, arch](std::size_t i) {
+      return cache_ptr->contains(keys->config_key(space.configs()[i], arch));
+    });
+  }
   auto outcome = [](const Result& r) { return usable(r.status) ? std::optional<double>(r.median_ms) : std::nullopt; };
   auto account = [&](const Result& r, bool resumed) {
     ++progress.done;

@@ -27,6 +27,8 @@ class CubinCache {
   static std::string key(const KernelSpec& spec, const std::string& kernel, const std::vector<std::string>& options,
                          const std::string& arch);
 
+  /// Whether an entry is stored under `key` (without reading or checking it).
+  bool contains(const std::string& key) const;
   /// The stored compile, or nullopt when absent or damaged (a damaged entry is removed).
   std::optional<CompileOutput> load(const std::string& key);
   /// Stores a successful compile; failures are not cached. Never throws: a cache that cannot be written only
@@ -45,6 +47,20 @@ class CubinCache {
   std::atomic<std::uint64_t> hits_ = 0;
   std::atomic<std::uint64_t> misses_ = 0;
   std::atomic<std::uint64_t> stored_since_trim_ = 0;
+};
+
+/// CubinCache::key() of many compiles of one kernel of one spec, its source hashed once: the keys of candidate
+/// configurations cost microseconds each, not a pass over the whole source.
+class CubinKeys {
+ public:
+  CubinKeys(const KernelSpec& spec, const std::string& kernel);
+  std::string key(const std::vector<std::string>& options, const std::string& arch) const;
+  /// The key of compile_config_cached(cache, spec, config, arch); the spec's kernel only.
+  std::string config_key(const Config& config, const std::string& arch) const;
+
+ private:
+  const KernelSpec& spec_;
+  HashHex plain_, salted_;  // after the source and the kernel's name
 };
 
 /// compile_config() through a cache (null: no cache); from_cache says where the answer came from.

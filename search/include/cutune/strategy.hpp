@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +26,12 @@ class Strategy {
   /// index is never proposed and a model-based strategy learns from it. Throws InputError for an index already
   /// asked or out of range.
   virtual void observe(std::size_t index, std::optional<double> time_ms) = 0;
+  /// Says which configurations cost far less to evaluate than the others (compiled already: the tuner passes what its
+  /// cubin cache holds). A strategy may then propose one of them instead of a candidate it rates about as well, so
+  /// that a repeated run, whose measured times differ a little from the first's, asks mostly for what the first one
+  /// compiled, and later shapes for what earlier ones compiled. Proposals then depend on what `ready` says as well;
+  /// `portfolio` uses it, the other strategies ignore it (the default), and without a call nothing changes.
+  virtual void prefer_ready(std::function<bool(std::size_t)> ready) { (void)ready; }
 };
 
 /// Every configuration once, in the space's order.

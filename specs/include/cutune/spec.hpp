@@ -404,4 +404,14 @@ void check_verification(const KernelSpec& spec, const Shape& shape, VerifyMode m
 /// 64-bit FNV-1a of `text` as 16 hex digits.
 std::string hash_hex(std::string_view text);
 
+/// hash_hex() of text given in parts: a copy made after a shared prefix hashes each continuation without the prefix.
+class HashHex {
+ public:
+  HashHex& add(std::string_view text);
+  std::string hex() const;
+
+ private:
+  std::uint64_t state_ = 14695981039346656037ULL;  // the FNV-1a 64 offset basis
+};
+
 }  // namespace cutune
