@@ -73,19 +73,29 @@ Transport::~Transport() {
   if (!stop_requested() && std::uncaught_exceptions() == 0) MPI_Finalize();
 }
 
+std::vector<std::uint8_t> encode(const Message& body) { return Message::to_cbor(body); }
+
+Message decode(const std::vector<std::uint8_t>& bytes) {
+  try {
+    return Message::from_cbor(bytes);
+  } catch (const Message::exception& e) {
+    throw InputError(std::string("a message from another rank is damaged: ") + e.what());
+  }
+}
+
 void Transport::send(int to, Tag tag, const Message& body) {
-  const std::string text = body.dump();
-  check(MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, to, static_cast<int>(tag), MPI_COMM_WORLD),
+  const std::vector<std::uint8_t> bytes = encode(body);
+  check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, static_cast<int>(tag), MPI_COMM_WORLD),
         "MPI_Send");
 }
 
 Envelope Transport::take(int source, int tag, int bytes) {
-  std::vector<char> text(static_cast<std::size_t>(bytes));
-  check(MPI_Recv(text.data(), bytes, MPI_CHAR, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+  std::vector<std::uint8_t> data(static_cast<std::size_t>(bytes));
+  check(MPI_Recv(data.data(), bytes, MPI_BYTE, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
   Envelope out;
   out.source = source;
   out.tag = static_cast<Tag>(tag);
-  out.body = Message::parse(text.begin(), text.end());
+  out.body = decode(data);
   return out;
 }
 
@@ -95,7 +105,7 @@ std::optional<Envelope> Transport::poll() {
   check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &status), "MPI_Iprobe");
   if (arrived == 0) return std::nullopt;
   int bytes = 0;
-  MPI_Get_count(&status, MPI_CHAR, &bytes);
+  MPI_Get_count(&status, MPI_BYTE, &bytes);
   return take(status.MPI_SOURCE, status.MPI_TAG, bytes);
 }
 
@@ -103,7 +113,7 @@ Envelope Transport::receive() {
   MPI_Status status;
   check(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status), "MPI_Probe");
   int bytes = 0;
-  MPI_Get_count(&status, MPI_CHAR, &bytes);
+  MPI_Get_count(&status, MPI_BYTE, &bytes);
   return take(status.MPI_SOURCE, status.MPI_TAG, bytes);
 }
 

@@ -1,9 +1,11 @@
-// The MPI side of a cluster run: JSON messages sent as tagged strings between ranks, and where this rank runs.
+// The MPI side of a cluster run: JSON messages sent as tagged CBOR between ranks, and where this rank runs.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
+#include <cstdint>
 
 namespace cutune::cluster {
 
@@ -17,6 +19,12 @@ struct Envelope {
   Tag tag = Tag::Stop;
   Message body;
 };
+
+/// A message as it travels: CBOR, which keeps binary values (a compiled kernel) binary; JSON text would turn them into
+/// an object that reads back as something else.
+std::vector<std::uint8_t> encode(const Message& body);
+/// The message encode() made; throws InputError for bytes that are not one.
+Message decode(const std::vector<std::uint8_t>& bytes);
 
 /// True when this process is one rank of an MPI launch of more than one rank (mpirun, srun, another PMI launcher).
 bool launched_by_mpi();
