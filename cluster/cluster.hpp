@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -50,6 +51,7 @@ class ClusterLanes {
   Transport& transport_;
   DeviceLimits limits_;
   std::vector<std::string> names_;  // lane names, rank 1 first
+  std::set<int> elsewhere_;         // ranks on another host than this one's
   std::unique_ptr<RemoteRegistry> registry_;
 };
 

@@ -24,6 +24,7 @@ ClusterLanes::ClusterLanes(Transport& transport, const LocalGpu& mine) : transpo
     const Envelope message = transport_.receive();
     if (message.tag != Tag::Hello || !heard.insert(message.source).second) continue;
     peers.emplace_back(message.source, local_gpu_from_message(message.body));
+    if (message.body.value("host", std::string()) != transport_.host()) elsewhere_.insert(message.source);
   }
   std::sort(peers.begin(), peers.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::string others;
@@ -63,8 +64,10 @@ std::vector<RemoteLaneSource> ClusterLanes::lanes() const {
     const int rank = static_cast<int>(i) + 1;
     RemoteRegistry* registry = registry_.get();
     const std::string name = names_[i];
-    out.push_back({name, [rank, name, registry](std::size_t id, detail::Outbox& outbox) -> std::unique_ptr<detail::Lane> {
-                     return std::make_unique<RemoteLane>(id, rank, name, *registry, outbox);
+    const bool compiles = elsewhere_.count(rank) > 0;
+    out.push_back({name, [rank, name, registry, compiles](std::size_t id,
+                                                         detail::Outbox& outbox) -> std::unique_ptr<detail::Lane> {
+                     return std::make_unique<RemoteLane>(id, rank, name, compiles, *registry, outbox);
                    }});
   }
   return out;

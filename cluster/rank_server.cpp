@@ -40,7 +40,9 @@ Message run_job(detail::Evaluator& evaluator, CubinCache* cache, const std::stri
 }  // namespace
 
 int serve_rank(Transport& transport, const LocalGpu& gpu, const TuneOptions& options) {
-  transport.send(0, Tag::Hello, to_message(gpu));
+  Message hello = to_message(gpu);
+  hello["host"] = transport.host();  // rank 0 sends a rank on its own host nothing to compile: they share the CPUs
+  transport.send(0, Tag::Hello, hello);
   std::unique_ptr<CubinCache> cache;
   if (options.use_cache) {
     cache = std::make_unique<CubinCache>(options.cache_dir.empty() ? CubinCache::default_directory()

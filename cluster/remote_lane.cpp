@@ -60,8 +60,10 @@ void RemoteRegistry::listen() {
   }
 }
 
-RemoteLane::RemoteLane(std::size_t id, int rank, std::string name, RemoteRegistry& registry, detail::Outbox& outbox)
-    : id_(id), rank_(rank), name_(std::move(name)), registry_(registry), outbox_(outbox) {
+RemoteLane::RemoteLane(std::size_t id, int rank, std::string name, bool compiles_itself, RemoteRegistry& registry,
+                       detail::Outbox& outbox)
+    : id_(id), rank_(rank), name_(std::move(name)), compiles_itself_(compiles_itself), registry_(registry),
+      outbox_(outbox) {
   registry_.add(rank_, this);
 }
 
@@ -84,8 +86,9 @@ void RemoteLane::submit(detail::Job job) {
     Message body = {{"seq", sent_}, {"task", job.task->id}, {"kind", kind_name(job.kind)}, {"index", job.index},
                     {"config", job.task->spec->format(job.config)}, {"best_ms", job.best_ms},
                     {"repeats", job.repeats}, {"bytes", job.bytes}};
-    // A configuration rank 0's compile pool compiled travels with its binary: that rank need not compile it again.
-    if (job.compiled && job.compiled->ok) body["compiled"] = detail::to_message(*job.compiled);
+    // What rank 0's compile pool compiled travels with the job (a failed compile with its log): that rank need not
+    // compile it again.
+    if (job.compiled) body["compiled"] = detail::to_message(*job.compiled);
     transport.send(rank_, Tag::Job, body);
     job_ = std::move(job);
   } catch (const std::exception& e) {

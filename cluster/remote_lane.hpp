@@ -38,16 +38,19 @@ class RemoteRegistry {
   std::thread thread_;  // last: it starts once everything it uses exists
 };
 
-/// The GPU of one other rank. It compiles for itself: submit() sends the shape's spec and source the first time the
-/// shape appears, then the configuration's text; the rank's answer is posted to the outbox as a local lane's is.
+/// The GPU of one other rank: submit() sends the shape's spec and source the first time the shape appears, then the
+/// configuration's text with the binary rank 0 compiled, if it did; the rank's answer is posted to the outbox as a
+/// local lane's is. A rank on another host also compiles for itself when nothing compiled is ready (its CPUs are not
+/// rank 0's); one on rank 0's host waits for rank 0's compile pool, as a local GPU does, instead of taking CPUs from it.
 class RemoteLane final : public detail::Lane {
  public:
-  RemoteLane(std::size_t id, int rank, std::string name, RemoteRegistry& registry, detail::Outbox& outbox);
+  RemoteLane(std::size_t id, int rank, std::string name, bool compiles_itself, RemoteRegistry& registry,
+             detail::Outbox& outbox);
   ~RemoteLane() override;
 
   std::string name() const override { return name_; }
   int ordinal() const override { return -1; }  // not a GPU of this machine
-  bool compiles_itself() const override { return true; }
+  bool compiles_itself() const override { return compiles_itself_; }
   void submit(detail::Job job) override;
 
   /// The rank's answer to the job it holds (called on the registry's thread).
@@ -57,6 +60,7 @@ class RemoteLane final : public detail::Lane {
   std::size_t id_;
   int rank_;
   std::string name_;
+  bool compiles_itself_;
   RemoteRegistry& registry_;
   detail::Outbox& outbox_;
   std::mutex mutex_;
