@@ -83,10 +83,11 @@ void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, co
   fmt::print("  wall time   {:.2f} s: {}\n", r.seconds, phase_breakdown(r.phases));
   if (r.evaluated > 0) {
     const bool several = r.devices.size() > 1;
-    fmt::print("  compiles    {:.1f} s of NVRTC summed over threads ({} of {} from the cubin cache); {} waited for "
+    fmt::print("  compiles    {:.1f} s of NVRTC summed over threads ({} of {} from the cubin cache{}); {} waited for "
                "compiles {:.2f} s{}\n",
-               r.phases.compile_cpu_s, r.cache_hits, r.evaluated, several ? "the GPUs" : "the GPU", r.idle_seconds,
-               several ? " summed over GPUs" : "");
+               r.phases.compile_cpu_s, r.cache_hits, r.evaluated,
+               r.compiled_ahead > 0 ? fmt::format(", {} more compiled ahead of the search", r.compiled_ahead) : "",
+               several ? "the GPUs" : "the GPU", r.idle_seconds, several ? " summed over GPUs" : "");
     fmt::print("  measuring   {:.2f} s{}: verify {:.2f} s, benchmark {:.2f} s, loading and hand-over {:.2f} s; {} "
                "finalists re-timed\n",
                r.measure_seconds, several ? " summed over GPUs" : " on the GPU", r.verify_seconds, r.benchmark_seconds,

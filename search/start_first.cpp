@@ -1,5 +1,6 @@
 // StartFirst: proposes given configurations (a spec's known-good ones, `tune --start`) before anything the wrapped
 // strategy proposes, and hands their outcomes to the wrapped strategy as observations it learns from.
+#include <limits>
 #include <unordered_set>
 #include <utility>
 
@@ -48,6 +49,23 @@ class StartFirst final : public Strategy {
   }
 
   void prefer_ready(std::function<bool(std::size_t)> ready) override { inner_->prefer_ready(std::move(ready)); }
+
+  // The start configurations still to come are proposed whatever the outcomes: as far ahead as they reach, and then
+  // as far as the wrapped strategy goes; they are also what comes next.
+  std::size_t ahead() const override {
+    const std::size_t left = first_.size() - next_, inner = inner_->ahead();
+    return inner > std::numeric_limits<std::size_t>::max() - left ? inner : left + inner;
+  }
+
+  std::vector<std::size_t> upcoming(std::size_t n) const override {
+    std::vector<std::size_t> out;
+    for (std::size_t k = next_; k < first_.size() && out.size() < n; ++k)
+      if (!known_.count(first_[k])) out.push_back(first_[k]);
+    if (out.size() < n)
+      for (std::size_t index : inner_->upcoming(n - out.size()))
+        if (!known_.count(index)) out.push_back(index);
+    return out;
+  }
 
  private:
   std::unique_ptr<Strategy> inner_;

@@ -76,6 +76,8 @@ struct Compiled {
   double search_ms = 0.0;    ///< the strategy's time for proposing it
   CompileOutput output;
   std::exception_ptr error;  ///< the compile threw (an environment failure, not a compile error): rethrown by the tuner
+  std::size_t shape = 0;     ///< the ShapeTask id it was compiled for
+  bool speculative = false;  ///< compiled into the cubin cache for what the strategy may propose soon, not proposed
 };
 
 /// Where lanes post outcomes and compile jobs their kernels, so that the main thread waits on both at once.

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <deque>
 #include <optional>
+#include <unordered_set>
 #include <utility>
 
 #include "cutune/cubin_cache.hpp"
@@ -19,12 +20,14 @@ constexpr std::chrono::milliseconds kWait{100};
 
 // Compiles one configuration on the pool; the job posts its kernel to the outbox itself, so that the main thread
 // wakes for a finished compile as it does for a lane's result.
-void submit_compile(const MeasureLoop& m, std::size_t index, double search_ms) {
+void submit_compile(const MeasureLoop& m, std::size_t index, double search_ms, bool speculative = false) {
   m.pool.submit([&spec = *m.task->spec, &config = m.space.configs()[index], arch = m.arch, cache = m.cache,
-                 &outbox = m.lanes.outbox(), index, search_ms] {
+                 &outbox = m.lanes.outbox(), index, search_ms, shape = m.task->id, speculative] {
     Compiled c;
     c.index = index;
     c.search_ms = search_ms;
+    c.shape = shape;
+    c.speculative = speculative;
     try {
       c.output = compile_config_cached(cache, spec, config, arch);
     } catch (...) {
@@ -60,21 +63,32 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
   // the strategy (which learns from each result). Lanes that can compile for themselves (remote ranks) count too: they
   // take what the pool compiled (its binary travels with the job) and compile for themselves only when nothing is
   // ready, so that their GPUs do not wait on one compile at a time while this rank's cores have compiled ones.
+  // An adaptive strategy says how many of its proposals may wait for outcomes at once (Strategy::ahead()); the
+  // threads that leaves idle compile what it is likely to propose next (speculate() below).
   std::size_t local = 0;
   for (std::size_t i = 0; i < lanes.size(); ++i) local += !lanes.lane(i).compiles_itself();
-  const std::size_t lookahead = local > 0 ? 2 * static_cast<std::size_t>(m.pool.threads()) + lanes.size() : 0;
+  const std::size_t threads = m.pool.threads();
+  const std::size_t lookahead = local > 0 ? 2 * threads + lanes.size() : 0;
   std::size_t compiling = 0;   // submitted to the pool, not yet posted back
   std::deque<Compiled> ready;  // compiled, waiting for a lane, in the order the compiles finished
   std::deque<LaneOutcome> outcomes;
   std::size_t asked = 0;
   bool exhausted = false;
+  bool changed = true;  // the strategy heard or proposed something since speculate() last looked
+  std::vector<Arrival> arrived;  // results not yet handed to `arrived` (which tells the strategy)
+  auto room = [&] {  // proposals the strategy may make now
+    const std::size_t waiting = compiling + ready.size() + lanes.in_flight() + arrived.size();
+    const std::size_t ahead = std::max(m.strategy.ahead(), lanes.size());
+    return std::min(lookahead > compiling + ready.size() ? lookahead - compiling - ready.size() : 0,
+                    ahead > waiting ? ahead - waiting : 0);
+  };
   auto top_up = [&] {
-    while (!exhausted && compiling + ready.size() < lookahead) {
+    while (!exhausted && room() > 0) {
       if (asked >= m.to_measure || m.out_of_time()) {
         exhausted = true;
         break;
       }
-      const auto [indices, search_ms] = ask(m, std::min(lookahead - compiling - ready.size(), m.to_measure - asked));
+      const auto [indices, search_ms] = ask(m, std::min(room(), m.to_measure - asked));
       if (indices.empty()) {
         exhausted = true;
         break;
@@ -83,6 +97,7 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
         submit_compile(m, index, search_ms);
         ++asked, ++compiling;
       }
+      changed = true;
     }
   };
   auto ask_one = [&]() -> std::optional<std::pair<std::size_t, double>> {
@@ -96,9 +111,31 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
     ++asked;
     return std::pair{indices.front(), search_ms};
   };
+  // Spare compile threads compile what the strategy is likely to propose into the cubin cache, where prefer_ready()
+  // lets it take them; a few threads stay free for its proposals. Not near the shape's end: the pool waits for its
+  // running compiles when the shape is done.
+  std::optional<CubinKeys> keys;
+  if (m.cache != nullptr) keys.emplace(*m.task->spec, m.task->spec->kernel);
+  const std::size_t reserve = std::min(lanes.size() + 1, threads / 4);
+  std::size_t speculating = 0;
+  std::unordered_set<std::size_t> speculated;
+  auto speculate = [&] {
+    if (!keys || !changed || exhausted || m.to_measure - asked < threads) return;
+    changed = false;
+    if (compiling + speculating + reserve >= threads) return;
+    const PhaseScope searching(m.clock, Phase::Search);
+    for (std::size_t index : m.strategy.upcoming(4 * threads)) {
+      if (compiling + speculating + reserve >= threads) break;
+      if (!speculated.insert(index).second || m.cache->contains(keys->config_key(m.space.configs()[index], m.arch))) {
+        continue;
+      }
+      submit_compile(m, index, 0.0, true);
+      ++speculating;
+      ++report.compiled_ahead;
+    }
+  };
   bool setup_done = false;
   bool given_up = false;
-  std::vector<Arrival> arrived;
   for (;;) {
     if (!given_up && m.give_up && m.give_up()) {
       given_up = exhausted = true;
@@ -151,9 +188,11 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
       job.best_ms = best_ms;
       lanes.give(lane, std::move(job));
     }
+    changed = changed || !arrived.empty();
     for (const auto& a : arrived) m.arrived(a);
     arrived.clear();
     top_up();
+    if (setup_done) speculate();
 
     std::deque<Compiled> compiled;
     {
@@ -161,6 +200,12 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
       lanes.outbox().wait(kWait, outcomes, compiled);
     }
     for (auto& c : compiled) {
+      if (c.shape != m.task->id) continue;  // compiled ahead for an earlier shape, finished after it
+      if (c.speculative) {  // into the cache only; a compile that failed is compiled again if it is proposed
+        --speculating;
+        if (!c.error) report.phases.compile_cpu_s += c.output.ms / 1000.0;
+        continue;
+      }
       --compiling;
       if (c.error) std::rethrow_exception(c.error);
       report.phases.compile_cpu_s += c.output.ms / 1000.0;

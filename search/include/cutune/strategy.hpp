@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,17 @@ class Strategy {
   /// compiled, and later shapes for what earlier ones compiled. Proposals then depend on what `ready` says as well;
   /// `portfolio` uses it, the other strategies ignore it (the default), and without a call nothing changes.
   virtual void prefer_ready(std::function<bool(std::size_t)> ready) { (void)ready; }
+  /// How many of its proposals may wait for their outcomes at once without costing the search much: the tuner's
+  /// compile lookahead asks no further ahead (and compiles upcoming() ones on its spare threads instead). An
+  /// outcome-blind strategy, the default, takes any number.
+  virtual std::size_t ahead() const { return std::numeric_limits<std::size_t>::max(); }
+  /// Up to `n` configurations it is likely to propose soon, none asked yet, found without asking (nothing changes, so
+  /// proposals are the same whether or not this is called): the tuner compiles them into the cubin cache while its
+  /// compile pool has spare threads, and prefer_ready() then lets the strategy take them. The default: none.
+  virtual std::vector<std::size_t> upcoming(std::size_t n) const {
+    (void)n;
+    return {};
+  }
 };
 
 /// Every configuration once, in the space's order.

@@ -108,6 +108,9 @@ struct ShapeReport {
   std::string verify_stop;
   double copy_gbs = 0.0;       ///< device-to-device copy bandwidth at this shape's bytes (bytes metrics only)
   std::size_t cache_hits = 0;  ///< compiles answered by the cubin cache
+  /// Configurations the strategy had not proposed, compiled into the cubin cache on spare compile threads because it
+  /// was likely to (Strategy::upcoming()); their NVRTC time is in phases.compile_cpu_s.
+  std::size_t compiled_ahead = 0;
   std::size_t retimed = 0;     ///< finalists re-timed with final_repeats runs
   double seconds = 0.0;        ///< wall time of this shape
   /// Where `seconds` went on the tuner's thread, in phases that add up to it, and NVRTC's time summed over compile
