@@ -19,10 +19,13 @@ namespace {
 constexpr std::chrono::milliseconds kWait{100};
 
 // Compiles one configuration on the pool; the job posts its kernel to the outbox itself, so that the main thread
-// wakes for a finished compile as it does for a lane's result.
-void submit_compile(const MeasureLoop& m, std::size_t index, double search_ms, bool speculative = false) {
-  m.pool.submit([&spec = *m.task->spec, &config = m.space.configs()[index], arch = m.arch, cache = m.cache,
-                 &outbox = m.lanes.outbox(), index, search_ms, shape = m.task->id, speculative] {
+// wakes for a finished compile as it does for a lane's result. A compile ahead of the strategy may outlive the shape:
+// it holds its own spec (`own`) and configuration.
+void submit_compile(const MeasureLoop& m, std::size_t index, double search_ms,
+                    std::shared_ptr<const KernelSpec> own = nullptr) {
+  const bool speculative = own != nullptr;
+  m.pool.submit([own, &spec = own ? *own : *m.task->spec, config = m.space.configs()[index], arch = m.arch,
+                 cache = m.cache, &outbox = m.lanes.outbox(), index, search_ms, shape = m.task->id, speculative] {
     Compiled c;
     c.index = index;
     c.search_ms = search_ms;
@@ -118,6 +121,7 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
   if (m.cache != nullptr) keys.emplace(*m.task->spec, m.task->spec->kernel);
   const std::size_t reserve = std::min(lanes.size() + 1, threads / 4);
   std::size_t speculating = 0;
+  std::shared_ptr<const KernelSpec> own_spec;  // a copy the compiles ahead hold
   std::unordered_set<std::size_t> speculated;
   auto speculate = [&] {
     if (!keys || !changed || exhausted || m.to_measure - asked < threads) return;
@@ -129,7 +133,8 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
       if (!speculated.insert(index).second || m.cache->contains(keys->config_key(m.space.configs()[index], m.arch))) {
         continue;
       }
-      submit_compile(m, index, 0.0, true);
+      if (!own_spec) own_spec = std::make_shared<const KernelSpec>(*m.task->spec);
+      submit_compile(m, index, 0.0, own_spec);
       ++speculating;
       ++report.compiled_ahead;
     }

@@ -130,6 +130,11 @@ Tuner::Tuner(DeviceIdentity identity, DeviceLimits limits, std::vector<int> ordi
 
 Tuner::~Tuner() = default;
 
+CompilePool& Tuner::compile_pool() {
+  if (!pool_) pool_ = std::make_unique<CompilePool>(options_.compile_threads, compile_runners());
+  return *pool_;
+}
+
 detail::Dispatcher& Tuner::lanes(CubinCache* cache) {
   if (lanes_) return *lanes_;
   std::vector<detail::Dispatcher::LaneFactory> factories;
@@ -264,7 +269,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
     dispatcher.take_spans();  // an earlier shape's, should it have ended early
     auto task = std::make_shared<detail::ShapeTask>(detail::ShapeTask{++shapes_, &spec, shape});
     {
-      CompilePool pool(options_.compile_threads, compile_runners());
+      CompilePool& pool = compile_pool();
       // The support and reference kernels go first, into the cache: the workers then find them there instead of
       // compiling them themselves while the GPUs wait.
       std::vector<std::future<CompileOutput>> setup_jobs;
@@ -324,6 +329,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
     note_lanes_left(dispatcher, report);
     clock.add(dispatcher.take_spans());
   } catch (...) {
+    pool_.reset();   // compiles may still run, and post to the lanes' outbox
     lanes_.reset();  // jobs may still be in flight: a later shape starts with fresh lanes
     throw;
   }
@@ -361,6 +367,7 @@ void Tuner::expect(const KernelSpec& spec, const std::vector<Shape>& shapes) {
   try {
     if (!shapes.empty()) lanes(cache());
   } catch (const std::exception&) {
+    pool_.reset();
     lanes_.reset();
   }
   for (const Shape& shape : shapes) {

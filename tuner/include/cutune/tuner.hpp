@@ -154,6 +154,7 @@ class Tuner {
   // Where the compile threads compile (compiler processes, or this process), chosen once; warns when the process may
   // use fewer CPUs than the machine has.
   const detail::NvrtcRunnerFactory& compile_runners();
+  CompilePool& compile_pool();
   // The cubin cache (null without one), made on first use.
   CubinCache* cache();
   // The lanes, one per GPU, started on first use and kept for later shapes; `cache` (may be null) must live as long.
@@ -172,6 +173,9 @@ class Tuner {
   detail::NvrtcRunnerFactory compile_runners_;  // compiler processes, kept for later shapes
   bool compile_runners_chosen_ = false;
   std::unique_ptr<detail::Dispatcher> lanes_;  // started by the first shape with something to measure
+  // The compile threads, kept for later shapes: a compile a shape started ahead of its strategy (Strategy::upcoming())
+  // may run on after the shape ends, without holding up the next. Ends first: its jobs post to the lanes' outbox.
+  std::unique_ptr<CompilePool> pool_;
   std::size_t shapes_ = 0;                     // shapes tuned so far: ShapeTask ids
   std::map<std::pair<const KernelSpec*, std::string>, std::future<Space>> upcoming_;  // expect()'s enumerations
 };
