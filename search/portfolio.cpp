@@ -42,10 +42,11 @@ constexpr double kReadyScoreShare = 0.5;
 constexpr double kReadyLogSlack = 0.05;
 constexpr std::size_t kReadyChecks = 32;
 // Proposals that may wait for their outcomes at once after the initial design (ahead()). With the tuner's former
-// lookahead of twice the compile threads, a 16-core machine asked 34 configurations before hearing an outcome and a
-// 32-core one all 60 of a --budget 60 run: in replays of the recorded spaces at that budget, the best found was then
-// 1-17% (34) and 1-25% (60) slower in geometric mean than one at a time; with 8, 0-11% (bench/RESULTS.md).
-constexpr std::size_t kAhead = 8;
+// lookahead of twice the compile threads, a 16-core machine asked 34 configurations before hearing any outcome and a
+// 32-core one all 60 of a --budget 60 run, and the best found at that budget is slower the more wait (replays of the
+// recorded spaces, bench/RESULTS.md, "How far ahead of the search"). 16 kept ten bf16 shapes cold as fast as before
+// on the 16-core H200 machine (19.7 s against 19.7 s); 8 cost 2.8 s.
+constexpr std::size_t kAhead = 16;
 
 enum Rule : std::uint8_t { kExplore = 0, kRefine = 1, kRules = 2, kNone = 0xff };
 

@@ -88,7 +88,7 @@ TEST(CompileAhead, TheDefaultStrategyLooksAheadWithoutChangingItsProposals) {
   const test::Sample s = test::make_sample();
   auto plain = make_strategy("portfolio", s.recorded.space, 3);
   auto peeking = start_first(make_strategy("portfolio", s.recorded.space, 3), {7, 9});
-  EXPECT_GE(peeking->ahead(), 2u + 8u) << "the start configurations and the initial design are drawn blind";
+  EXPECT_GE(peeking->ahead(), 2u + 16u) << "the start configurations and the initial design are drawn blind";
   EXPECT_EQ(peeking->upcoming(2), (std::vector<std::size_t>{7, 9}));
   std::vector<std::size_t> order_plain, order_peeking;
   auto first = start_first(std::move(plain), {7, 9});
@@ -100,7 +100,7 @@ TEST(CompileAhead, TheDefaultStrategyLooksAheadWithoutChangingItsProposals) {
     for (std::size_t i : peeking->ask(2)) peeking->tell(i, s.recorded.times_ms[i]), order_peeking.push_back(i);
   }
   EXPECT_EQ(order_plain, order_peeking);
-  EXPECT_EQ(peeking->ahead(), 8u) << "after the design, eight proposals may wait for outcomes";
+  EXPECT_EQ(peeking->ahead(), 16u) << "after the design, sixteen proposals may wait for outcomes";
 }
 
 }  // namespace
