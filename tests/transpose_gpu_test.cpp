@@ -108,8 +108,9 @@ TEST(TunerGpu, ShortRunStoresAndResumes) {
     other_shape = Tuner(device, db, options).tune(spec, spec.parse_shape("333x444"));
   }
   fs::remove_all(cache_dir);
-  EXPECT_EQ(first.cache_hits, 0u);
-  EXPECT_EQ(first.retimed, 2u);
+  // A fresh cache: what came from it was compiled ahead of the strategy in this run (Strategy::upcoming()).
+  EXPECT_LE(first.cache_hits, first.compiled_ahead);
+  EXPECT_GE(first.retimed, 2u) << "at least the two finalists (more while an unre-timed median beats them)";
   EXPECT_EQ(other_shape.evaluated, 160u);
   EXPECT_EQ(other_shape.cache_hits, 160u) << "the second shape must reuse every cubin of the first";
   EXPECT_EQ(first.space_size, 160u);
