@@ -72,6 +72,7 @@ nb::dict shape_report_dict(const KernelSpec& spec, const ShapeReport& r) {
   d["best"] = r.best ? nb::object(result_dict(spec, *r.best)) : nb::none();
   d["verify_stop"] = r.verify_stop;
   d["cache_hits"] = r.cache_hits;
+  d["compiled_ahead"] = r.compiled_ahead;
   d["seconds"] = r.seconds;
   d["measure_seconds"] = r.measure_seconds;
   d["idle_seconds"] = r.idle_seconds;

@@ -59,6 +59,7 @@ class ShapeResult:
     cache_hits: int
     flush: str                   #: the L2 convention of every time
     verify_stop: str = ""        #: why the shape stopped early (its first configurations all differed the same way)
+    compiled_ahead: int = 0      #: compiled into the cubin cache because the strategy was likely to propose them
     #: where `seconds` went: wall_s = startup_s + compile_wait_s + measure_s + search_s + store_s + other_s, and
     #: compile_cpu_s, NVRTC's time summed over compile threads
     phases: Dict[str, float] = field(default_factory=dict, repr=False)
