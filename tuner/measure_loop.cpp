@@ -115,8 +115,9 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
     return std::pair{indices.front(), search_ms};
   };
   // Spare compile threads compile what the strategy is likely to propose into the cubin cache, where prefer_ready()
-  // lets it take them; a few threads stay free for its proposals. Not near the shape's end: the pool waits for its
-  // running compiles when the shape is done.
+  // lets it take them; a few threads stay free for its proposals. Not while fewer proposals are left to make than
+  // there are threads: a compile still running when the tuner ends is waited for (the pool outlives the shape, so the
+  // next shape does not wait for it, but it holds a thread).
   std::optional<CubinKeys> keys;
   if (m.cache != nullptr) keys.emplace(*m.task->spec, m.task->spec->kernel);
   const std::size_t reserve = std::min(lanes.size() + 1, threads / 4);
