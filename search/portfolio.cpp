@@ -2,9 +2,10 @@
 // even initial design (two configurations per parameter that varies, 8 to 16), each proposal comes from a rule drawn
 // in proportion to how much its recent proposals cut the best time: the model's expected improvement over the space
 // (exploration), or the model's best guess among the one- and two-parameter neighbours of the best configurations
-// found, each parameter changed once before any is changed again (refinement around the incumbent). A rule that
-// stops paying loses its share to the other; neither is ever starved. Given what other GPUs measured (a prior), the
-// initial design is drawn from what they found fastest and the model also splits on their ranking.
+// found, each parameter changed once, then each pair of parameters, before any is changed again (refinement around
+// the incumbent). A rule that stops paying loses its share to the other; neither is ever starved. Given what other
+// GPUs measured (a prior), the initial design is drawn from what they found fastest and the model also splits on
+// their ranking.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -30,6 +31,7 @@ constexpr std::size_t kDesignPool = 48;        // random unasked configurations 
 constexpr ScoredCandidates::Sizes kSizes{3000, 2000, 10};
 constexpr std::size_t kRefineCentres = 4;      // the best configurations refinement looks around ...
 constexpr std::size_t kPendingPerCentre = 2;   // ... and how many refinements in flight each one gets
+constexpr double kPairSweepRatio = 1.2;        // the sweep over pairs skips moves predicted this much slower than the best
 constexpr double kDecay = 0.9;                 // weight of a rule's older outcomes, per outcome of that rule
 constexpr double kMinShare = 0.15;             // no rule's share of proposals drops below this
 constexpr double kPriorGain = 0.03;            // a rule's gain per proposal before it has any (log time)
@@ -168,12 +170,12 @@ class PortfolioStrategy final : public SearchStrategy {
   // data: first a sweep over the parameters, the one-parameter neighbour the model predicts fastest among those that
   // change a parameter no neighbour asked so far changes (a parameter of many levels that the model finds flat, such
   // as a block size, would otherwise take every step while a parameter of few values that matters waits: pnpoly);
-  // once every parameter was changed, the fastest-predicted of the one- and two-parameter neighbours together. With
-  // refinements in flight (a batch, several GPUs), every kPendingPerCentre of them move on to the next of those
-  // configurations, so that four in flight look around the best and the second best instead of piling onto the best's
-  // neighbourhood, where an improvement found by one makes the others moot (bench/RESULTS.md, issue 31: batch 4 on
-  // convolution A4000 took 101.5 evaluations where one at a time took 77, and 88.5 since; one per centre, 83, but 121
-  // on gemm RTX 2080 Ti).
+  // then a sweep over the pairs of parameters (untried_pair_step()); after that the fastest-predicted of the one- and
+  // two-parameter neighbours together. With refinements in flight (a batch, several GPUs), every kPendingPerCentre of
+  // them move on to the next of those configurations, so that four in flight look around the best and the second best
+  // instead of piling onto the best's neighbourhood, where an improvement found by one makes the others moot
+  // (bench/RESULTS.md, issue 31: batch 4 on convolution A4000 took 101.5 evaluations where one at a time took 77, and
+  // 88.5 since; one per centre, 83, but 121 on gemm RTX 2080 Ti).
   std::optional<std::size_t> refine() {
     std::vector<std::uint32_t> centres = fastest_told(history_, kRefineCentres);
     if (!centres.empty()) {
@@ -191,6 +193,7 @@ class PortfolioStrategy final : public SearchStrategy {
       // all of those.
       ring_.assign(scratch_.begin(), scratch_.end());
       for (std::uint32_t near : scratch_) index_.hamming_neighbours(near, ring_);
+      if (const auto pick = untried_pair_step(centre, ring_)) return pick;
       if (const auto pick = fastest_unasked(ring_)) return pick;
     }
     return std::nullopt;
@@ -213,6 +216,42 @@ class PortfolioStrategy final : public SearchStrategy {
     for (std::size_t k = 0; k < near.size(); ++k)
       if (!tried_[changed_[k]]) untried_.push_back(near[k]);
     return fastest_unasked(untried_);
+  }
+
+  // Of the two-parameter neighbours of `centre` in `ring`, the unasked one the model predicts fastest among those
+  // changing a pair of parameters that no asked one changes, if the model predicts it at most kPairSweepRatio slower
+  // than the best; nullopt when there is none. Ranking all two-parameter moves by the prediction alone kept trying the
+  // same pairs at other values (on gemm RTX 2080 Ti, those with a parameter whose values are all about as fast, or
+  // with one the model likes), while the way off the 1.06 plateau changes a pair of its own (MDIMC 32 -> 16 with VWN
+  // 2 -> 4): 68 evaluations to within 5% (median of 200 seeds) instead of 87. The ratio spares moves the model finds
+  // much slower, such as turning off shared memory on convolution A100 (geometric mean over 600 seeds 147.6 with it,
+  // 154.8 without, 144.2 before the pair sweep; issue 31).
+  std::optional<std::size_t> untried_pair_step(std::size_t centre, const std::vector<std::uint32_t>& ring) {
+    const auto here = index_.code(centre);
+    const std::size_t d = index_.dimensions();
+    pair_tried_.assign(d * d, 0);
+    pair_of_.clear();
+    for (std::uint32_t c : ring) {
+      const auto code = index_.code(c);
+      std::size_t first = d, second = d;
+      for (std::size_t p = 0; p < d; ++p)
+        if (code[p] != here[p]) (first == d ? first : second) = p;
+      const std::size_t pair = first == d || second == d ? d * d : first * d + second;  // d * d: not two changes
+      pair_of_.push_back(static_cast<std::uint32_t>(pair));
+      if (pair < d * d && history_.asked(c)) pair_tried_[pair] = 1;
+    }
+    const double slowest = best_log_ + std::log(kPairSweepRatio);
+    std::optional<std::size_t> best;
+    double best_mean = 0.0;
+    for (std::size_t k = 0; k < ring.size(); ++k) {
+      const std::uint32_t c = ring[k];
+      if (pair_of_[k] == d * d || pair_tried_[pair_of_[k]] || history_.asked(c)) continue;
+      double mean = 0.0, stddev = 0.0;
+      model_.predict(c, mean, stddev);
+      if (!(mean < slowest)) continue;
+      if (!best || mean < best_mean || (mean == best_mean && c < *best)) best = c, best_mean = mean;
+    }
+    return best;
   }
 
   // The unasked configuration of `among` that the model predicts fastest (or a ready one predicted nearly as fast),
@@ -290,6 +329,10 @@ class PortfolioStrategy final : public SearchStrategy {
   std::vector<std::uint32_t> untried_;
   std::function<bool(std::size_t)> ready_;  // what costs little to evaluate (prefer_ready); empty: no preference
   std::vector<std::pair<double, std::uint32_t>> ranked_;  // candidates rated about as well as a rule's pick
+  // untried_pair_step() scratch: per pair of parameters (row-major), whether an asked neighbour changes both; per
+  // neighbour, the pair it changes.
+  std::vector<std::uint8_t> pair_tried_;
+  std::vector<std::uint32_t> pair_of_;
   std::vector<std::uint8_t> rule_of_;  // the rule that proposed each configuration; kNone: design, observed, random
   std::size_t refining_ = 0;           // refinement proposals not yet told
   double best_log_ = std::numeric_limits<double>::infinity();  // log time of the best outcome so far
