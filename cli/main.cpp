@@ -94,8 +94,8 @@ int main(int argc, char** argv) {
                      "pays, because no single strategy is best on every space; in the replay benchmark of nine recorded "
                      "spaces it needs no more evaluations than Kernel Tuner's best strategy on all nine and fewer than "
                      "cutune's other strategies on seven; exhaustive is as good when the budget covers the whole space)");
-  app.add_option("--seed", tune.seed, "the strategy's random seed: the same seed, space and outcomes give the same "
-                                      "proposals")->capture_default_str();
+  app.add_option("--seed", tune.seed, "the strategy's random seed: the same seed, space, outcomes and cubin cache "
+                                      "give the same proposals")->capture_default_str();
   app.add_option("--start", tune.start,
                  "a configuration to evaluate first, e.g. one that won on another GPU (repeatable; after the spec's "
                  "own \"start\" list; skipped at shapes where it is not valid)");
