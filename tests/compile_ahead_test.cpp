@@ -65,20 +65,23 @@ TEST(CompileAhead, ProposalsWaitNoMoreThanTheStrategyAllowsAndSpareThreadsCompil
   ShapeReport report;
   std::vector<std::future<CompileOutput>> setup;
   const std::size_t budget = 10;
+  const CubinKeys keys(spec, spec.kernel);
+  auto compiled = [&](std::size_t i) { return cache.contains(keys.config_key(space.configs()[i], "sm_90")); };
   const MeasureLoop loop{lanes, strategy, pool, &cache, "sm_90", task, space, budget, [] { return false; },
-                         [] { return 0.0; }, [&](const Arrival& a) {
+                         [] { return 0.0; },
+                         [&](const Arrival& a) {
                            measured.insert(a.job.index);
                            strategy.tell(a.job.index, a.result.median_ms);  // as the tuner's store does
-                         }};
+                         },
+                         {}, nullptr, compiled};
   measure_proposals(loop, setup, report);
 
   EXPECT_EQ(measured.size(), budget);
   EXPECT_EQ(*measured.rbegin(), budget - 1) << "only what was proposed is measured";
   EXPECT_LE(strategy.most_waiting, 2u);
   // Compiled ahead: configurations never proposed (10 to 19), now in the cache, and nothing else was.
-  const CubinKeys keys(spec, spec.kernel);
   std::size_t cached_unasked = 0;
-  for (std::size_t i = budget; i < space.size(); ++i) cached_unasked += cache.contains(keys.config_key(space.configs()[i], "sm_90"));
+  for (std::size_t i = budget; i < space.size(); ++i) cached_unasked += compiled(i);
   EXPECT_GT(report.compiled_ahead, 0u);
   EXPECT_EQ(cached_unasked, report.compiled_ahead);
   fs::remove_all(dir);

@@ -118,22 +118,18 @@ void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutp
   // lets it take them; a few threads stay free for its proposals. Not while fewer proposals are left to make than
   // there are threads: a compile still running when the tuner ends is waited for (the pool outlives the shape, so the
   // next shape does not wait for it, but it holds a thread).
-  std::optional<CubinKeys> keys;
-  if (m.cache != nullptr) keys.emplace(*m.task->spec, m.task->spec->kernel);
   const std::size_t reserve = std::min(lanes.size() + 1, threads / 4);
   std::size_t speculating = 0;
   std::shared_ptr<const KernelSpec> own_spec;  // a copy the compiles ahead hold
   std::unordered_set<std::size_t> speculated;
   auto speculate = [&] {
-    if (!keys || !changed || exhausted || m.to_measure - asked < threads) return;
+    if (!m.compiled || !changed || exhausted || m.to_measure - asked < threads) return;
     changed = false;
     if (compiling + speculating + reserve >= threads) return;
     const PhaseScope searching(m.clock, Phase::Search);
     for (std::size_t index : m.strategy.upcoming(4 * threads)) {
       if (compiling + speculating + reserve >= threads) break;
-      if (!speculated.insert(index).second || m.cache->contains(keys->config_key(m.space.configs()[index], m.arch))) {
-        continue;
-      }
+      if (!speculated.insert(index).second || m.compiled(index)) continue;
       if (!own_spec) own_spec = std::make_shared<const KernelSpec>(*m.task->spec);
       submit_compile(m, index, 0.0, own_spec);
       ++speculating;

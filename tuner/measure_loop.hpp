@@ -36,6 +36,9 @@ struct MeasureLoop {
   /// or dispatched, compiled configurations still waiting are dropped; what lanes are measuring arrives as usual.
   std::function<bool()> give_up;
   PhaseClock* clock = nullptr;  ///< charged with asking (Search), waiting (Waiting) and the set-up compiles (Startup)
+  /// Whether a configuration (index into `space`) is in the cubin cache; empty without a cache, and then nothing is
+  /// compiled ahead of the strategy.
+  std::function<bool(std::size_t)> compiled;
 };
 
 /// Asks the strategy whenever the compile lookahead runs short, compiles on the pool, gives each compiled

@@ -223,13 +223,15 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   clock.enter(Phase::Search);
   auto strategy = start_first(make_strategy(options_.strategy, space, options_.seed, prior),
                               with_prior_first(start_indices(spec, options_.start, index_of), prior));
+  // What the cubin cache holds. Among candidates it rates about as well, the strategy takes those: a repeated run then
+  // compiles little, and a later shape reuses what earlier ones compiled (a configuration's binary does not depend on
+  // the shape). The measure loop compiles ahead only what it does not hold.
+  std::function<bool(std::size_t)> compiled;
   if (cache_ptr != nullptr) {
-    // Among candidates it rates about as well, the strategy takes what the cache holds: a repeated run then compiles
-    // little, and a later shape reuses what earlier ones compiled (a configuration's binary does not depend on the shape).
-    auto keys = std::make_shared<CubinKeys>(spec, spec.kernel);
-    strategy->prefer_ready([cache_ptr, keys, &space, arch](std::size_t i) {
+    compiled = [cache_ptr, keys = std::make_shared<CubinKeys>(spec, spec.kernel), &space, arch](std::size_t i) {
       return cache_ptr->contains(keys->config_key(space.configs()[i], arch));
-    });
+    };
+    strategy->prefer_ready(compiled);
   }
   auto outcome = [](const Result& r) { return usable(r.status) ? std::optional<double>(r.median_ms) : std::nullopt; };
   auto account = [&](const Result& r, bool resumed) {
@@ -310,7 +312,7 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
       detail::MeasureLoop loop{dispatcher, *strategy, pool, cache_ptr, arch, task, space, to_measure,
                                [&] { return options_.time_budget_s > 0 && seconds_since(start) >= options_.time_budget_s; },
                                [&] { return best ? best->median_ms : 0.0; }, store,
-                               [&] { return watch.stopped(); }, &clock};
+                               [&] { return watch.stopped(); }, &clock, compiled};
       clock.enter(Phase::Other);
       detail::measure_proposals(loop, setup_jobs, report);
     }
