@@ -1,5 +1,6 @@
 // Results of other tuners in cutune's database: T4 result files (Kernel Tuner's and KTT's dialects) and Kernel Tuner
-// cache files are read into runs, and cutune's runs are written as T4 (formats "t4" and "kt-cache" of exchange.hpp).
+// cache files are read into runs, and cutune's runs are written as both (formats "t4" and "kt-cache" of exchange.hpp;
+// a cache holds one kernel on one device at one shape and L2 convention, kt_export.cpp says how it is written).
 //
 // What a foreign record becomes (DESIGN.md, decision 7 keys):
 // - device: the name the file gives (or --device); compute capability and SM count from known_gpu(), 0 when the
