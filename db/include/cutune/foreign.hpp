@@ -10,7 +10,8 @@
 //   kernels, and a cache and a T4 file of the same kernel share one;
 // - shape: the problem size joined by 'x' (4096x4096), or --shape;
 // - configuration: NAME=VALUE in the file's parameter order;
-// - status: Kernel Tuner's failure names and T4's invalidity, mapped as foreign_status() documents;
+// - status: Kernel Tuner's failure names and T4's invalidity, mapped as foreign_status() documents; a cache written by
+//   cutune names its status ("cutune_status") where Kernel Tuner's verdict does not say it, and that status is kept;
 // - times: milliseconds; the objective value of the file (Kernel Tuner's "time" is the mean of its launches) is
 //   the result's median_ms, so the optimum is the one the other tool reported; compile, verification, benchmark,
 //   framework and strategy times (a cache's compile_time ... strategy_time, T4's compilation_time, validation,
