@@ -46,6 +46,16 @@ class KtExport : public TempDirTest {
     return r;
   }
 
+  // gemm on the H200 at two shapes, and on the L4 at one without an L2 flush.
+  std::vector<RunRecord> three_groups() const {
+    RunRecord h200 = run_of("r1", h200_);
+    add(h200, timed("BM=64", 1.0), "2025-03-01T10:00:01.000000Z");
+    add(h200, timed("BM=64", 3.0), "2025-03-01T10:00:02.000000Z", "4096x4096");
+    RunRecord l4 = run_of("r2", l4_, L2Flush::None);
+    add(l4, timed("BM=64", 2.0), "2025-03-01T10:00:03.000000Z");
+    return {h200, l4};
+  }
+
   DeviceIdentity h200_ = synthetic_device("NVIDIA H200", 9, 0, 132, "GPU-a");
   DeviceIdentity l4_ = synthetic_device("NVIDIA L4", 8, 9, 58, "GPU-b");
 };
@@ -186,12 +196,7 @@ TEST_F(KtExport, ConfigurationMeasuredTwiceKeepsTheNewestOk) {
 }
 
 TEST_F(KtExport, SeveralGroupsAreRefusedWithTheirList) {
-  RunRecord h200 = run_of("r1", h200_);
-  add(h200, timed("BM=64", 1.0), "2025-03-01T10:00:01.000000Z");
-  add(h200, timed("BM=64", 3.0), "2025-03-01T10:00:02.000000Z", "4096x4096");
-  RunRecord l4 = run_of("r2", l4_, L2Flush::None);
-  add(l4, timed("BM=64", 2.0), "2025-03-01T10:00:03.000000Z");
-  const std::string message = error_of([&] { write({h200, l4}); });
+  const std::string message = error_of([&] { write(three_groups()); });
   EXPECT_NE(message.find("one kernel on one device at one shape and L2 convention, and 3 are selected: "
                          "gemm (version 1111111111111111) on NVIDIA H200 at 1024x2048, flush read: 1 measurement; "
                          "gemm (version 1111111111111111) on NVIDIA H200 at 4096x4096, flush read: 1 measurement; "
@@ -203,14 +208,9 @@ TEST_F(KtExport, SeveralGroupsAreRefusedWithTheirList) {
 }
 
 TEST_F(KtExport, SelectionPicksOneGroupForEveryFormat) {
-  RunRecord h200 = run_of("r1", h200_);
-  add(h200, timed("BM=64", 1.0), "2025-03-01T10:00:01.000000Z");
-  add(h200, timed("BM=64", 3.0), "2025-03-01T10:00:02.000000Z", "4096x4096");
-  RunRecord l4 = run_of("r2", l4_, L2Flush::None);
-  add(l4, timed("BM=64", 2.0), "2025-03-01T10:00:03.000000Z");
   {
     Database db(path("all.db"));
-    db.add_runs({h200, l4});
+    db.add_runs(three_groups());
   }
   Database db(path("all.db"));
   const auto exported = [&](const std::string& format, const ExportSelection& selection) {
