@@ -151,7 +151,7 @@ void add_db_command(CLI::App& app, Subcommands& out) {
   cmd = db->add_subcommand("export", "write the runs and measurements of a database (all, or those selected)");
   cmd->add_option("--db", exporting->db, "SQLite database file")->capture_default_str();
   cmd->add_option("--format,-f", exporting->format,
-                  format_help(false) + " (kt-cache: one kernel on one device at one shape and flush; select it)")
+                  format_help(false) + " (kt-cache: a Kernel Tuner cache, of one kernel, device, shape and flush)")
       ->capture_default_str();
   cmd->add_option("--output,-o", exporting->output, "file to write (default: standard output)");
   cmd->add_option("--kernel", exporting->selection.kernel, "only this kernel: its name, or a version (16 hex digits)");

@@ -115,8 +115,8 @@ std::vector<RunRecord> read_kt_cache_runs(std::istream& in, const std::string& s
 
 ExchangeFormat kt_cache_exchange_format(const ForeignContext& context) {
   return {"kt-cache",
-          "Kernel Tuner cache file, plain or gzip (one kernel, device, shape and flush; import: --device, --kernel, "
-          "--shape override the file's)",
+          "Kernel Tuner cache file of one kernel, device, shape and flush (read plain or gzip, written plain; on "
+          "import --device, --kernel, --shape override the file's)",
           write_kt_cache,
           [context](std::istream& in, const std::string& source) { return read_kt_cache_runs(in, source, context); },
           looks_like_kt_cache};
