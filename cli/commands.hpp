@@ -110,8 +110,10 @@ void add_report_command(CLI::App& app, Subcommands& out);
 Database open_existing(const std::string& path);
 /// `tune db merge`: merge_databases(), leaving no half-made output behind when it is refused.
 MergeSummary merge_command(const std::vector<std::string>& inputs, const std::string& output);
-/// `tune db export`: every run of `db` (which must exist) in `format`, into the file `output`, or `out` when empty.
-void export_command(const std::string& db, const std::string& format, const std::string& output, std::ostream& out);
+/// `tune db export`: the runs of `db` (which must exist) that `selection` picks, every one by default, in `format`,
+/// into the file `output`, or `out` when empty. A refused export leaves no file behind.
+void export_command(const std::string& db, const std::string& format, const std::string& output, std::ostream& out,
+                    const ExportSelection& selection = {});
 /// `tune db import`: `file` (which must exist) into `db` (created when missing); `foreign` says what T4 files and
 /// Kernel Tuner caches do not.
 ImportSummary import_command(const std::string& file, const std::string& db, const std::string& format,

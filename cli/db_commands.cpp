@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "commands.hpp"
 #include "cutune/database.hpp"
@@ -31,15 +32,20 @@ MergeSummary merge_command(const std::vector<std::string>& inputs, const std::st
   }
 }
 
-void export_command(const std::string& db, const std::string& format, const std::string& output, std::ostream& out) {
+void export_command(const std::string& db, const std::string& format, const std::string& output, std::ostream& out,
+                    const ExportSelection& selection) {
   Database database = open_existing(db);
   if (output.empty()) {
-    export_runs(database, format, out);
+    export_runs(database, format, out, selection);
     return;
   }
+  // Written to text first, so that a refused export (a selection of nothing, several groups for one cache) neither
+  // creates nor truncates the file.
+  std::ostringstream text;
+  export_runs(database, format, text, selection);
   std::ofstream file(output, std::ios::binary | std::ios::trunc);
   if (!file) throw InputError("cannot write '" + output + "'");
-  export_runs(database, format, file);
+  file << text.view();
   file.close();
   if (!file) throw InputError("writing '" + output + "' failed");
 }
@@ -60,6 +66,8 @@ struct DbArgs {
   std::string format;
   std::string file;
   ForeignContext foreign;  // import only: what T4 files and caches do not say
+  ExportSelection selection;  // export only
+  std::string flush;          // export only: --flush, read into selection.flush
 };
 
 void print_summary(const ImportSummary& s) {
@@ -74,8 +82,9 @@ int run_merge(const DbArgs& args) {
   return 0;
 }
 
-int run_export(const DbArgs& args) {
-  export_command(args.db, args.format, args.output, std::cout);
+int run_export(DbArgs args) {
+  args.selection.flush = flush_from_option(args.flush);
+  export_command(args.db, args.format, args.output, std::cout, args.selection);
   return 0;
 }
 
@@ -139,10 +148,17 @@ void add_db_command(CLI::App& app, Subcommands& out) {
 
   auto exporting = std::make_shared<DbArgs>();
   exporting->format = "json";
-  cmd = db->add_subcommand("export", "write every run and measurement of a database");
+  cmd = db->add_subcommand("export", "write the runs and measurements of a database (all, or those selected)");
   cmd->add_option("--db", exporting->db, "SQLite database file")->capture_default_str();
-  cmd->add_option("--format,-f", exporting->format, format_help(false))->capture_default_str();
+  cmd->add_option("--format,-f", exporting->format,
+                  format_help(false) + " (kt-cache: a Kernel Tuner cache, of one kernel, device, shape and flush)")
+      ->capture_default_str();
   cmd->add_option("--output,-o", exporting->output, "file to write (default: standard output)");
+  cmd->add_option("--kernel", exporting->selection.kernel, "only this kernel: its name, or a version (16 hex digits)");
+  cmd->add_option("--device", exporting->selection.device,
+                  "only this device, by its whole name as stored, e.g. \"NVIDIA H100 80GB HBM3\" (tune db stats lists them)");
+  cmd->add_option("--shape", exporting->selection.shape, "only this shape, as stored, e.g. 4096x4096");
+  add_flush_option(*cmd, exporting->flush, "only runs measured under this L2 convention: read, write or none");
   out.push_back({cmd, [exporting] { return run_export(*exporting); }});
 
   auto importing = std::make_shared<DbArgs>();

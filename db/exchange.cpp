@@ -89,10 +89,10 @@ ExchangeFormat exchange_format(std::string_view name) {
   throw InputError("unknown format '" + std::string(name) + "' (known: " + detail::names(formats, false) + ")");
 }
 
-void export_runs(Database& db, std::string_view format, std::ostream& out) {
+void export_runs(Database& db, std::string_view format, std::ostream& out, const ExportSelection& selection) {
   const ExchangeFormat f = exchange_format(format);
   if (!f.write) throw InputError("format '" + f.name + "' can only be imported");
-  f.write(db.runs(), out);
+  f.write(select_runs(db.runs(), selection), out);
   if (!out) throw InputError("writing the " + f.name + " export failed");
 }
 

@@ -1,9 +1,11 @@
-// What T4 and Kernel Tuner cache imports share: the GPU table, foreign identities and statuses, gzip, timestamps.
+// What the T4 and Kernel Tuner cache formats share: the GPU table, foreign identities, statuses and failure names,
+// typed configurations, gzip, timestamps.
 #include <zlib.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <ctime>
 #include <fstream>
 #include <istream>
@@ -126,6 +128,35 @@ std::optional<std::string> utc_from_foreign(std::string_view text) {
   char text_out[32];
   std::strftime(text_out, sizeof text_out, "%Y-%m-%dT%H:%M:%S", &out);
   return std::string(text_out) + "." + fraction + "Z";
+}
+
+std::string_view kt_failure_name(Status s) {
+  switch (s) {
+    case Status::CompileError: return "CompilationFailedConfig";
+    case Status::LaunchError: return "InvalidConfig";
+    case Status::RuntimeError: return "RuntimeFailedConfig";
+    default: return {};
+  }
+}
+
+nlohmann::ordered_json configuration_object(const std::string& config) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : config_items(config)) {
+    std::size_t used = 0;
+    try {
+      const long long i = std::stoll(value, &used);
+      if (used == value.size()) {
+        out[name] = i;
+      } else {
+        const double f = std::stod(value, &used);
+        // JSON has no inf or nan: those stay text, as Python's str() writes them.
+        out[name] = used == value.size() && std::isfinite(f) ? nlohmann::ordered_json(f) : nlohmann::ordered_json(value);
+      }
+    } catch (const std::exception&) {
+      out[name] = value;
+    }
+  }
+  return out;
 }
 
 Result foreign_result(std::string config, Status status, std::string message, std::optional<double> objective_ms,

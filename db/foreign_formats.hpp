@@ -1,6 +1,9 @@
-// Internals shared by the T4 and Kernel Tuner cache formats (db/t4.cpp, db/kt_import.cpp, db/foreign.cpp).
+// Internals shared by the T4 and Kernel Tuner cache formats (db/t4.cpp, db/kt_import.cpp, db/kt_export.cpp,
+// db/foreign.cpp).
 #pragma once
 
+#include <iosfwd>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +17,9 @@ namespace cutune::detail {
 /// The "t4" and "kt-cache" entries of the format table, their readers bound to `context`.
 ExchangeFormat t4_exchange_format(const ForeignContext& context = {});
 ExchangeFormat kt_cache_exchange_format(const ForeignContext& context = {});
+
+/// Runs as a Kernel Tuner cache (db/kt_export.cpp); throws InputError unless they hold exactly one RunGroup.
+void write_kt_cache(const std::vector<RunRecord>& runs, std::ostream& out);
 
 /// A whole stream, inflated when it is gzip.
 std::string read_maybe_gzip(std::istream& in, const std::string& source);
@@ -33,6 +39,15 @@ struct ForeignTimes {
   std::optional<double> framework;
   std::optional<double> search;
 };
+
+/// Kernel Tuner's name of a failure status: "CompilationFailedConfig", "InvalidConfig" or "RuntimeFailedConfig", the
+/// inverse of foreign_status() on them; empty for the statuses it has no name for (wrong_result, timeout) and for
+/// ok and unverified.
+std::string_view kt_failure_name(Status s);
+
+/// A configuration's values with JSON types, in its order: "BM=128,SCALE=0.5,MODE=fast" -> {"BM": 128, "SCALE": 0.5,
+/// "MODE": "fast"} (integers as integers, other finite numbers as floats, anything else as text).
+nlohmann::ordered_json configuration_object(const std::string& config);
 
 /// A result from a foreign record: the objective value (ms) as median_ms, extremes and spread from the samples.
 Result foreign_result(std::string config, Status status, std::string message, std::optional<double> objective_ms,

@@ -181,7 +181,9 @@ KtCache parse_kt_cache(std::string_view text, const std::string& source) {
           throw InputError(source + ": cache record '" + key + "' has no value for " + name);
         }
       }
-      const auto time = record.find("time");
+      // Kernel Tuner 1.5 writes a failure as "__error__" and no time; earlier versions write its name as the time.
+      auto time = record.find("time");
+      if (time == record.end()) time = record.find("__error__");
       if (time == record.end()) throw InputError(source + ": cache record '" + key + "' has no time");
       if (time->is_number()) {
         r.time_ms = time->get<double>();
@@ -194,6 +196,9 @@ KtCache parse_kt_cache(std::string_view text, const std::string& source) {
       if (const auto times = record.find("times"); times != record.end() && times->is_array()) {
         for (const auto& t : *times)
           if (t.is_number()) r.times_ms.push_back(t.get<double>());
+      }
+      if (const auto own = record.find("cutune_status"); own != record.end() && own->is_string()) {
+        r.cutune_status = own->get<std::string>();
       }
       r.compile_time_ms = number_field(record, "compile_time");
       r.verification_time_ms = number_field(record, "verification_time");

@@ -1,4 +1,5 @@
-// The "kt-cache" import format: a Kernel Tuner cache file (kt_cache.hpp) as one run of foreign results.
+// The "kt-cache" format's reader: a Kernel Tuner cache file (kt_cache.hpp) as one run of foreign results; its writer
+// is db/kt_export.cpp.
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -53,6 +54,19 @@ std::string shape_text(const KtCache& cache, const ForeignContext& context, cons
   return out;
 }
 
+// Kernel Tuner's verdict, or the status cutune wrote beside it where Kernel Tuner has no name for it (kt_export.cpp),
+// as long as the two agree on whether the configuration has a time.
+Status record_status(const KtRecord& record) {
+  const Status kt = record.time_ms ? Status::Ok : foreign_status(record.failure);
+  if (record.cutune_status.empty()) return kt;
+  try {
+    const Status own = status_from_string(record.cutune_status);
+    return usable(own) == usable(kt) ? own : kt;
+  } catch (const Error&) {
+    return kt;  // a name of a later cutune: Kernel Tuner's verdict stands
+  }
+}
+
 std::vector<RunRecord> read_kt_cache_runs(std::istream& in, const std::string& source, const ForeignContext& context) {
   const std::string text = read_maybe_gzip(in, source);
   const KtCache cache = parse_kt_cache(text, source);
@@ -85,7 +99,7 @@ std::vector<RunRecord> read_kt_cache_runs(std::istream& in, const std::string& s
       config += '=';
       config += record.config.values[p].str();
     }
-    const Status status = record.time_ms ? Status::Ok : foreign_status(record.failure);
+    const Status status = record_status(record);
     Measurement m;
     m.shape = shape;
     m.result = foreign_result(std::move(config), status, record.failure, record.time_ms, record.times_ms,
@@ -101,8 +115,9 @@ std::vector<RunRecord> read_kt_cache_runs(std::istream& in, const std::string& s
 
 ExchangeFormat kt_cache_exchange_format(const ForeignContext& context) {
   return {"kt-cache",
-          "Kernel Tuner cache file, plain or gzip (import only; --device, --kernel, --shape override the file's)",
-          nullptr,
+          "Kernel Tuner cache file of one kernel, device, shape and flush (read plain or gzip, written plain; on "
+          "import --device, --kernel, --shape override the file's)",
+          write_kt_cache,
           [context](std::istream& in, const std::string& source) { return read_kt_cache_runs(in, source, context); },
           looks_like_kt_cache};
 }

@@ -46,32 +46,8 @@ std::string_view invalidity(Status s) {
 
 // A failed result's objective value: Kernel Tuner's name for the failure where it has one, so its tools read it.
 std::string failure_name(Status s) {
-  switch (s) {
-    case Status::CompileError: return "CompilationFailedConfig";
-    case Status::LaunchError: return "InvalidConfig";
-    case Status::RuntimeError: return "RuntimeFailedConfig";
-    default: return std::string(to_string(s));
-  }
-}
-
-// "BM=128,SCALE=0.5" -> {"BM": 128, "SCALE": 0.5}, in the configuration's order.
-Json configuration_object(const std::string& config) {
-  Json out = Json::object();
-  for (const auto& [name, value] : config_items(config)) {
-    std::size_t used = 0;
-    try {
-      const long long i = std::stoll(value, &used);
-      if (used == value.size()) {
-        out[name] = i;
-      } else {
-        const double f = std::stod(value, &used);
-        out[name] = used == value.size() ? Json(f) : Json(value);
-      }
-    } catch (const std::exception&) {
-      out[name] = value;
-    }
-  }
-  return out;
+  const std::string_view kt = kt_failure_name(s);
+  return std::string(kt.empty() ? to_string(s) : kt);
 }
 
 // Time units as T4 writers spell them (Kernel Tuner writes "miliseconds"), as a factor to milliseconds.

@@ -85,5 +85,40 @@ TEST_F(DbCliTest, ErrorsAreOneLine) {
   EXPECT_EQ(r.err, "error: unknown format 'yaml' (known: json, csv, t4, kt-cache)\n");
 }
 
+TEST_F(DbCliTest, KtCacheExportOfOneGroupReplays) {
+  {
+    Database space(path("space.db"));
+    const auto run = space.begin_run(synthetic_device("NVIDIA H200", 9, 0, 132), {"gemm", "1111111111111111"}, "tune");
+    for (int bm = 16; bm <= 256; bm += 16) space.record(run, "1024x1024", ok_result("BM=" + std::to_string(bm), 1.0 + bm / 256.0));
+    space.record(run, "1024x1024", failed_result("BM=512", Status::CompileError, "too big"));
+    space.record(run, "2048x2048", ok_result("BM=16", 4.0));
+  }
+  // Two shapes: a cache holds one, and a refused export leaves no file behind.
+  Output r = tune("db export --db space.db --format kt-cache -o space.json");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("gemm (version 1111111111111111) on NVIDIA H200 at 2048x2048, flush read: 1 measurement"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pick one with --kernel, --device, --shape and --flush"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("space.json")));
+
+  r = tune("db export --db space.db --format kt-cache --shape 1024x1024 --device 'NVIDIA H200' --flush read "
+           "--kernel gemm -o space.json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = tune("replay --cache space.json --valid-only --strategy random --budget 10 --seeds 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("replay of gemm on NVIDIA H200 (space.json): 16 configurations, 0 failed"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("strategy random"), std::string::npos) << r.out;
+
+  r = tune("db export --db space.db --kernel transpose");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err.rfind("error: nothing matches kernel transpose; the database holds gemm (version 1111111111111111) on "
+                        "NVIDIA H200 at 1024x1024, flush read: 17 measurements; ", 0), 0u) << r.err;
+  r = tune("db export --db space.db --flush dirty");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("dirty not in {read,write,none}"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace cutune::testing

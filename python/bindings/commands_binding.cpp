@@ -122,12 +122,14 @@ void bind_db(nb::module_& m) {
       nb::arg("inputs"), nb::arg("output"));
   m.def(
       "db_export",
-      [](const std::string& db, const std::string& format, const std::string& output) {
+      [](const std::string& db, const std::string& format, const std::string& output, const std::string& kernel,
+         const std::string& device, const std::string& shape, const std::string& flush) {
         std::ostringstream out;
-        cli::export_command(db, format, output, out);
+        cli::export_command(db, format, output, out, {kernel, device, shape, cli::flush_from_option(flush)});
         return out.str();
       },
-      nb::arg("db"), nb::arg("format"), nb::arg("output"));
+      nb::arg("db"), nb::arg("format"), nb::arg("output"), nb::arg("kernel"), nb::arg("device"), nb::arg("shape"),
+      nb::arg("flush"));
   m.def(
       "db_import",
       [](const std::string& file, const std::string& db, const std::string& format, const std::string& device,

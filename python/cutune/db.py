@@ -19,9 +19,15 @@ def merge(inputs: Sequence[PathLike], output: PathLike) -> Dict[str, int]:
     return dict(_cutune.db_merge([os.fspath(p) for p in inputs], os.fspath(output)))
 
 
-def export(db: PathLike = "cutune.db", format: str = "json", output: Optional[PathLike] = None) -> Optional[str]:
-    """Every run and measurement of `db` in `format` (see formats()): returned as text, or written to `output`."""
-    text = _cutune.db_export(os.fspath(db), format, os.fspath(output) if output is not None else "")
+def export(db: PathLike = "cutune.db", format: str = "json", output: Optional[PathLike] = None, *,
+           kernel: Optional[str] = None, device: Optional[str] = None, shape: Optional[str] = None,
+           flush: Optional[str] = None) -> Optional[str]:
+    """The runs and measurements of `db` in `format` (see formats()): returned as text, or written to `output`.
+    `kernel` (a name or a version), `device` (the whole name as stored), `shape` and `flush` ("read", "write", "none")
+    select part of them, as `tune db export` does; "kt-cache" holds one kernel on one device at one shape and flush.
+    A selection of nothing raises, naming what the database holds."""
+    text = _cutune.db_export(os.fspath(db), format, os.fspath(output) if output is not None else "", kernel or "",
+                             device or "", shape or "", flush or "")
     return None if output is not None else text
 
 

@@ -106,6 +106,14 @@ def test_merge_export_import(tmp_path, export_file):
     assert cutune.db.export(merged, "csv", csv_file) is None
     assert csv_file.read_text().count("\n") == 4  # header and three measurements
     assert "t4" in cutune.db.formats() and "kt-cache" in cutune.db.formats()
+    # A Kernel Tuner cache holds one shape: the selection picks it, and without one the export names both.
+    cache = json.loads(cutune.db.export(merged, "kt-cache", shape="8192x8192", flush="read"))
+    assert cache["problem_size"] == [8192, 8192] and len(cache["cache"]) == 2
+    assert cache["cache"]["32,1,8,1,1,0"]["time"] == 0.25
+    with pytest.raises(cutune.InputError, match="at 1024x1024, flush read: 1 measurement"):
+        cutune.db.export(merged, "kt-cache")
+    with pytest.raises(cutune.InputError, match="nothing matches kernel gemm"):
+        cutune.db.export(merged, kernel="gemm")
 
 
 def test_database_errors(tmp_path):

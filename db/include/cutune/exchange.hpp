@@ -2,8 +2,9 @@
 //
 // Every format reads or writes the same value, a list of RunRecord (database.hpp), so a format is only a reader
 // and/or a writer: json (cutune's own, lossless, reads back), csv (one row per measurement, for spreadsheets).
-// Other formats (T4 results out, Kernel Tuner caches in) are added the same way, to the built-in table in
-// db/exchange.cpp or at run time with register_exchange_format().
+// Other formats (T4 results and Kernel Tuner caches, both ways) are added the same way, to the built-in table in
+// db/exchange.cpp or at run time with register_exchange_format(). Export writes every run, or those an
+// ExportSelection picks.
 //
 // The json document:
 //   {"format": "cutune-runs", "format_version": 2, "exported_by": "cutune 0.1.0",
@@ -35,6 +36,7 @@
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,8 +64,29 @@ void register_exchange_format(ExchangeFormat format);
 /// The format of that name; throws InputError naming the known ones.
 ExchangeFormat exchange_format(std::string_view name);
 
-/// Writes every run of a database in a format (json, csv, ...).
-void export_runs(Database& db, std::string_view format, std::ostream& out);
+/// Which runs and measurements an export writes: those that match every field given; an empty selection picks all.
+struct ExportSelection {
+  std::string kernel;  ///< a kernel's name, or one of its versions (16 hex digits)
+  std::string device;  ///< a device's name as stored (as `tune report --gpu`), white space normalised
+  std::string shape;   ///< exactly as stored, e.g. "4096x4096"
+  std::optional<L2Flush> flush;
+  bool empty() const { return kernel.empty() && device.empty() && shape.empty() && !flush; }
+  /// "kernel gemm, device H100, shape 4096x4096, flush read": the fields given.
+  std::string describe() const;
+};
+
+/// The runs and measurements of `runs` that `selection` picks: runs of other kernels, devices or L2 conventions go,
+/// measurements of other shapes go, and so do runs left without any. Throws InputError listing what `runs` hold
+/// (describe_groups()) when a non-empty selection picks no measurement.
+std::vector<RunRecord> select_runs(std::vector<RunRecord> runs, const ExportSelection& selection);
+
+/// What runs hold, one entry per kernel version, device, shape and L2 convention, with a count of measurements:
+/// "gemm (version 1111111111111111) on NVIDIA H200 at 1024x1024, flush read: 2 measurements; ...", at most
+/// `limit` entries and how many more.
+std::string describe_groups(const std::vector<RunRecord>& runs, std::size_t limit = 20);
+
+/// Writes the runs of a database that `selection` picks (every run by default) in a format (json, csv, ...).
+void export_runs(Database& db, std::string_view format, std::ostream& out, const ExportSelection& selection = {});
 /// Reads a file (format by name, or detected from its content when empty) and adds its runs to the database;
 /// importing the same file twice changes nothing.
 ImportSummary import_file(Database& db, const std::filesystem::path& file, std::string_view format = {});

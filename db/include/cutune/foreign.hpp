@@ -1,5 +1,6 @@
 // Results of other tuners in cutune's database: T4 result files (Kernel Tuner's and KTT's dialects) and Kernel Tuner
-// cache files are read into runs, and cutune's runs are written as T4 (formats "t4" and "kt-cache" of exchange.hpp).
+// cache files are read into runs, and cutune's runs are written as both (formats "t4" and "kt-cache" of exchange.hpp;
+// a cache holds one kernel on one device at one shape and L2 convention, kt_export.cpp says how it is written).
 //
 // What a foreign record becomes (DESIGN.md, decision 7 keys):
 // - device: the name the file gives (or --device); compute capability and SM count from known_gpu(), 0 when the
@@ -9,7 +10,8 @@
 //   kernels, and a cache and a T4 file of the same kernel share one;
 // - shape: the problem size joined by 'x' (4096x4096), or --shape;
 // - configuration: NAME=VALUE in the file's parameter order;
-// - status: Kernel Tuner's failure names and T4's invalidity, mapped as foreign_status() documents;
+// - status: Kernel Tuner's failure names and T4's invalidity, mapped as foreign_status() documents; a cache written by
+//   cutune names its status ("cutune_status") where Kernel Tuner's verdict does not say it, and that status is kept;
 // - times: milliseconds; the objective value of the file (Kernel Tuner's "time" is the mean of its launches) is
 //   the result's median_ms, so the optimum is the one the other tool reported; compile, verification, benchmark,
 //   framework and strategy times (a cache's compile_time ... strategy_time, T4's compilation_time, validation,

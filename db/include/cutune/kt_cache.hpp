@@ -19,6 +19,8 @@ struct KtRecord {
   std::optional<double> time_ms;  ///< the mean launch time in ms; nullopt when the configuration failed
   std::string failure;            ///< when it failed, Kernel Tuner's name for why, e.g. "CompilationFailedConfig",
                                   ///< "RuntimeFailedConfig", "InvalidConfig"; empty otherwise
+  std::string cutune_status;      ///< the status a cache written by cutune names beside Kernel Tuner's verdict
+                                  ///< ("cutune_status": wrong_result, timeout, unverified); empty otherwise
   std::vector<double> times_ms;   ///< the individual launch times in ms, when recorded
   std::optional<double> compile_time_ms;
   std::optional<double> verification_time_ms;  ///< checking the output against the reference
