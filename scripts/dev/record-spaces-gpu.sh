@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Records whole search spaces on the GPU for the search bench (issue 31: spaces nobody else recorded): each job below
 # is tuned exhaustively (`--strategy exhaustive`, the CLI's other defaults) into a database of its own under $OUT,
-# then written as a Kernel Tuner cache (`tune db export --format kernel_tuner`). A job still running at its time
+# then written as a Kernel Tuner cache (`tune db export --format kt-cache`). A job still running at its time
 # limit is stopped; what it measured stays stored, and the cache says how much of the space it holds.
 #   scripts/dev/record-spaces-gpu.sh BUILD T1_FOLDER SECONDS_EACH JOB...
 # JOB: a built-in kernel as NAME:SHAPE (gemm:4096x4096x4096), or a T1 file of T1_FOLDER as t1:FILE.json.
+# With RESUME=DIR, a job whose database DIR/NAME.db exists (from an earlier call's $OUT) goes on from it.
 source "$(dirname "$0")/gpu_env.sh" "$1"
 t1=$(cd "$2" && pwd)
 each=$3
@@ -18,11 +19,12 @@ for job in "$@"; do
     name=${kind}_${what} args=(--kernel "$kind" --shapes "$what")
   fi
   db=$out/$name.db
-  start=$(date +%s.%N)
+  [[ -n ${RESUME:-} && -f $RESUME/$name.db ]] && cp "$RESUME/$name.db" "$db"
+  start=$SECONDS
   timeout -s INT "$each" "$build/tune" "${args[@]}" --strategy exhaustive --no-prior --db "$db" >"$out/$name.log" 2>&1
   rc=$?
-  secs=$(echo "$(date +%s.%N) - $start" | bc)
-  "$build/tune" db export --db "$db" --format kernel_tuner -o "$out/$name.json" >>"$out/$name.log" 2>&1
+  secs=$((SECONDS - start))
+  "$build/tune" db export --db "$db" --format kt-cache -o "$out/$name.json" >>"$out/$name.log" 2>&1
   gzip -f "$out/$name.json" 2>/dev/null
-  printf '%-36s rc %3s %7.1f s  %s\n' "$name" "$rc" "$secs" "$("$build/tune" db stats --db "$db" 2>&1 | tail -1)"
+  printf '%-36s rc %3s %5s s  %s\n' "$name" "$rc" "$secs" "$("$build/tune" db stats --db "$db" 2>&1 | head -1 | sed "s|^.*: ||")"
 done
