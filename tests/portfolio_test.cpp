@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <set>
 #include <vector>
@@ -29,6 +30,33 @@ double median_evals_to_1pct(const RecordedSpace& recorded, std::size_t budget) {
   options.budgets = {budget};
   options.seeds = 60;
   return replay("portfolio", recorded, options).median_evals_to_1pct;
+}
+
+// Every combination of parameters whose values are 0 .. levels[p] - 1 (the last parameter varying fastest), each with
+// the time `time_of` gives its values.
+RecordedSpace grid_space(const std::vector<int>& levels, const std::function<double(const std::vector<int>&)>& time_of) {
+  std::vector<std::vector<Value>> values(levels.size());
+  for (std::size_t p = 0; p < levels.size(); ++p)
+    for (int l = 0; l < levels[p]; ++l) values[p].push_back(l);
+  std::vector<Config> configs;
+  RecordedSpace recorded;
+  std::vector<int> at(levels.size(), 0);
+  for (bool more = true; more;) {
+    Config config;
+    for (const int v : at) config.values.push_back(v);
+    configs.push_back(std::move(config));
+    recorded.times_ms.push_back(time_of(at));
+    more = false;
+    for (std::size_t p = levels.size(); p-- > 0;) {
+      if (++at[p] < levels[p]) {
+        more = true;
+        break;
+      }
+      at[p] = 0;
+    }
+  }
+  recorded.space = Space::from_configs(values, configs);
+  return recorded;
 }
 
 TEST(Portfolio, IsTheDefault) { EXPECT_EQ(kDefaultStrategy, "portfolio"); }
@@ -105,22 +133,12 @@ TEST(Portfolio, RefinementTriesEveryParameterBeforeAManyLevelledOne) {
   // steps on block sizes (the model finds them as fast as the best) before trying the other methods: 22.5 evaluations
   // to within 1% (median of these 60 seeds); changing every parameter once first, and an initial design of 8 for four
   // parameters instead of 16, take 17.
-  std::vector<std::vector<Value>> values(4);
-  const int levels[4] = {32, 4, 8, 3};
-  for (std::size_t p = 0; p < 4; ++p)
-    for (int l = 0; l < levels[p]; ++l) values[p].push_back(l);
   const double method[4] = {1.0, 1.8, 1.08, 1.08}, use[3] = {1.2, 1.35, 1.0};
-  std::vector<Config> configs;
-  RecordedSpace recorded;
-  for (int a = 0; a < 32; ++a)
-    for (int b = 0; b < 4; ++b)
-      for (int c = 0; c < 8; ++c)
-        for (int d = 0; d < 3; ++d) {
-          configs.push_back(Config{{a, b, c, d}});
-          const double tile = 1.0 + 0.6 / (c + 1) - 0.6 / 8, block = 1.0 + 0.004 * ((a * 7) % 11);
-          recorded.times_ms.push_back(method[b] * use[d] * tile * block);
-        }
-  recorded.space = Space::from_configs(values, configs);
+  const RecordedSpace recorded = grid_space({32, 4, 8, 3}, [&](const std::vector<int>& at) {
+    const int a = at[0], b = at[1], c = at[2], d = at[3];
+    const double tile = 1.0 + 0.6 / (c + 1) - 0.6 / 8, block = 1.0 + 0.004 * ((a * 7) % 11);
+    return method[b] * use[d] * tile * block;
+  });
   EXPECT_LE(median_evals_to_1pct(recorded, 60), 19.5);
 }
 
@@ -131,27 +149,12 @@ TEST(Portfolio, RefinementTriesEveryPairOfParametersBeforeRepeatingOne) {
   // runs reach the plateau. Ranking the two-parameter neighbours by the model's prediction alone tried C or D, at each
   // of their values, with every other parameter before A with B: 75 evaluations to within 1% (median of these 60
   // seeds); one move per pair of parameters first, 57.
-  std::vector<std::vector<Value>> values(8);
-  const int levels[8] = {3, 3, 3, 3, 4, 3, 2, 2};
-  for (std::size_t p = 0; p < 8; ++p)
-    for (int l = 0; l < levels[p]; ++l) values[p].push_back(l);
   const double ab[3][3] = {{1.5, 1.2, 1.45}, {1.45, 1.14, 1.0}, {1.10, 1.06, 1.12}};
   const double c[3] = {1.0, 1.002, 1.004}, d[3] = {1.0, 1.003, 1.001}, e[4] = {1.0, 1.08, 1.1, 1.2},
                f[3] = {1.09, 1.0, 1.15}, g[2] = {1.0, 1.07}, h[2] = {1.05, 1.0};
-  std::vector<Config> configs;
-  RecordedSpace recorded;
-  for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b)
-      for (int k = 0; k < 3; ++k)
-        for (int l = 0; l < 3; ++l)
-          for (int m = 0; m < 4; ++m)
-            for (int n = 0; n < 3; ++n)
-              for (int o = 0; o < 2; ++o)
-                for (int q = 0; q < 2; ++q) {
-                  configs.push_back(Config{{a, b, k, l, m, n, o, q}});
-                  recorded.times_ms.push_back(ab[a][b] * c[k] * d[l] * e[m] * f[n] * g[o] * h[q]);
-                }
-  recorded.space = Space::from_configs(values, configs);
+  const RecordedSpace recorded = grid_space({3, 3, 3, 3, 4, 3, 2, 2}, [&](const std::vector<int>& at) {
+    return ab[at[0]][at[1]] * c[at[2]] * d[at[3]] * e[at[4]] * f[at[5]] * g[at[6]] * h[at[7]];
+  });
   EXPECT_LE(median_evals_to_1pct(recorded, 100), 66.0);
 }
 
@@ -171,26 +174,12 @@ TEST(Portfolio, ClimbsInEachCombinationOfTheTwoValuedParameters) {
   const Combination combinations[2][2] = {
       {{1.47, {7, 1, 3, 2}, {0.05, 0.1, 0.1, 0.1}}, {1.52, {5, 0, 2, 1}, {0.1, 0.2, 0.2, 0.2}}},
       {{7.0, {2, 2, 1, 0}, {0.1, 0.2, 0.2, 0.2}}, {1.0, {1, 2, 0, 1}, {0.15, 0.4, 0.3, 0.3}}}};
-  std::vector<std::vector<Value>> values(6);
-  const int levels[6] = {10, 4, 4, 3, 2, 2};
-  for (std::size_t p = 0; p < 6; ++p)
-    for (int l = 0; l < levels[p]; ++l) values[p].push_back(l);
-  std::vector<Config> configs;
-  RecordedSpace recorded;
-  for (int a = 0; a < 10; ++a)
-    for (int b = 0; b < 4; ++b)
-      for (int c = 0; c < 4; ++c)
-        for (int d = 0; d < 3; ++d)
-          for (int x = 0; x < 2; ++x)
-            for (int y = 0; y < 2; ++y) {
-              configs.push_back(Config{{a, b, c, d, x, y}});
-              const Combination& k = combinations[x][y];
-              const int at[4] = {a, b, c, d};
-              double away = 0.0;
-              for (std::size_t p = 0; p < 4; ++p) away += k.slope[p] * std::abs(at[p] - k.optimum[p]);
-              recorded.times_ms.push_back(k.best * (1.0 + away));
-            }
-  recorded.space = Space::from_configs(values, configs);
+  const RecordedSpace recorded = grid_space({10, 4, 4, 3, 2, 2}, [&](const std::vector<int>& at) {
+    const Combination& k = combinations[at[4]][at[5]];
+    double away = 0.0;
+    for (std::size_t p = 0; p < 4; ++p) away += k.slope[p] * std::abs(at[p] - k.optimum[p]);
+    return k.best * (1.0 + away);
+  });
   ReplayOptions options;
   options.budgets = {200};
   options.seeds = 60;
