@@ -205,8 +205,7 @@ class PortfolioStrategy final : public SearchStrategy {
       // its tile; each alone is slower), ranked with the one-parameter moves left as soon as every parameter was
       // changed once: gemm RTX 2080 Ti needs 87 evaluations (median of 200 seeds) instead of 98.5 when they wait for
       // all of those.
-      ring_.assign(scratch_.begin(), scratch_.end());
-      for (std::uint32_t near : scratch_) index_.hamming_neighbours(near, ring_);
+      fill_ring();
       if (const auto pick = untried_pair_step(centre, ring_)) return pick;
       if (const auto pick = fastest_unasked(ring_)) return pick;
     }
@@ -276,8 +275,7 @@ class PortfolioStrategy final : public SearchStrategy {
       index_.hamming_neighbours(centre, scratch_);
       std::erase_if(scratch_, elsewhere);
       if (const auto pick = untried_parameter_step(centre, scratch_)) return pick;
-      ring_.assign(scratch_.begin(), scratch_.end());
-      for (std::uint32_t near : scratch_) index_.hamming_neighbours(near, ring_);
+      fill_ring();
       std::erase_if(ring_, elsewhere);
       if (const auto pick = fastest_unasked(ring_)) return pick;
     }
@@ -318,6 +316,13 @@ class PortfolioStrategy final : public SearchStrategy {
       if (!best || mean < best_mean || (mean == best_mean && c < *best)) best = c, best_mean = mean;
     }
     return best;
+  }
+
+  // ring_: the configurations of scratch_ (a centre's one-parameter neighbours) and their own one-parameter
+  // neighbours: the centre's one- and two-parameter neighbourhood.
+  void fill_ring() {
+    ring_.assign(scratch_.begin(), scratch_.end());
+    for (std::uint32_t near : scratch_) index_.hamming_neighbours(near, ring_);
   }
 
   // The unasked configuration of `among` that the model predicts fastest (or a ready one predicted nearly as fast),
