@@ -11,6 +11,7 @@
 #include "cutune/cubin_cache.hpp"
 #include "cutune/strategy.hpp"
 #include "measure/evaluator.hpp"
+#include "measure_loop_support.hpp"
 #include "stand_in_kernel.hpp"
 #include "tuner/measure_loop.hpp"
 #include "valley_sample.hpp"
@@ -67,13 +68,15 @@ TEST(CompileAhead, ProposalsWaitNoMoreThanTheStrategyAllowsAndSpareThreadsCompil
   const std::size_t budget = 10;
   const CubinKeys keys(spec, spec.kernel);
   auto compiled = [&](std::size_t i) { return cache.contains(keys.config_key(space.configs()[i], "sm_90")); };
-  const MeasureLoop loop{lanes, strategy, pool, &cache, "sm_90", task, space, budget, [] { return false; },
-                         [] { return 0.0; },
-                         [&](const Arrival& a) {
-                           measured.insert(a.job.index);
-                           strategy.tell(a.job.index, a.result.median_ms);  // as the tuner's store does
-                         },
-                         {}, nullptr, compiled};
+  test::ArrivalEvents events;
+  events.on_arrival = [&](const Arrival& a) {
+    measured.insert(a.job.index);
+    strategy.tell(a.job.index, a.result.median_ms);  // as the tuner's store does
+  };
+  events.in_cache = compiled;
+  const StopRules stop = test::shape_rules(budget, lanes);
+  const MeasureLoop loop{.lanes = lanes, .strategy = strategy, .pool = pool, .cache = &cache, .arch = "sm_90",
+                         .task = task, .space = space, .to_measure = budget, .stop = stop, .events = events};
   measure_proposals(loop, setup, report);
 
   EXPECT_EQ(measured.size(), budget);

@@ -8,6 +8,7 @@
 
 #include "cutune/strategy.hpp"
 #include "measure/evaluator.hpp"
+#include "measure_loop_support.hpp"
 #include "stand_in_kernel.hpp"
 #include "tuner/measure_loop.hpp"
 
@@ -78,9 +79,11 @@ TEST(Lanes, ALaneThatCompilesItselfGetsConfigurationsWithoutKernels) {
   std::map<std::size_t, std::vector<std::size_t>> measured_by;  // index -> lanes
   ShapeReport report;
   std::vector<std::future<CompileOutput>> setup;
-  const MeasureLoop loop{lanes, *strategy, pool, nullptr, "sm_90", task, space, space.size(),
-                         [] { return false; }, [] { return 0.0; },
-                         [&](const Arrival& a) { measured_by[a.job.index].push_back(a.lane); }};
+  test::ArrivalEvents events;
+  events.on_arrival = [&](const Arrival& a) { measured_by[a.job.index].push_back(a.lane); };
+  const StopRules stop = test::shape_rules(space.size(), lanes);
+  const MeasureLoop loop{.lanes = lanes, .strategy = *strategy, .pool = pool, .arch = "sm_90", .task = task,
+                         .space = space, .to_measure = space.size(), .stop = stop, .events = events};
   measure_proposals(loop, setup, report);
 
   ASSERT_EQ(measured_by.size(), space.size());

@@ -4,13 +4,12 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <exception>
 #include <optional>
 #include <unordered_set>
 #include <utility>
 
 #include "cutune/cubin_cache.hpp"
-#include "cutune/error.hpp"
-#include "cutune/stop.hpp"
 
 namespace cutune::detail {
 namespace {
@@ -58,171 +57,244 @@ std::pair<std::vector<std::size_t>, double> ask(const MeasureLoop& m, std::size_
   return {std::move(indices), share};
 }
 
-}  // namespace
+// A job that evaluates the configuration `index`; the caller adds its binary when the pool compiled it.
+Job evaluate_job(const MeasureLoop& m, std::size_t index, double search_ms) {
+  Job job;
+  job.task = m.task;
+  job.index = index;
+  job.config = m.space.configs()[index];
+  job.search_ms = search_ms;
+  return job;
+}
 
-void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutput>>& setup, ShapeReport& report) {
-  Dispatcher& lanes = m.lanes;
+// One shape's pass through the loop: what is asked, compiling, ready for a lane and arrived, and the steps that move
+// configurations from one to the next.
+class MeasureRun {
+ public:
+  MeasureRun(const MeasureLoop& m, std::vector<std::future<CompileOutput>>& setup, ShapeReport& report)
+      : m_(m), lanes_(m.lanes), setup_(setup), report_(report), threads_(m.pool.threads()),
+        lookahead_(compiles_here() > 0 ? 2 * threads_ + lanes_.size() : 0),
+        reserve_(std::min(lanes_.size() + 1, threads_ / 4)) {}
+
+  void run() {
+    for (;;) {
+      give_up_if_stopped();
+      top_up();
+      if (drained()) break;
+      end_if(StopEffect::Interrupt);
+      finish_setup();
+      hand_out();
+      changed_ = changed_ || !arrived_.empty();
+      hear();
+      top_up();
+      if (setup_done_) speculate();
+      collect();
+      end_if(StopEffect::NoLane);
+    }
+    for (const auto& a : arrived_) m_.events.arrived(a);
+  }
+
+ private:
   // Enough compiles under way to keep every core busy and give every lane its next job, without running far ahead of
-  // the strategy (which learns from each result). Lanes that can compile for themselves (remote ranks) count too: they
-  // take what the pool compiled (its binary travels with the job) and compile for themselves only when nothing is
-  // ready, so that their GPUs do not wait on one compile at a time while this rank's cores have compiled ones.
-  // An adaptive strategy says how many of its proposals may wait for outcomes at once (Strategy::ahead()); the
-  // threads that leaves idle compile what it is likely to propose next (speculate() below).
-  std::size_t local = 0;
-  for (std::size_t i = 0; i < lanes.size(); ++i) local += !lanes.lane(i).compiles_itself();
-  const std::size_t threads = m.pool.threads();
-  const std::size_t lookahead = local > 0 ? 2 * threads + lanes.size() : 0;
-  std::size_t compiling = 0;   // submitted to the pool, not yet posted back
-  std::deque<Compiled> ready;  // compiled, waiting for a lane, in the order the compiles finished
-  std::deque<LaneOutcome> outcomes;
-  std::size_t asked = 0;
-  bool exhausted = false;
-  bool changed = true;  // the strategy heard or proposed something since speculate() last looked
-  std::vector<Arrival> arrived;  // results not yet handed to `arrived` (which tells the strategy)
-  auto room = [&] {  // proposals the strategy may make now
-    const std::size_t waiting = compiling + ready.size() + lanes.in_flight() + arrived.size();
-    const std::size_t ahead = std::max(m.strategy.ahead(), lanes.size());
-    return std::min(lookahead > compiling + ready.size() ? lookahead - compiling - ready.size() : 0,
+  // the strategy (which learns from each result). Lanes that can compile for themselves (remote ranks) count too:
+  // they take what the pool compiled (its binary travels with the job) and compile for themselves only when nothing
+  // is ready, so that their GPUs do not wait on one compile at a time while this rank's cores have compiled ones.
+  std::size_t compiles_here() const {
+    std::size_t local = 0;
+    for (std::size_t i = 0; i < lanes_.size(); ++i) local += !lanes_.lane(i).compiles_itself();
+    return local;
+  }
+
+  // Proposals the strategy may make now. An adaptive strategy says how many of its proposals may wait for outcomes at
+  // once (Strategy::ahead()); the threads that leaves idle compile what it is likely to propose next (speculate()).
+  std::size_t room() const {
+    const std::size_t waiting = compiling_ + ready_.size() + lanes_.in_flight() + arrived_.size();
+    const std::size_t ahead = std::max(m_.strategy.ahead(), lanes_.size());
+    return std::min(lookahead_ > compiling_ + ready_.size() ? lookahead_ - compiling_ - ready_.size() : 0,
                     ahead > waiting ? ahead - waiting : 0);
-  };
-  auto top_up = [&] {
-    while (!exhausted && room() > 0) {
-      if (asked >= m.to_measure || m.out_of_time()) {
-        exhausted = true;
+  }
+
+  bool asking_over() const { return m_.stop.check(StopEffect::Asking, {asked_}) != nullptr; }
+
+  void top_up() {
+    while (!exhausted_ && room() > 0) {
+      if (asking_over()) {
+        exhausted_ = true;
         break;
       }
-      const auto [indices, search_ms] = ask(m, std::min(room(), m.to_measure - asked));
+      const auto [indices, search_ms] = ask(m_, std::min(room(), m_.to_measure - asked_));
       if (indices.empty()) {
-        exhausted = true;
+        exhausted_ = true;
         break;
       }
       for (std::size_t index : indices) {
-        submit_compile(m, index, search_ms);
-        ++asked, ++compiling;
+        submit_compile(m_, index, search_ms);
+        ++asked_, ++compiling_;
       }
-      changed = true;
+      changed_ = true;
     }
-  };
-  auto ask_one = [&]() -> std::optional<std::pair<std::size_t, double>> {
-    if (!exhausted && (asked >= m.to_measure || m.out_of_time())) exhausted = true;
-    if (exhausted) return std::nullopt;
-    const auto [indices, search_ms] = ask(m, 1);
+  }
+
+  // One proposal for a lane that compiles it itself.
+  std::optional<std::pair<std::size_t, double>> ask_one() {
+    if (!exhausted_ && asking_over()) exhausted_ = true;
+    if (exhausted_) return std::nullopt;
+    const auto [indices, search_ms] = ask(m_, 1);
     if (indices.empty()) {
-      exhausted = true;
+      exhausted_ = true;
       return std::nullopt;
     }
-    ++asked;
+    ++asked_;
     return std::pair{indices.front(), search_ms};
-  };
+  }
+
   // Spare compile threads compile what the strategy is likely to propose into the cubin cache, where prefer_ready()
   // lets it take them; a few threads stay free for its proposals. Not while fewer proposals are left to make than
   // there are threads: a compile still running when the tuner ends is waited for (the pool outlives the shape, so the
   // next shape does not wait for it, but it holds a thread).
-  const std::size_t reserve = std::min(lanes.size() + 1, threads / 4);
-  std::size_t speculating = 0;
-  std::shared_ptr<const KernelSpec> own_spec;  // a copy the compiles ahead hold
-  std::unordered_set<std::size_t> speculated;
-  auto speculate = [&] {
-    if (!m.compiled || !changed || exhausted || m.to_measure - asked < threads) return;
-    changed = false;
-    if (compiling + speculating + reserve >= threads) return;
-    const PhaseScope searching(m.clock, Phase::Search);
-    for (std::size_t index : m.strategy.upcoming(4 * threads)) {
-      if (compiling + speculating + reserve >= threads) break;
-      if (!speculated.insert(index).second || m.compiled(index)) continue;
-      if (!own_spec) own_spec = std::make_shared<const KernelSpec>(*m.task->spec);
-      submit_compile(m, index, 0.0, own_spec);
-      ++speculating;
-      ++report.compiled_ahead;
-    }
-  };
-  bool setup_done = false;
-  bool given_up = false;
-  for (;;) {
-    if (!given_up && m.give_up && m.give_up()) {
-      given_up = exhausted = true;
-      ready.clear();
-    }
-    top_up();
-    if (exhausted && compiling == 0 && ready.empty() && lanes.returned().empty() && lanes.in_flight() == 0) {
-      // Crashes a lane still holds get a second opinion on another lane before they count as the configurations'.
-      for (auto& a : lanes.release_held(true)) arrived.push_back(std::move(a));
-      if (lanes.returned().empty()) break;
-    }
-    if (stop_requested()) {  // what was measured is stored like every other result
-      for (const auto& a : arrived) m.arrived(a);
-      for (const auto& a : lanes.release_held(false)) m.arrived(a);
-      throw Interrupted("interrupted");
-    }
-    if (!setup_done) {
-      const PhaseScope starting(m.clock, Phase::Startup);
-      for (auto& job : setup) job.get();  // the lanes' preparation reads these from the cache
-      setup.clear();
-      setup_done = true;
-      lanes.start_idle_clock();
-    }
-    // Lanes get their next job before the results that freed them are stored, so that the GPUs measure while the
-    // database commits and the strategy learns. Jobs of a lane that left go first, then compiles as they finished.
-    const double best_ms = best_with(m.best_ms(), arrived);
-    for (std::size_t lane : lanes.idle_lanes()) {
-      Job job;
-      auto& back = lanes.returned();
-      const auto fits = std::find_if(back.begin(), back.end(), [lane](const Job& j) { return j.avoid_lane != lane; });
-      if (fits != back.end()) {
-        job = std::move(*fits);
-        back.erase(fits);
-      } else if (!ready.empty()) {  // a lane that compiles itself takes these too, rather than leave them behind
-        Compiled& c = ready.front();
-        job.task = m.task;
-        job.index = c.index;
-        job.config = m.space.configs()[c.index];
-        job.compiled = std::move(c.output);
-        job.search_ms = c.search_ms;
-        ready.pop_front();
-      } else if (const auto asked_one = lanes.lane(lane).compiles_itself() ? ask_one() : std::nullopt) {
-        job.task = m.task;
-        job.index = asked_one->first;
-        job.config = m.space.configs()[job.index];
-        job.search_ms = asked_one->second;
-      } else {
-        continue;  // another idle lane may take a second opinion this one may not
-      }
-      job.best_ms = best_ms;
-      lanes.give(lane, std::move(job));
-    }
-    changed = changed || !arrived.empty();
-    for (const auto& a : arrived) m.arrived(a);
-    arrived.clear();
-    top_up();
-    if (setup_done) speculate();
-
-    std::deque<Compiled> compiled;
-    {
-      const PhaseScope waiting(m.clock, Phase::Waiting);
-      lanes.outbox().wait(kWait, outcomes, compiled);
-    }
-    for (auto& c : compiled) {
-      if (c.shape != m.task->id) continue;  // compiled ahead for an earlier shape, finished after it
-      if (c.speculative) {  // into the cache only; a compile that failed is compiled again if it is proposed
-        --speculating;
-        if (!c.error) report.phases.compile_cpu_s += c.output.ms / 1000.0;
-        continue;
-      }
-      --compiling;
-      if (c.error) std::rethrow_exception(c.error);
-      report.phases.compile_cpu_s += c.output.ms / 1000.0;
-      report.cache_hits += c.output.from_cache;
-      if (!given_up) ready.push_back(std::move(c));
-    }
-    for (auto& o : outcomes)
-      for (auto& a : lanes.accept(std::move(o))) arrived.push_back(std::move(a));
-    outcomes.clear();
-    if (lanes.live() == 0) {
-      for (const auto& a : arrived) m.arrived(a);  // the last lane's held-back failures, as a one-GPU run stores them
-      lanes.require_lane();
+  void speculate() {
+    if (m_.cache == nullptr || !changed_ || exhausted_ || m_.to_measure - asked_ < threads_) return;
+    changed_ = false;
+    if (compiling_ + speculating_ + reserve_ >= threads_) return;
+    const PhaseScope searching(m_.clock, Phase::Search);
+    for (std::size_t index : m_.strategy.upcoming(4 * threads_)) {
+      if (compiling_ + speculating_ + reserve_ >= threads_) break;
+      if (!speculated_.insert(index).second || m_.events.compiled(index)) continue;
+      if (!own_spec_) own_spec_ = std::make_shared<const KernelSpec>(*m_.task->spec);
+      submit_compile(m_, index, 0.0, own_spec_);
+      ++speculating_;
+      ++report_.compiled_ahead;
     }
   }
-  for (const auto& a : arrived) m.arrived(a);
+
+  void give_up_if_stopped() {
+    if (given_up_ || !m_.stop.check(StopEffect::GivingUp)) return;
+    given_up_ = exhausted_ = true;
+    ready_.clear();
+  }
+
+  // Whether nothing is left to ask, compile or measure. Crashes a lane still holds get a second opinion on another
+  // lane before they count as the configurations'.
+  bool drained() {
+    if (!exhausted_ || compiling_ != 0 || !ready_.empty() || !lanes_.returned().empty() || lanes_.in_flight() != 0)
+      return false;
+    for (auto& a : lanes_.release_held(true)) arrived_.push_back(std::move(a));
+    return lanes_.returned().empty();
+  }
+
+  // What was measured is stored like every other result before the rule ends the shape: on an interrupt, what lanes
+  // hold back too; when the last lane left, its held-back failures came with its outcome, as a one-GPU run stores them.
+  void end_if(StopEffect effect) {
+    const StopRule* rule = m_.stop.check(effect, {asked_});
+    if (!rule) return;
+    for (const auto& a : arrived_) m_.events.arrived(a);
+    if (effect == StopEffect::Interrupt)
+      for (const auto& a : lanes_.release_held(false)) m_.events.arrived(a);
+    rule->end();
+  }
+
+  // The lanes' preparation reads the set-up compiles from the cache.
+  void finish_setup() {
+    if (setup_done_) return;
+    const PhaseScope starting(m_.clock, Phase::Startup);
+    for (auto& job : setup_) job.get();
+    setup_.clear();
+    setup_done_ = true;
+    lanes_.start_idle_clock();
+  }
+
+  // Lanes get their next job before the results that freed them are stored, so that the GPUs measure while the
+  // database commits and the strategy learns.
+  void hand_out() {
+    const double best_ms = best_with(m_.events.best_ms(), arrived_);
+    for (std::size_t lane : lanes_.idle_lanes()) {
+      auto job = next_job(lane);
+      if (!job) continue;  // another idle lane may take a second opinion this one may not
+      job->best_ms = best_ms;
+      lanes_.give(lane, std::move(*job));
+    }
+  }
+
+  // Jobs of a lane that left go first, then compiles as they finished; a lane that compiles itself takes these too,
+  // rather than leave them behind, and asks the strategy itself when nothing is ready.
+  std::optional<Job> next_job(std::size_t lane) {
+    auto& back = lanes_.returned();
+    const auto fits = std::find_if(back.begin(), back.end(), [lane](const Job& j) { return j.avoid_lane != lane; });
+    if (fits != back.end()) {
+      Job job = std::move(*fits);
+      back.erase(fits);
+      return job;
+    }
+    if (!ready_.empty()) {
+      Compiled& c = ready_.front();
+      Job job = evaluate_job(m_, c.index, c.search_ms);
+      job.compiled = std::move(c.output);
+      ready_.pop_front();
+      return job;
+    }
+    if (!lanes_.lane(lane).compiles_itself()) return std::nullopt;
+    const auto asked_one = ask_one();
+    if (!asked_one) return std::nullopt;
+    return evaluate_job(m_, asked_one->first, asked_one->second);
+  }
+
+  void hear() {
+    for (const auto& a : arrived_) m_.events.arrived(a);
+    arrived_.clear();
+  }
+
+  // Waits for a compile or a lane's outcome, and takes what came.
+  void collect() {
+    std::deque<Compiled> compiled;
+    {
+      const PhaseScope waiting(m_.clock, Phase::Waiting);
+      lanes_.outbox().wait(kWait, outcomes_, compiled);
+    }
+    for (auto& c : compiled) take(c);
+    for (auto& o : outcomes_)
+      for (auto& a : lanes_.accept(std::move(o))) arrived_.push_back(std::move(a));
+    outcomes_.clear();
+  }
+
+  void take(Compiled& c) {
+    if (c.shape != m_.task->id) return;  // compiled ahead for an earlier shape, finished after it
+    if (c.speculative) {  // into the cache only; a compile that failed is compiled again if it is proposed
+      --speculating_;
+      if (!c.error) report_.phases.compile_cpu_s += c.output.ms / 1000.0;
+      return;
+    }
+    --compiling_;
+    if (c.error) std::rethrow_exception(c.error);
+    report_.phases.compile_cpu_s += c.output.ms / 1000.0;
+    report_.cache_hits += c.output.from_cache;
+    if (!given_up_) ready_.push_back(std::move(c));
+  }
+
+  const MeasureLoop& m_;
+  Dispatcher& lanes_;
+  std::vector<std::future<CompileOutput>>& setup_;
+  ShapeReport& report_;
+  const std::size_t threads_;
+  const std::size_t lookahead_;
+  const std::size_t reserve_;
+  std::size_t compiling_ = 0;   // submitted to the pool, not yet posted back
+  std::deque<Compiled> ready_;  // compiled, waiting for a lane, in the order the compiles finished
+  std::deque<LaneOutcome> outcomes_;
+  std::size_t asked_ = 0;
+  bool exhausted_ = false;
+  bool changed_ = true;  // the strategy heard or proposed something since speculate() last looked
+  std::vector<Arrival> arrived_;  // results not yet handed to events.arrived (which tells the strategy)
+  std::size_t speculating_ = 0;
+  std::shared_ptr<const KernelSpec> own_spec_;  // a copy the compiles ahead hold
+  std::unordered_set<std::size_t> speculated_;
+  bool setup_done_ = false;
+  bool given_up_ = false;
+};
+
+}  // namespace
+
+void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutput>>& setup, ShapeReport& report) {
+  MeasureRun(m, setup, report).run();
 }
 
 }  // namespace cutune::detail

@@ -1,7 +1,6 @@
 // The loop that keeps every lane busy with one shape: ask the strategy, compile ahead, dispatch, hear back.
 #pragma once
 
-#include <functional>
 #include <future>
 #include <memory>
 #include <string>
@@ -12,6 +11,7 @@
 #include "cutune/tuner.hpp"
 #include "tuner/dispatch.hpp"
 #include "tuner/phase_clock.hpp"
+#include "tuner/stop_rules.hpp"
 
 namespace cutune {
 class CubinCache;
@@ -19,33 +19,42 @@ class CubinCache;
 
 namespace cutune::detail {
 
-/// What the loop works with for one shape; the callbacks run on the calling (main) thread.
+/// What the loop tells, and asks of, the shape it measures for; called on the calling (main) thread.
+class MeasureEvents {
+ public:
+  virtual ~MeasureEvents() = default;
+  /// The best median so far (0: none), for adaptive timing.
+  virtual double best_ms() const = 0;
+  /// A result arrived: store it, tell the strategy, count it.
+  virtual void arrived(const Arrival& a) = 0;
+  /// Whether a configuration (index into the space) is in the cubin cache; asked only when there is a cache.
+  virtual bool compiled(std::size_t index) const = 0;
+};
+
+/// What the loop works with for one shape.
 struct MeasureLoop {
   Dispatcher& lanes;
   Strategy& strategy;
   CompilePool& pool;
+  /// Without a cache, nothing is compiled ahead of the strategy.
   CubinCache* cache = nullptr;
   std::string arch;
   std::shared_ptr<const ShapeTask> task;
   const Space& space;
-  std::size_t to_measure = 0;              ///< configurations to ask for at most
-  std::function<bool()> out_of_time;       ///< the wall-time budget is spent: ask for nothing more
-  std::function<double()> best_ms;         ///< the best median so far (0: none), for adaptive timing
-  std::function<void(const Arrival&)> arrived;  ///< store it, tell the strategy, count it
-  /// True once the shape is given up (its configurations all disagree with the reference): nothing more is asked
-  /// or dispatched, compiled configurations still waiting are dropped; what lanes are measuring arrives as usual.
-  std::function<bool()> give_up;
+  std::size_t to_measure = 0;  ///< configurations to ask for at most
+  /// Asking: nothing more is asked (budget, time). GivingUp: nothing more is asked or dispatched, compiled
+  /// configurations still waiting are dropped; what lanes are measuring arrives as usual. Interrupt and NoLane: what
+  /// arrived is stored and the rule ends the shape.
+  const StopRules& stop;
+  MeasureEvents& events;
   PhaseClock* clock = nullptr;  ///< charged with asking (Search), waiting (Waiting) and the set-up compiles (Startup)
-  /// Whether a configuration (index into `space`) is in the cubin cache; empty without a cache, and then nothing is
-  /// compiled ahead of the strategy.
-  std::function<bool(std::size_t)> compiled;
 };
 
 /// Asks the strategy whenever the compile lookahead runs short, compiles on the pool, gives each compiled
-/// configuration to whichever lane is idle, and hands every result to `arrived` in arrival order, until the strategy
-/// has nothing more (or the budget is spent) and every lane is done. Lanes get jobs only after `setup` (compiles
-/// the workers' preparation reads from the cache) is done. Throws Interrupted on a stop request, and what the last
-/// lane caught when every lane left the run. Adds compile and cache figures to `report`.
+/// configuration to whichever lane is idle, and hands every result to `events.arrived` in arrival order, until the
+/// strategy has nothing more (or an Asking rule holds) and every lane is done. Lanes get jobs only after `setup`
+/// (compiles the workers' preparation reads from the cache) is done. Throws what an Interrupt or NoLane rule ends the
+/// shape with. Adds compile and cache figures to `report`.
 void measure_proposals(const MeasureLoop& loop, std::vector<std::future<CompileOutput>>& setup, ShapeReport& report);
 
 }  // namespace cutune::detail

@@ -27,8 +27,7 @@ namespace detail {
 class Dispatcher;
 class Lane;
 class Outbox;
-class PhaseClock;
-struct ShapeTask;
+class ShapeRun;
 }
 
 /// A place that measures beyond this machine's GPUs (a GPU of another MPI rank, cluster/): it compiles for itself.
@@ -159,9 +158,9 @@ class Tuner {
   CubinCache* cache();
   // The lanes, one per GPU, started on first use and kept for later shapes; `cache` (may be null) must live as long.
   detail::Dispatcher& lanes(CubinCache* cache);
-  void retime_finalists(const KernelSpec& spec, const std::shared_ptr<const detail::ShapeTask>& task,
-                        const std::map<std::string, Result>& results, std::int64_t run, ShapeReport& report,
-                        std::optional<Result>& best, detail::PhaseClock& clock);
+
+  // A shape's run borrows the database, options, lanes, pool and cache, and drops the lanes and pool on an error.
+  friend class detail::ShapeRun;
 
   DeviceIdentity identity_;
   DeviceLimits limits_;

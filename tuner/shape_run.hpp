@@ -1,0 +1,84 @@
+// ShapeRun: one call of Tuner::tune, a shape taken from its space and stored results to its best configuration.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cutune/tuner.hpp"
+#include "tuner/measure_loop.hpp"
+#include "tuner/phase_clock.hpp"
+#include "tuner/stop_rules.hpp"
+
+namespace cutune::detail {
+
+/// Owns what one shape's tuning keeps: its clock, report, progress, the results and the best among them, the strategy
+/// and the rules that end it. Borrows the tuner's database, options, lanes, compile pool and cubin cache.
+class ShapeRun final : private MeasureEvents {
+ public:
+  /// Checks that the verification region fits `shape` and takes its space (enumerated ahead by Tuner::expect, or now).
+  ShapeRun(Tuner& tuner, const KernelSpec& spec, const Shape& shape);
+  ShapeRun(const ShapeRun&) = delete;
+  ShapeRun& operator=(const ShapeRun&) = delete;
+
+  /// Tunes the shape as Tuner::tune describes; once.
+  ShapeReport run();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  using IndexOf = std::unordered_map<std::string, std::size_t>;
+
+  Space checked_space();
+  void read_stored();
+  void plan();
+  void start_strategy();
+  std::size_t resume();
+  void measure(std::size_t to_measure);
+  void measure_on(Dispatcher& dispatcher, std::size_t to_measure);
+  std::vector<std::future<CompileOutput>> start_setup(CompilePool& pool);
+  void retime_finalists(const std::shared_ptr<const ShapeTask>& task);
+  void retime(const Result& finalist, const std::shared_ptr<const ShapeTask>& task);
+  void measure_copy_bandwidth(Dispatcher& dispatcher, const std::shared_ptr<const ShapeTask>& task);
+  void account(const Result& r, bool resumed);
+  void note_lanes_left(const Dispatcher& dispatcher);
+  void finish_clock();
+
+  double best_ms() const override;
+  void arrived(const Arrival& a) override;
+  bool compiled(std::size_t index) const override;
+
+  Tuner& tuner_;
+  const TuneOptions& options_;
+  Database& database_;
+  const KernelSpec& spec_;
+  const Shape& shape_;
+  Clock::time_point start_;
+  PhaseClock clock_;
+  ShapeReport report_;
+  Space space_;
+  KernelIdentity kernel_;
+  std::string shape_key_;
+  std::string arch_;
+  L2Flush flush_;  // times of another L2 convention mean something else: resume and the budget see only this one's
+  VerifyMode verify_;
+  std::map<std::string, Result> stored_;
+  CubinCache* cache_ = nullptr;
+  std::optional<Result> best_;
+  std::map<std::string, Result> results_;  // stored and new: the finalists come from here
+  Progress progress_;
+  IndexOf index_of_;
+  std::unique_ptr<Strategy> strategy_;
+  std::function<bool(std::size_t)> compiled_;  // empty without a cache
+  StopRules stop_;
+  std::int64_t run_ = 0;
+  Dispatcher* dispatcher_ = nullptr;
+};
+
+}  // namespace cutune::detail
