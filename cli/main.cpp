@@ -60,17 +60,33 @@ extern "C" void on_interrupt(int) {
   cutune::request_stop();
 }
 
-int main(int argc, char** argv) {
-  using namespace cutune::cli;
-  setup_logging();
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
-  CLI::App app{"cutune: tune CUDA kernel templates and keep the best configurations in SQLite"};
-  app.name("tune");
-  app.require_subcommand(0, 1);
+namespace {
 
-  TuneArgs tune;
-  tune.command_line = join_args(argc, argv);
+using namespace cutune::cli;
+
+// The options whose text is checked and turned into TuneArgs after parsing.
+struct TuneTexts {
+  std::string time_budget;
+  std::string flush;
+  bool no_flush = false;
+  std::string verify;
+  std::string shard;
+};
+
+// A tolerance is a finite number >= 0; CLI11's own range check would print the largest double in its message.
+std::string tolerance_error(const std::string& text) {
+  std::size_t used = 0;
+  double value = -1.0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  return used == text.size() && value >= 0.0 && std::isfinite(value) ? "" : "'" + text + "' is not a number >= 0";
+}
+
+// What to tune: the kernel and the shapes.
+void add_target_options(CLI::App& app, TuneArgs& tune) {
   auto* kernel_option =
       app.add_option("--kernel,-k", tune.kernel, "built-in kernel name (see `tune list`) or a spec file (.json)");
   app.add_option("--spec", tune.spec, "a kernel spec file of your own (same as --kernel FILE.json)")
@@ -80,12 +96,19 @@ int main(int argc, char** argv) {
       ->excludes("--spec");
   app.add_option("--shapes,-s", tune.shapes, "comma-separated shapes, e.g. 8192x8192,4000x3000");
   add_where_option(app, tune.where);
+}
+
+// Where results go and which GPUs measure.
+void add_place_options(CLI::App& app, TuneArgs& tune) {
   app.add_option("--db", tune.db, "SQLite database file")->capture_default_str();
   auto* device_option = app.add_option("--device", tune.device, "CUDA device ordinal (the same as --devices N)")
                             ->capture_default_str();
   app.add_option("--devices", tune.devices,
                  "GPUs to tune on at once, all of one model: all, or ordinals such as 0,2 (default: --device)")
       ->excludes(device_option);
+}
+
+void add_search_options(CLI::App& app, TuneArgs& tune, TuneTexts& texts) {
   std::string strategies;
   for (const auto& name : cutune::strategy_names()) strategies += (strategies.empty() ? "" : ", ") + name;
   app.add_option("--strategy", tune.strategy,
@@ -104,52 +127,44 @@ int main(int argc, char** argv) {
                "fastest of each of up to three are evaluated first, after --start, and the default strategy's model "
                "learns from their results)");
   app.add_option("--budget", tune.budget, "most configurations to evaluate per shape (0: no limit)")->capture_default_str();
-  std::string time_budget;
-  app.add_option("--time", time_budget, "wall-time budget per shape, e.g. 90, 90s, 5m, 1h (default: no limit)");
+  app.add_option("--time", texts.time_budget, "wall-time budget per shape, e.g. 90, 90s, 5m, 1h (default: no limit)");
+}
+
+void add_measure_options(CLI::App& app, TuneArgs& tune, TuneTexts& texts) {
   app.add_option("--jobs,-j", tune.jobs, "compile threads (0: every core)")->capture_default_str();
   app.add_option("--repeats", tune.measure.repeats, "timed runs per configuration")->capture_default_str()->check(CLI::Range(1, 100000));
   app.add_option("--warmup", tune.measure.warmup, "untimed runs before timing")->capture_default_str()->check(CLI::Range(0, 100000));
-  std::string flush;
-  bool no_flush = false;
   auto* flush_option = add_flush_option(
-      app, flush,
+      app, texts.flush,
       "L2 state before each timed launch: read (a buffer twice the L2 size is read: clean lines), write (a 256 MB "
       "memset: dirty lines, as nvbench and Triton's do_bench), none (back-to-back launches); default: the spec's "
       "\"measure\", else read. Results are stored under it and compared only with results of the same one");
-  app.add_flag("--no-flush", no_flush, "the same as --flush none")->excludes(flush_option);
-  // A tolerance is a finite number >= 0; CLI11's own range check would print the largest double in its message.
-  const auto tolerance_check = [](const std::string& text) -> std::string {
-    std::size_t used = 0;
-    double value = -1.0;
-    try {
-      value = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    return used == text.size() && value >= 0.0 && std::isfinite(value) ? "" : "'" + text + "' is not a number >= 0";
-  };
-  std::string verify;
-  app.add_option("--verify", verify,
+  app.add_flag("--no-flush", texts.no_flush, "the same as --flush none")->excludes(flush_option);
+  app.add_option("--verify", texts.verify,
                  "what each configuration's outputs are compared with: reference (the spec's reference kernel or "
                  "configuration), default (the kernel at its default configuration) or none (not compared: results "
                  "are stored as unverified); default: the spec's \"verify\", else reference")
       ->check(CLI::IsMember({"reference", "default", "none"}));
   app.add_option("--atol", tune.measure.atol,
                  "absolute tolerance of every output, in place of the spec's: |out - ref| <= atol + rtol * |ref|")
-      ->check(tolerance_check);
+      ->check(tolerance_error);
   app.add_option("--rtol", tune.measure.rtol, "relative tolerance of every output, in place of the spec's")
-      ->check(tolerance_check);
+      ->check(tolerance_error);
+}
+
+// How the run compiles, isolates candidates and splits the space.
+void add_run_options(CLI::App& app, TuneArgs& tune, TuneTexts& texts) {
   app.add_option("--cache-dir", tune.cache_dir, "cubin cache folder (default: $CUTUNE_CACHE_DIR, else $XDG_CACHE_HOME/cutune, else ~/.cache/cutune)");
   app.add_flag("!--no-cache", tune.use_cache, "compile everything afresh, without the cubin cache");
   app.add_flag("!--no-isolate", tune.isolate, "measure in this process instead of a worker process (a faulting "
                                               "candidate then ends the run)");
-  std::string shard;
-  add_shard_option(app, shard);
+  add_shard_option(app, texts.shard);
   app.add_option("--timeout-floor", tune.timeout_floor_s, "seconds a configuration gets at least before it counts as hung")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+}
 
-  Subcommands subcommands;
+void add_subcommands(CLI::App& app, Subcommands& subcommands) {
   add_best_command(app, subcommands);
   add_list_command(app, subcommands);
   add_space_command(app, subcommands);
@@ -157,25 +172,27 @@ int main(int argc, char** argv) {
   add_db_command(app, subcommands);
   add_replay_command(app, subcommands);
   add_report_command(app, subcommands);
+}
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+// Checks the texts into `tune`, then runs the subcommand that was given, else tuning.
+int dispatch(TuneArgs& tune, const TuneTexts& texts, const Subcommands& subcommands) {
+  if (!texts.time_budget.empty()) tune.time_budget_s = parse_duration(texts.time_budget);
+  tune.shard = parse_shard(texts.shard);
+  apply_measure_choices(tune.measure, texts.verify, texts.no_flush ? "none" : texts.flush);
+  for (const auto& sub : subcommands)
+    if (sub.app->parsed()) return sub.action();
+  if (tune.problem.empty() && ((tune.kernel.empty() && tune.spec.empty()) || tune.shapes.empty())) {
+    std::cerr << "error: tuning needs --kernel (or --spec) and --shapes, or --problem "
+                 "(e.g. tune --kernel transpose --shapes 8192x8192); see tune --help\n";
+    return 2;
   }
+  return run_tune(tune);
+}
 
+// Errors become one line and an exit status: 130 for an interruption, 1 for the rest.
+int run_reporting_errors(TuneArgs& tune, const TuneTexts& texts, const Subcommands& subcommands) {
   try {
-    if (!time_budget.empty()) tune.time_budget_s = parse_duration(time_budget);
-    tune.shard = parse_shard(shard);
-    apply_measure_choices(tune.measure, verify, no_flush ? "none" : flush);
-    for (const auto& sub : subcommands)
-      if (sub.app->parsed()) return sub.action();
-    if (tune.problem.empty() && ((tune.kernel.empty() && tune.spec.empty()) || tune.shapes.empty())) {
-      std::cerr << "error: tuning needs --kernel (or --spec) and --shapes, or --problem "
-                   "(e.g. tune --kernel transpose --shapes 8192x8192); see tune --help\n";
-      return 2;
-    }
-    return run_tune(tune);
+    return dispatch(tune, texts, subcommands);
   } catch (const cutune::Interrupted&) {
     std::cerr << "interrupted: every configuration measured so far is stored in " << tune.db
               << "; run the same command again to resume\n";
@@ -187,4 +204,34 @@ int main(int argc, char** argv) {
     std::cerr << "error: unexpected: " << e.what() << "\n";
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace cutune::cli;
+  setup_logging();
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  CLI::App app{"cutune: tune CUDA kernel templates and keep the best configurations in SQLite"};
+  app.name("tune");
+  app.require_subcommand(0, 1);
+
+  TuneArgs tune;
+  tune.command_line = join_args(argc, argv);
+  TuneTexts texts;
+  add_target_options(app, tune);
+  add_place_options(app, tune);
+  add_search_options(app, tune, texts);
+  add_measure_options(app, tune, texts);
+  add_run_options(app, tune, texts);
+  Subcommands subcommands;
+  add_subcommands(app, subcommands);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return run_reporting_errors(tune, texts, subcommands);
 }
