@@ -114,40 +114,46 @@ std::optional<std::string> invalid_resources(const Result& r) {
   return std::nullopt;
 }
 
-}  // namespace
+// The checks of one run, each failure one InputError that names the source and the run.
+class RunCheck {
+ public:
+  RunCheck(const RunRecord& run, std::string_view source)
+      : run_(run), where_(source.empty() ? std::string() : std::string(source) + ": ") {}
 
-void check_record(const RunRecord& run, std::string_view source) {
-  const std::string where = source.empty() ? std::string() : std::string(source) + ": ";
-  const auto fail = [&](const std::string& what) {
-    throw InputError(where + "run " + shown(run.uid) + " cannot be stored: " + what);
-  };
-  const auto bounded = [&](std::string_view field, std::string_view text, std::size_t most, bool newlines) {
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(where_ + "run " + shown(run_.uid) + " cannot be stored: " + what);
+  }
+
+  void bounded(std::string_view field, std::string_view text, std::size_t most, bool newlines) const {
     if (text.size() > most) fail(std::string(field) + " " + shown(text) + " is longer than " + std::to_string(most));
     if (has_control(text, newlines)) fail(std::string(field) + " " + shown(text) + " holds control characters");
-  };
-  if (run.uid.empty()) fail("it has no uid");
-  bounded("its uid", run.uid, kMaxName, false);
-  if (run.kernel.name.empty() || run.kernel.hash.empty()) fail("its kernel has no name or hash");
-  bounded("its kernel name", run.kernel.name, kMaxName, false);
-  bounded("its kernel hash", run.kernel.hash, kMaxName, false);
-  if (normalized_device_name(run.device.name).empty()) fail("its device has no name");
-  bounded("its device name", run.device.name, kMaxName, false);
-  bounded("its device uuid", run.device.uuid, kMaxName, false);
-  if (run.started_at.empty()) fail("it has no start time");
-  bounded("its start time", run.started_at, kMaxName, false);
-  bounded("its host", run.host, kMaxText, false);
-  bounded("its cutune version", run.cutune_version, kMaxName, false);
-  bounded("its command", run.command, kMaxText, false);
-  if (const auto& t = run.times) {
-    for (const auto& [name, field] : kPhaseTimeFields) {
-      const double s = (*t).*field;
-      if (!std::isfinite(s) || s < 0) fail("its " + std::string(name) + " is " + std::to_string(s));
+  }
+
+  void run_fields() const {
+    if (run_.uid.empty()) fail("it has no uid");
+    bounded("its uid", run_.uid, kMaxName, false);
+    if (run_.kernel.name.empty() || run_.kernel.hash.empty()) fail("its kernel has no name or hash");
+    bounded("its kernel name", run_.kernel.name, kMaxName, false);
+    bounded("its kernel hash", run_.kernel.hash, kMaxName, false);
+    if (normalized_device_name(run_.device.name).empty()) fail("its device has no name");
+    bounded("its device name", run_.device.name, kMaxName, false);
+    bounded("its device uuid", run_.device.uuid, kMaxName, false);
+    if (run_.started_at.empty()) fail("it has no start time");
+    bounded("its start time", run_.started_at, kMaxName, false);
+    bounded("its host", run_.host, kMaxText, false);
+    bounded("its cutune version", run_.cutune_version, kMaxName, false);
+    bounded("its command", run_.command, kMaxText, false);
+    if (const auto& t = run_.times) {
+      for (const auto& [name, field] : kPhaseTimeFields) {
+        const double s = (*t).*field;
+        if (!std::isfinite(s) || s < 0) fail("its " + std::string(name) + " is " + std::to_string(s));
+      }
     }
   }
-  std::map<std::string, std::optional<KernelSpec>> known;
-  const KernelSpec* spec = known_spec(run.kernel, known);
-  for (std::size_t i = 0; i < run.measurements.size(); ++i) {
-    const Measurement& m = run.measurements[i];
+
+  // Measurement i (from 0); `spec`, when this cutune knows the kernel, says which configurations are valid.
+  void measurement(std::size_t i, const KernelSpec* spec) const {
+    const Measurement& m = run_.measurements[i];
     const Result& r = m.result;
     const std::string row = "measurement " + std::to_string(i + 1) + " ";
     if (m.shape.empty() || r.config.empty() || m.measured_at.empty()) {
@@ -159,6 +165,16 @@ void check_record(const RunRecord& run, std::string_view source) {
     }
     bounded(row + "time", m.measured_at, kMaxName, false);
     bounded(row + "message", r.message, kMaxMessage, true);
+    times(r, row);
+    if (r.registers < 0 || r.registers > 65536) fail(row + "has an invalid register count " + std::to_string(r.registers));
+    if (auto why = invalid_resources(r)) fail(row + "(" + r.config + ") has " + *why);
+    if (spec != nullptr) {
+      if (auto why = invalid_config(*spec, r.config, m.shape)) fail(row + shown(r.config) + " of " + spec->name + ": " + *why);
+    }
+  }
+
+ private:
+  void times(const Result& r, const std::string& row) const {
     if (r.samples_ms.size() > kMaxSamples) fail(row + "has more than " + std::to_string(kMaxSamples) + " samples");
     for (const double t : r.samples_ms) {
       if (!std::isfinite(t) || t < 0) fail(row + "(" + r.config + ") has an invalid time sample " + std::to_string(t));
@@ -170,12 +186,20 @@ void check_record(const RunRecord& run, std::string_view source) {
     if (usable(r.status) && !std::isfinite(r.median_ms)) {
       fail(row + "(" + r.config + ") is " + std::string(to_string(r.status)) + " but has no median time");
     }
-    if (r.registers < 0 || r.registers > 65536) fail(row + "has an invalid register count " + std::to_string(r.registers));
-    if (auto why = invalid_resources(r)) fail(row + "(" + r.config + ") has " + *why);
-    if (spec != nullptr) {
-      if (auto why = invalid_config(*spec, r.config, m.shape)) fail(row + shown(r.config) + " of " + spec->name + ": " + *why);
-    }
   }
+
+  const RunRecord& run_;
+  std::string where_;
+};
+
+}  // namespace
+
+void check_record(const RunRecord& run, std::string_view source) {
+  const RunCheck check(run, source);
+  check.run_fields();
+  std::map<std::string, std::optional<KernelSpec>> known;
+  const KernelSpec* spec = known_spec(run.kernel, known);
+  for (std::size_t i = 0; i < run.measurements.size(); ++i) check.measurement(i, spec);
 }
 
 }  // namespace cutune::detail

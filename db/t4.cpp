@@ -142,6 +142,83 @@ FileUnits file_units(const Json& doc, const Json& results) {
   return {};
 }
 
+// The result's configuration text: cutune's own, else the parameters in the first result's order.
+std::string result_config(const Json& cfg, const Json* own, const std::vector<std::string>& names,
+                          const std::string& where, const std::string& source) {
+  if (own && own->contains("config") && (*own)["config"].is_string()) return (*own)["config"].get<std::string>();
+  if (cfg.size() != names.size()) fail(source, where + " has other parameters than the first result");
+  std::string config;
+  for (const auto& name : names) {
+    const auto v = cfg.find(name);
+    if (v == cfg.end()) fail(source, where + " lacks parameter " + name);
+    if (!config.empty()) config += ',';
+    config += name;
+    config += '=';
+    config += config_value(*v, name, where, source).str();
+  }
+  return config;
+}
+
+// What became of a configuration: its status, message and objective value (ms).
+struct Outcome {
+  Status status = Status::Ok;
+  std::string message;
+  std::optional<double> objective;
+};
+
+Outcome read_outcome(const Json& r, const std::string& invalidity, const Json* own, FileUnits units,
+                     const std::string& where, const std::string& source) {
+  Outcome out;
+  out.status = foreign_status(invalidity);
+  if (const Json* m = objective_measurement(r)) {
+    const Json& value = (*m)["value"];
+    double factor = units.times;
+    if (m->contains("unit") && (*m)["unit"].is_string()) factor = unit_to_ms((*m)["unit"].get<std::string>()).value_or(factor);
+    if (value.is_number()) {
+      out.objective = value.get<double>() * factor;
+    } else if (value.is_string()) {
+      out.message = value.get<std::string>();
+      if (out.status == Status::Ok) out.status = foreign_status(out.message);
+    }
+  }
+  if (out.status == Status::Ok && own && own->contains("status") && (*own)["status"] == to_string(Status::Unverified)) {
+    out.status = Status::Unverified;
+  }
+  if (usable(out.status) && !out.objective) fail(source, where + " is correct but has no objective value");
+  if (own && own->contains("message") && (*own)["message"].is_string()) out.message = (*own)["message"].get<std::string>();
+  return out;
+}
+
+// The timed runs and where the rest of the time went (times.*), in ms.
+void read_times(const Json& r, FileUnits units, std::vector<double>& samples, ForeignTimes& spent) {
+  const auto times = r.find("times");
+  if (times == r.end() || !times->is_object()) return;
+  if (const auto runtimes = times->find("runtimes"); runtimes != times->end() && runtimes->is_array()) {
+    for (const auto& t : *runtimes)
+      if (t.is_number()) samples.push_back(t.get<double>() * units.times);
+  }
+  spent.compile = number(*times, "compilation_time", units.times);
+  if (!spent.compile) spent.compile = number(*times, "compilation", units.times);
+  spent.verify = number(*times, "validation", units.times);
+  spent.framework = number(*times, "framework", units.times);
+  spent.search = number(*times, "search_algorithm", units.times);
+}
+
+// What only cutune's own object carries: the error, metric and the kernel's resources.
+void read_own_fields(const Json& own, const std::string& where, const std::string& source, Result& result) {
+  const std::string at = where + ".cutune";
+  result.max_error = own_real(own, "max_error", at, source);
+  result.metric = own_real(own, "metric", at, source);
+  result.registers = own_integer<int>(own, "registers", at, source);
+  result.spill_bytes = own_integer<int>(own, "spill_bytes", at, source);
+  result.static_smem_bytes = own_integer<int>(own, "static_smem_bytes", at, source);
+  result.dynamic_smem_bytes = own_integer<int>(own, "dynamic_smem_bytes", at, source);
+  result.threads_per_block = own_integer<int>(own, "threads_per_block", at, source);
+  result.blocks = own_integer<std::int64_t>(own, "blocks", at, source);
+  result.blocks_per_sm = own_integer<int>(own, "blocks_per_sm", at, source);
+  result.peak = own_real(own, "peak", at, source);
+}
+
 Measurement read_result(const Json& r, const std::string& where, const std::string& source, FileUnits units,
                         const std::vector<std::string>& names) {
   if (!r.is_object()) fail(source, where + " is not an object");
@@ -151,71 +228,18 @@ Measurement read_result(const Json& r, const std::string& where, const std::stri
   if (inv == r.end() || !inv->is_string()) fail(source, where + " has no \"invalidity\"");
   const Json* own = r.contains("cutune") && r["cutune"].is_object() ? &r["cutune"] : nullptr;
 
-  std::string config;
-  if (own && own->contains("config") && (*own)["config"].is_string()) {
-    config = (*own)["config"].get<std::string>();
-  } else {
-    if (cfg->size() != names.size()) fail(source, where + " has other parameters than the first result");
-    for (const auto& name : names) {
-      const auto v = cfg->find(name);
-      if (v == cfg->end()) fail(source, where + " lacks parameter " + name);
-      if (!config.empty()) config += ',';
-      config += name;
-      config += '=';
-      config += config_value(*v, name, where, source).str();
-    }
-  }
-
-  Status status = foreign_status(inv->get<std::string>());
-  std::string message;
-  std::optional<double> objective;
-  if (const Json* m = objective_measurement(r)) {
-    const Json& value = (*m)["value"];
-    double factor = units.times;
-    if (m->contains("unit") && (*m)["unit"].is_string()) factor = unit_to_ms((*m)["unit"].get<std::string>()).value_or(factor);
-    if (value.is_number()) {
-      objective = value.get<double>() * factor;
-    } else if (value.is_string()) {
-      message = value.get<std::string>();
-      if (status == Status::Ok) status = foreign_status(message);
-    }
-  }
-  if (status == Status::Ok && own && own->contains("status") && (*own)["status"] == to_string(Status::Unverified)) {
-    status = Status::Unverified;
-  }
-  if (usable(status) && !objective) fail(source, where + " is correct but has no objective value");
-  if (own && own->contains("message") && (*own)["message"].is_string()) message = (*own)["message"].get<std::string>();
-
+  std::string config = result_config(*cfg, own, names, where, source);
+  Outcome outcome = read_outcome(r, inv->get<std::string>(), own, units, where, source);
   std::vector<double> samples;
   ForeignTimes spent;
-  if (const auto times = r.find("times"); times != r.end() && times->is_object()) {
-    if (const auto runtimes = times->find("runtimes"); runtimes != times->end() && runtimes->is_array()) {
-      for (const auto& t : *runtimes)
-        if (t.is_number()) samples.push_back(t.get<double>() * units.times);
-    }
-    spent.compile = number(*times, "compilation_time", units.times);
-    if (!spent.compile) spent.compile = number(*times, "compilation", units.times);
-    spent.verify = number(*times, "validation", units.times);
-    spent.framework = number(*times, "framework", units.times);
-    spent.search = number(*times, "search_algorithm", units.times);
-  }
+  read_times(r, units, samples, spent);
   // T4 has no field for the timed runs' wall time; cutune's own object carries it (in ms, as written).
   if (own && own->contains("benchmark_ms")) spent.benchmark = own_real(*own, "benchmark_ms", where + ".cutune", source);
 
   Measurement out;
-  out.result = foreign_result(std::move(config), status, std::move(message), objective, std::move(samples), spent);
-  if (own) {
-    out.result.max_error = own_real(*own, "max_error", where + ".cutune", source);
-    out.result.metric = own_real(*own, "metric", where + ".cutune", source);
-    out.result.registers = own_integer<int>(*own, "registers", where + ".cutune", source);
-    out.result.spill_bytes = own_integer<int>(*own, "spill_bytes", where + ".cutune", source);
-    out.result.static_smem_bytes = own_integer<int>(*own, "static_smem_bytes", where + ".cutune", source);
-    out.result.dynamic_smem_bytes = own_integer<int>(*own, "dynamic_smem_bytes", where + ".cutune", source);
-    out.result.threads_per_block = own_integer<int>(*own, "threads_per_block", where + ".cutune", source);
-    out.result.blocks = own_integer<std::int64_t>(*own, "blocks", where + ".cutune", source);
-    out.result.blocks_per_sm = own_integer<int>(*own, "blocks_per_sm", where + ".cutune", source);
-    out.result.peak = own_real(*own, "peak", where + ".cutune", source);
-  }
+  out.result = foreign_result(std::move(config), outcome.status, std::move(outcome.message), outcome.objective,
+                              std::move(samples), spent);
+  if (own) read_own_fields(*own, where, source, out.result);
   if (const auto ts = r.find("timestamp"); ts != r.end() && ts->is_string()) {
     out.measured_at = utc_from_foreign(ts->get<std::string>()).value_or("");
   }
@@ -268,8 +292,8 @@ std::vector<RunRecord> own_runs(const Json& doc, const std::string& source) {
   return runs;
 }
 
-std::vector<RunRecord> read_t4(std::istream& in, const std::string& source, const ForeignContext& context) {
-  const std::string text = read_maybe_gzip(in, source);
+// The document, checked to be a T4 file with results.
+Json parse_t4(const std::string& text, const std::string& source) {
   if (json_too_deep(text)) fail(source, "is nested more than " + std::to_string(kMaxJsonDepth) + " levels deep");
   Json doc;
   try {
@@ -280,53 +304,75 @@ std::vector<RunRecord> read_t4(std::istream& in, const std::string& source, cons
   if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array()) {
     fail(source, "is not a T4 results file (no \"results\" list)");
   }
+  if (doc["results"].empty()) fail(source, "holds no results");
+  return doc;
+}
+
+// The parameter names in the first result's order: every result of a foreign file must have the same.
+std::vector<std::string> parameter_names(const Json& results) {
+  std::vector<std::string> names;
+  const Json& first = results.front();
+  if (first.is_object() && first.contains("configuration") && first["configuration"].is_object()) {
+    for (const auto& [name, value] : first["configuration"].items()) names.push_back(name);
+  }
+  return names;
+}
+
+// A foreign file names no device, kernel or shape: the context must.
+void require_context(const ForeignContext& context, const std::string& source) {
+  if (context.device.empty()) fail(source, "names no device (T4 has no field for it); pass --device");
+  if (context.kernel.empty()) fail(source, "names no kernel (T4 has no field for it); pass --kernel");
+  if (context.shape.empty()) fail(source, "names no problem size (T4 has no field for it); pass --shape");
+}
+
+// Which of a cutune export's runs a result belongs to; its shape too, unless the context gives one.
+std::size_t own_run_of(const Json& result, const std::string& where, const std::string& source, std::size_t runs,
+                       Measurement& m) {
+  const Json& mine = result.contains("cutune") ? result["cutune"] : kNoObject;
+  if (!mine.is_object()) fail(source, where + ".cutune is not an object");
+  const auto index = own_integer<std::int64_t>(mine, "run", where + ".cutune", source);
+  if (index < 0 || static_cast<std::size_t>(index) >= runs) {
+    fail(source, where + " names run " + std::to_string(index) + ", which is not listed");
+  }
+  if (m.shape.empty()) m.shape = own_text(mine, "shape", where + ".cutune", source);
+  return static_cast<std::size_t>(index);
+}
+
+// The context's names win over an export's; a run starts with its earliest result, and a result without a time
+// takes the run's.
+void settle_run(RunRecord& run, const ForeignContext& context, bool own) {
+  if (!context.device.empty() && own) run.device.name = context.device;
+  if (!context.kernel.empty() && own) run.kernel.name = context.kernel;
+  std::string earliest;
+  for (const auto& m : run.measurements)
+    if (!m.measured_at.empty() && (earliest.empty() || m.measured_at < earliest)) earliest = m.measured_at;
+  // Results without a timestamp have an unknown time; the epoch says so and keeps re-imports identical.
+  if (earliest.empty()) earliest = "1970-01-01T00:00:00.000000Z";
+  if (run.started_at.empty()) run.started_at = earliest;
+  for (auto& m : run.measurements)
+    if (m.measured_at.empty()) m.measured_at = run.started_at;
+}
+
+std::vector<RunRecord> read_t4(std::istream& in, const std::string& source, const ForeignContext& context) {
+  const std::string text = read_maybe_gzip(in, source);
+  const Json doc = parse_t4(text, source);
   const Json& results = doc["results"];
-  if (results.empty()) fail(source, "holds no results");
   const FileUnits units = file_units(doc, results);
   std::vector<RunRecord> runs = own_runs(doc, source);
   const bool own = !runs.empty();
-
-  std::vector<std::string> names;
-  if (results.front().is_object() && results.front().contains("configuration") &&
-      results.front()["configuration"].is_object()) {
-    for (const auto& [name, value] : results.front()["configuration"].items()) names.push_back(name);
-  }
+  const std::vector<std::string> names = parameter_names(results);
   if (!own) {
-    if (context.device.empty()) fail(source, "names no device (T4 has no field for it); pass --device");
-    if (context.kernel.empty()) fail(source, "names no kernel (T4 has no field for it); pass --kernel");
-    if (context.shape.empty()) fail(source, "names no problem size (T4 has no field for it); pass --shape");
+    require_context(context, source);
     runs.push_back(foreign_run("t4", source, text, context.device, context.kernel, names));
   }
-
   for (std::size_t i = 0; i < results.size(); ++i) {
     const std::string where = "results[" + std::to_string(i) + "]";
     Measurement m = read_result(results[i], where, source, units, names);
-    std::size_t run = 0;
     m.shape = context.shape;
-    if (own) {
-      const Json& mine = results[i].contains("cutune") ? results[i]["cutune"] : kNoObject;
-      if (!mine.is_object()) fail(source, where + ".cutune is not an object");
-      const auto index = own_integer<std::int64_t>(mine, "run", where + ".cutune", source);
-      if (index < 0 || static_cast<std::size_t>(index) >= runs.size()) {
-        fail(source, where + " names run " + std::to_string(index) + ", which is not listed");
-      }
-      run = static_cast<std::size_t>(index);
-      if (m.shape.empty()) m.shape = own_text(mine, "shape", where + ".cutune", source);
-    }
+    const std::size_t run = own ? own_run_of(results[i], where, source, runs.size(), m) : 0;
     runs[run].measurements.push_back(std::move(m));
   }
-  for (auto& run : runs) {
-    if (!context.device.empty() && own) run.device.name = context.device;
-    if (!context.kernel.empty() && own) run.kernel.name = context.kernel;
-    std::string earliest;
-    for (const auto& m : run.measurements)
-      if (!m.measured_at.empty() && (earliest.empty() || m.measured_at < earliest)) earliest = m.measured_at;
-    // Results without a timestamp have an unknown time; the epoch says so and keeps re-imports identical.
-    if (earliest.empty()) earliest = "1970-01-01T00:00:00.000000Z";
-    if (run.started_at.empty()) run.started_at = earliest;
-    for (auto& m : run.measurements)
-      if (m.measured_at.empty()) m.measured_at = run.started_at;
-  }
+  for (auto& run : runs) settle_run(run, context, own);
   return runs;
 }
 
