@@ -13,6 +13,65 @@ namespace cutune {
 namespace detail {
 namespace {
 
+Value eval_node(const Node& n, const Context& c);
+
+Value eval_unary(const Node& n, const Context& c) {
+  const Value a = eval_node(n.args[0], c);
+  if (n.op == Op::Neg) return negate(a, c);
+  if (n.op == Op::Not) return a.truthy() ? 0 : 1;
+  return a;  // Pos
+}
+
+// Short-circuits, so that `B != 0 and A % B == 0` is safe.
+Value eval_logic(const Node& n, const Context& c) {
+  const bool first = eval_node(n.args[0], c).truthy();
+  if (n.op == Op::And) return first && eval_node(n.args[1], c).truthy() ? 1 : 0;
+  return first || eval_node(n.args[1], c).truthy() ? 1 : 0;
+}
+
+// A chain such as `a < b <= c` holds when each link does; later operands are not evaluated once one fails.
+Value eval_compare(const Node& n, const Context& c) {
+  Value left = eval_node(n.args[0], c);
+  for (std::size_t i = 0; i < n.compares.size(); ++i) {
+    Value right = eval_node(n.args[i + 1], c);
+    if (!compare_holds(n.compares[i], compare(left, right))) return 0;
+    left = right;
+  }
+  return 1;
+}
+
+// Python keeps the first of equal extremes, so min(1, 1.0) is the int 1.
+Value eval_extreme(const Node& n, const Context& c) {
+  Value best = eval_node(n.args[0], c);
+  const int better = n.op == Op::Min ? -1 : 1;
+  for (std::size_t i = 1; i < n.args.size(); ++i) {
+    Value v = eval_node(n.args[i], c);
+    if (compare(v, best) == better) best = v;
+  }
+  return best;
+}
+
+// ceil_div, abs, int, float, ceil and floor.
+Value eval_call(const Node& n, const Context& c) {
+  if (n.op == Op::CeilDiv) {
+    const Value a = eval_node(n.args[0], c), b = eval_node(n.args[1], c);
+    return negate(floor_div(negate(a, c), b, c), c);
+  }
+  const Value a = eval_node(n.args[0], c);
+  switch (n.op) {
+    case Op::Abs:
+      if (a.is_float()) return std::fabs(a.as_double());
+      return a.as_int() < 0 ? negate(a, c) : a;
+    case Op::Int:
+      return to_int(a, c);
+    case Op::Float:
+      return a.as_double();
+    default:  // Ceil and Floor: Python's math.ceil and math.floor give integers
+      if (!a.is_float()) return a;
+      return to_int(n.op == Op::Ceil ? std::ceil(a.as_double()) : std::floor(a.as_double()), c);
+  }
+}
+
 Value eval_node(const Node& n, const Context& c) {
   switch (n.op) {
     case Op::Constant:
@@ -20,54 +79,24 @@ Value eval_node(const Node& n, const Context& c) {
     case Op::Name:
       return c.values[c.slots[n.name]];
     case Op::Neg:
-      return negate(eval_node(n.args[0], c), c);
     case Op::Pos:
-      return eval_node(n.args[0], c);
     case Op::Not:
-      return eval_node(n.args[0], c).truthy() ? 0 : 1;
-    case Op::And:  // short-circuits, so that `B != 0 and A % B == 0` is safe
-      return eval_node(n.args[0], c).truthy() && eval_node(n.args[1], c).truthy() ? 1 : 0;
+      return eval_unary(n, c);
+    case Op::And:
     case Op::Or:
-      return eval_node(n.args[0], c).truthy() || eval_node(n.args[1], c).truthy() ? 1 : 0;
-    case Op::Compare: {
-      Value left = eval_node(n.args[0], c);
-      for (std::size_t i = 0; i < n.compares.size(); ++i) {
-        Value right = eval_node(n.args[i + 1], c);
-        if (!compare_holds(n.compares[i], compare(left, right))) return 0;
-        left = right;
-      }
-      return 1;
-    }
+      return eval_logic(n, c);
+    case Op::Compare:
+      return eval_compare(n, c);
     case Op::Min:
-    case Op::Max: {
-      // Python keeps the first of equal extremes, so min(1, 1.0) is the int 1.
-      Value best = eval_node(n.args[0], c);
-      const int better = n.op == Op::Min ? -1 : 1;
-      for (std::size_t i = 1; i < n.args.size(); ++i) {
-        Value v = eval_node(n.args[i], c);
-        if (compare(v, best) == better) best = v;
-      }
-      return best;
-    }
-    case Op::CeilDiv: {
-      const Value a = eval_node(n.args[0], c), b = eval_node(n.args[1], c);
-      return negate(floor_div(negate(a, c), b, c), c);
-    }
-    case Op::Abs: {
-      const Value a = eval_node(n.args[0], c);
-      if (a.is_float()) return std::fabs(a.as_double());
-      return a.as_int() < 0 ? negate(a, c) : a;
-    }
+    case Op::Max:
+      return eval_extreme(n, c);
+    case Op::CeilDiv:
+    case Op::Abs:
     case Op::Int:
-      return to_int(eval_node(n.args[0], c), c);
     case Op::Float:
-      return eval_node(n.args[0], c).as_double();
     case Op::Ceil:
-    case Op::Floor: {  // Python's math.ceil and math.floor give integers
-      const Value a = eval_node(n.args[0], c);
-      if (!a.is_float()) return a;
-      return to_int(n.op == Op::Ceil ? std::ceil(a.as_double()) : std::floor(a.as_double()), c);
-    }
+    case Op::Floor:
+      return eval_call(n, c);
     default:
       return arithmetic(n.op, eval_node(n.args[0], c), eval_node(n.args[1], c), c);
   }

@@ -46,43 +46,25 @@ class OnceEvaluator {
       case Op::Name:
         if (!env_[n.name]) fail("unknown name '" + names_[n.name] + "'");
         return *env_[n.name];
-      case Op::List: {
-        std::vector<Value> values;
-        for (const Node& element : n.args) values.push_back(number(eval(element), "a list element"));
-        return list_item(std::move(values));
-      }
+      case Op::List:
       case Op::Range:
-        return list_item(range(n));
       case Op::ListOf:
-        return list_item(list(eval(n.args[0]), "list()"));
+      case Op::Comprehension:
+        return list_item(make_list(n));
       case Op::Len:
         return number_item(static_cast<std::int64_t>(list(eval(n.args[0]), "len()").size()));
       case Op::Subscript:
         return number_item(subscript(n));
-      case Op::Comprehension: {
-        std::vector<Value> out;
-        run_clauses(n, 1, out);
-        return list_item(std::move(out));
-      }
       case Op::Min:
       case Op::Max:
         if (n.args.size() == 1) return number_item(reduce(n.op, list(eval(n.args[0]), "min()/max() of one argument")));
         return number_item(scalar(n));
-      case Op::And:  // short-circuits like the per-configuration evaluator
-        return number_item(truthy(eval(n.args[0])) && truthy(eval(n.args[1])) ? 1 : 0);
+      case Op::And:
       case Op::Or:
-        return number_item(truthy(eval(n.args[0])) || truthy(eval(n.args[1])) ? 1 : 0);
       case Op::Not:
-        return number_item(truthy(eval(n.args[0])) ? 0 : 1);
-      case Op::Compare: {
-        Value left = number(eval(n.args[0]), "a comparison");
-        for (std::size_t i = 0; i < n.compares.size(); ++i) {
-          const Value right = number(eval(n.args[i + 1]), "a comparison");
-          if (!apply_scalar(Op::Compare, {left, right}, {n.compares[i]}, text_).truthy()) return number_item(0);
-          left = right;
-        }
-        return number_item(1);
-      }
+        return number_item(logic(n));
+      case Op::Compare:
+        return number_item(compare_chain(n));
       case Op::Add:
       case Op::Mul:
         return add_or_repeat(n);
@@ -107,6 +89,37 @@ class OnceEvaluator {
 
  private:
   static bool truthy(const Item& item) { return item.is_list ? !item.list.empty() : item.number.truthy(); }
+
+  // A list display, range(), list() or a comprehension.
+  std::vector<Value> make_list(const Node& n) {
+    if (n.op == Op::Range) return range(n);
+    if (n.op == Op::ListOf) return list(eval(n.args[0]), "list()");
+    std::vector<Value> values;
+    if (n.op == Op::Comprehension) {
+      run_clauses(n, 1, values);
+      return values;
+    }
+    for (const Node& element : n.args) values.push_back(number(eval(element), "a list element"));
+    return values;
+  }
+
+  // and, or (short-circuiting like the per-configuration evaluator) and not.
+  Value logic(const Node& n) {
+    const bool first = truthy(eval(n.args[0]));
+    if (n.op == Op::Not) return first ? 0 : 1;
+    if (n.op == Op::And) return first && truthy(eval(n.args[1])) ? 1 : 0;
+    return first || truthy(eval(n.args[1])) ? 1 : 0;
+  }
+
+  Value compare_chain(const Node& n) {
+    Value left = number(eval(n.args[0]), "a comparison");
+    for (std::size_t i = 0; i < n.compares.size(); ++i) {
+      const Value right = number(eval(n.args[i + 1]), "a comparison");
+      if (!apply_scalar(Op::Compare, {left, right}, {n.compares[i]}, text_).truthy()) return 0;
+      left = right;
+    }
+    return 1;
+  }
 
   void check_length(std::size_t n) const {
     if (n > kMaxListLength) fail("a list of more than " + std::to_string(kMaxListLength) + " values");

@@ -19,6 +19,30 @@ class SpecReader final : public FieldReader {
 
   void read(const Json& root) {
     root_ = &root;
+    read_identity(root);
+    read_shape(required(root, "shape", "shape"));
+    read_parameters(required(root, "parameters", "parameters"));
+    read_scope();
+    if (root.contains("constraints")) read_constraints(root["constraints"]);
+    spec_.launch = geometry(root, "");
+    if (root.contains("cluster")) read_cluster(root["cluster"]);
+    read_arguments(required(root, "arguments", "arguments"));
+    if (root.contains("target")) read_targets(root["target"], *this, spec_);
+    read_reference(required(root, "reference", "reference"));
+    if (root.contains("tolerance")) read_tolerance(root["tolerance"]);
+    if (root.contains("verify")) read_verify(root["verify"], *this, spec_);
+    if (root.contains("metric")) {
+      read_metric(root["metric"]);
+    } else {
+      spec_.metric.kind = Metric::Kind::Time;
+    }
+    if (root.contains("compile_options")) read_compile_options(root["compile_options"]);
+    if (root.contains("pipeline")) read_pipeline(root["pipeline"], spec_);
+  }
+
+ private:
+  // The spec's name (which every later error names), description, source and kernel; the top level's keys.
+  void read_identity(const Json& root) {
     if (!root.is_object()) fail("(top level)", "must be a JSON object");
     if (const Json* name = root.contains("name") ? &root["name"] : nullptr; name && name->is_string()) {
       prefix_ = "spec " + name->get<std::string>();
@@ -34,8 +58,10 @@ class SpecReader final : public FieldReader {
     if (auto problem = source_problem(root["source"])) fail("source", *problem);
     spec_.kernel = string_field(root, "kernel", "kernel");
     if (spec_.kernel.empty()) fail("kernel", "must not be empty");
-    read_shape(required(root, "shape", "shape"));
-    read_parameters(required(root, "parameters", "parameters"));
+  }
+
+  // The names expressions may use: parameters and shape dimensions, and in grids the GPU's multiprocessor count too.
+  void read_scope() {
     scope_ = spec_.scope_names();
     if (std::find(scope_.begin(), scope_.end(), kSmCountName) != scope_.end()) {
       fail("parameters", std::string(kSmCountName) + " is the GPU's multiprocessor count in grid expressions, not a name "
@@ -43,51 +69,37 @@ class SpecReader final : public FieldReader {
     }
     grid_scope_ = scope_;
     grid_scope_.emplace_back(kSmCountName);
+  }
 
-    if (root.contains("constraints")) {
-      const Json& list = root["constraints"];
-      if (!list.is_array()) fail("constraints", "must be a list of expressions");
-      for (std::size_t i = 0; i < list.size(); ++i) {
-        spec_.constraints.push_back(expression(list[i], "constraints[" + std::to_string(i) + "]"));
-      }
+  void read_constraints(const Json& list) {
+    if (!list.is_array()) fail("constraints", "must be a list of expressions");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      spec_.constraints.push_back(expression(list[i], "constraints[" + std::to_string(i) + "]"));
     }
-    spec_.launch = geometry(root, "");
-    if (root.contains("cluster")) read_cluster(root["cluster"]);
-    read_arguments(required(root, "arguments", "arguments"));
-    if (root.contains("target")) read_targets(root["target"], *this, spec_);
+  }
 
-    const Json& reference = required(root, "reference", "reference");
+  void read_reference(const Json& reference) {
     if (!reference.is_object()) {
       fail("reference", "must be an object with kernel, block and grid, or with configuration");
     }
     if (reference.contains("configuration")) {
       read_reference_configuration(reference);
-    } else {
-      check_keys(reference, "reference", {"kernel", "block", "grid", "shared_memory"});
-      spec_.reference_kernel = string_field(reference, "kernel", "reference.kernel");
-      if (spec_.reference_kernel.empty()) fail("reference.kernel", "must not be empty");
-      spec_.reference_launch = geometry(reference, "reference.");
+      return;
     }
-
-    if (root.contains("tolerance")) read_tolerance(root["tolerance"]);
-    if (root.contains("verify")) read_verify(root["verify"], *this, spec_);
-    if (root.contains("metric")) {
-      read_metric(root["metric"]);
-    } else {
-      spec_.metric.kind = Metric::Kind::Time;
-    }
-    if (root.contains("compile_options")) {
-      const Json& list = root["compile_options"];
-      if (!list.is_array()) fail("compile_options", "must be a list of strings");
-      for (const auto& option : list) {
-        if (!option.is_string()) fail("compile_options", "must be a list of strings");
-        spec_.compile_options.push_back(option.get<std::string>());
-      }
-    }
-    if (root.contains("pipeline")) read_pipeline(root["pipeline"], spec_);
+    check_keys(reference, "reference", {"kernel", "block", "grid", "shared_memory"});
+    spec_.reference_kernel = string_field(reference, "kernel", "reference.kernel");
+    if (spec_.reference_kernel.empty()) fail("reference.kernel", "must not be empty");
+    spec_.reference_launch = geometry(reference, "reference.");
   }
 
- private:
+  void read_compile_options(const Json& list) {
+    if (!list.is_array()) fail("compile_options", "must be a list of strings");
+    for (const auto& option : list) {
+      if (!option.is_string()) fail("compile_options", "must be a list of strings");
+      spec_.compile_options.push_back(option.get<std::string>());
+    }
+  }
+
   [[noreturn]] void fail(const std::string& field, const std::string& what) const override {
     throw SpecError(prefix_ + ": " + field + ": " + what);
   }

@@ -169,6 +169,71 @@ std::vector<std::size_t> tensor_map_arguments(const KernelSpec& spec) {
 
 namespace detail {
 
+namespace {
+
+// The list `key` of 1 to 5 expressions; `shape_only`: of shape names alone, as the map's extents in memory must be.
+std::vector<Expr> expression_list(const Json& j, const char* key, bool shape_only, const std::string& field,
+                                  const FieldReader& reader, const KernelSpec& spec) {
+  std::vector<Expr> out;
+  const std::string at = field + "." + key;
+  const Json& items = j[key];
+  if (!items.is_array() || items.empty() || items.size() > 5) reader.fail(at, "must be a list of 1 to 5 expressions");
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string item = at + "[" + std::to_string(i) + "]";
+    out.push_back(reader.expression(items[i], item));
+    for (const Parameter& p : spec.parameters) {
+      if (shape_only && out.back().uses(p.name)) reader.fail(item, "may use shape names only, not " + p.name);
+    }
+  }
+  return out;
+}
+
+// dims and box, one entry per dimension, and strides, one per dimension after the first.
+void read_extents(const Json& j, const std::string& field, const FieldReader& reader, const KernelSpec& spec,
+                  TensorMapArg& m) {
+  if (!j.contains("dims")) reader.fail(field + ".dims", "missing");
+  if (!j.contains("box")) reader.fail(field + ".box", "missing");
+  m.dims = expression_list(j, "dims", true, field, reader, spec);
+  m.box = expression_list(j, "box", false, field, reader, spec);
+  if (m.box.size() != m.dims.size()) {
+    reader.fail(field + ".box", "must have one entry per dimension (" + std::to_string(m.dims.size()) + ")");
+  }
+  if (!j.contains("strides")) return;
+  if (m.dims.size() == 1) reader.fail(field + ".strides", "a tensor of one dimension has no strides");
+  m.strides = expression_list(j, "strides", true, field, reader, spec);
+  if (m.strides.size() + 1 != m.dims.size()) {
+    reader.fail(field + ".strides", "must have one entry per dimension after the first (" +
+                                        std::to_string(m.dims.size() - 1) + ")");
+  }
+}
+
+int read_l2_promotion(const Json& p, const std::string& field, const FieldReader& reader) {
+  if (!p.is_number_integer() ||
+      std::find(std::begin(kPromotions), std::end(kPromotions), p.get<std::int64_t>()) == std::end(kPromotions)) {
+    reader.fail(field + ".l2_promotion", "must be 0 (none), 64, 128 or 256 bytes");
+  }
+  return static_cast<int>(p.get<std::int64_t>());
+}
+
+// Whether elements outside the tensor read as NaN ("nan") rather than zero ("zero").
+bool read_oob_nan(const Json& f, const std::string& field, const FieldReader& reader) {
+  if (!f.is_string() || (f.get<std::string>() != "zero" && f.get<std::string>() != "nan")) {
+    reader.fail(field + ".oob_fill", "must be \"zero\" or \"nan\"");
+  }
+  return f.get<std::string>() == "nan";
+}
+
+// The kernel reads the map or not by its compiled code, which serves every shape.
+Expr read_when(const Json& when, const std::string& field, const FieldReader& reader, const KernelSpec& spec) {
+  Expr out = reader.expression(when, field + ".when");
+  for (const auto& name : spec.shape_names) {
+    if (out.uses(name)) reader.fail(field + ".when", "may use parameter names only, not the shape's " + name);
+  }
+  return out;
+}
+
+}  // namespace
+
 void read_tensor_map(const Json& j, const std::string& field, const FieldReader& reader, const KernelSpec& spec,
                      Argument& a) {
   reader.check_keys(j, field,
@@ -176,58 +241,11 @@ void read_tensor_map(const Json& j, const std::string& field, const FieldReader&
   TensorMapArg m;
   if (!j.contains("buffer") || !j["buffer"].is_string()) reader.fail(field + ".buffer", "must name a buffer argument");
   m.buffer = j["buffer"].get<std::string>();
-  auto list = [&](const char* key, bool shape_only) {
-    std::vector<Expr> out;
-    const std::string at = field + "." + key;
-    const Json& items = j[key];
-    if (!items.is_array() || items.empty() || items.size() > 5) reader.fail(at, "must be a list of 1 to 5 expressions");
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      const std::string item = at + "[" + std::to_string(i) + "]";
-      out.push_back(reader.expression(items[i], item));
-      for (const Parameter& p : spec.parameters) {
-        if (shape_only && out.back().uses(p.name)) reader.fail(item, "may use shape names only, not " + p.name);
-      }
-    }
-    return out;
-  };
-  if (!j.contains("dims")) reader.fail(field + ".dims", "missing");
-  if (!j.contains("box")) reader.fail(field + ".box", "missing");
-  m.dims = list("dims", true);
-  m.box = list("box", false);
-  if (m.box.size() != m.dims.size()) {
-    reader.fail(field + ".box", "must have one entry per dimension (" + std::to_string(m.dims.size()) + ")");
-  }
-  if (j.contains("strides")) {
-    if (m.dims.size() == 1) reader.fail(field + ".strides", "a tensor of one dimension has no strides");
-    m.strides = list("strides", true);
-    if (m.strides.size() + 1 != m.dims.size()) {
-      reader.fail(field + ".strides", "must have one entry per dimension after the first (" +
-                                          std::to_string(m.dims.size() - 1) + ")");
-    }
-  }
+  read_extents(j, field, reader, spec, m);
   m.swizzle = j.contains("swizzle") ? reader.expression(j["swizzle"], field + ".swizzle") : Expr::constant(0);
-  if (j.contains("l2_promotion")) {
-    const Json& p = j["l2_promotion"];
-    if (!p.is_number_integer() ||
-        std::find(std::begin(kPromotions), std::end(kPromotions), p.get<std::int64_t>()) == std::end(kPromotions)) {
-      reader.fail(field + ".l2_promotion", "must be 0 (none), 64, 128 or 256 bytes");
-    }
-    m.l2_promotion = static_cast<int>(p.get<std::int64_t>());
-  }
-  if (j.contains("oob_fill")) {
-    const Json& f = j["oob_fill"];
-    if (!f.is_string() || (f.get<std::string>() != "zero" && f.get<std::string>() != "nan")) {
-      reader.fail(field + ".oob_fill", "must be \"zero\" or \"nan\"");
-    }
-    m.oob_nan = f.get<std::string>() == "nan";
-  }
-  if (j.contains("when")) {
-    m.when = reader.expression(j["when"], field + ".when");
-    // The kernel reads the map or not by its compiled code, which serves every shape.
-    for (const auto& name : spec.shape_names) {
-      if (m.when->uses(name)) reader.fail(field + ".when", "may use parameter names only, not the shape's " + name);
-    }
-  }
+  if (j.contains("l2_promotion")) m.l2_promotion = read_l2_promotion(j["l2_promotion"], field, reader);
+  if (j.contains("oob_fill")) m.oob_nan = read_oob_nan(j["oob_fill"], field, reader);
+  if (j.contains("when")) m.when = read_when(j["when"], field, reader, spec);
   a.tensor_map = std::move(m);
 }
 
