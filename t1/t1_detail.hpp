@@ -73,6 +73,14 @@ class T1Reader : public T1Context {
                                                  const std::string& consequence);
   void read_block(const Json& kernel);
   void read_grid(const Json& kernel);
+  // The grid as ceil(ProblemSize / product of GridDiv), as Kernel Tuner reads T1 files; false when it is not known.
+  bool read_divided_grid(const Json& kernel, std::array<std::string, 3>& grid);
+  // GridDiv<axis> (a value or a list), else the block-size parameter Kernel Tuner divides by; `known` turns false when
+  // a divisor cannot be read.
+  std::vector<std::string> grid_divisors(const Json& kernel, std::size_t axis, bool& known);
+  // The grid from GlobalSize, in blocks (CUDA) or in threads (OpenCL); false when it is not known.
+  bool read_global_grid(const Json& kernel, std::array<std::string, 3>& grid);
+  void read_shared_memory(const Json& kernel);
 
   KernelSpec build(const Config& reference, bool with_constraints) const;
   void choose_reference();

@@ -130,84 +130,102 @@ void T1Reader::read_block(const Json& kernel) {
   spec_["block"] = block;
 }
 
+namespace {
+constexpr const char* kGridConsequence = "the space is counted without grid-size limits";
+}  // namespace
+
 void T1Reader::read_grid(const Json& kernel) {
-  const std::string consequence = "the space is counted without grid-size limits";
   std::array<std::string, 3> grid{"1", "1", "1"};
-  bool known = true;
-  const bool divided = kernel.contains("GridDivX") || kernel.contains("GridDivY") || kernel.contains("GridDivZ");
-  if (divided) {
-    if (kernel.contains("GlobalSize")) {
-      note(T1Issue::Kind::Note, "KernelSpecification.GlobalSize",
-           "not used: the grid is ceil(ProblemSize / product of GridDiv), as Kernel Tuner reads T1 files");
-    }
-    if (!has_problem_size_) {
-      note(T1Issue::Kind::Defect, "KernelSpecification.GridDivX", "needs ProblemSize; " + consequence, true);
-      known = false;
-    }
-    for (std::size_t i = 0; known && i < problem_.shape.dims.size(); ++i) {
-      const std::string key = std::string("GridDiv") + kAxes[i];
-      std::vector<std::string> divisors;
-      if (kernel.contains(key)) {
-        const Json& list = kernel[key];
-        for (const auto& j : list.is_array() ? list : Json::array({list})) {
-          const auto text = geometry_expression(j, "KernelSpecification." + key, consequence);
-          known = known && text.has_value();
-          if (text) divisors.push_back("(" + *text + ")");
-        }
-      } else if (is_parameter(kBlockSizeNames[i])) {
-        divisors.push_back(kBlockSizeNames[i]);  // Kernel Tuner's default divisor
-      }
-      grid[i] = kT1ShapeNames[i];
-      if (!divisors.empty()) {
-        std::string product;
-        for (const auto& d : divisors) product += (product.empty() ? "" : " * ") + d;
-        grid[i] = "ceil_div(" + grid[i] + ", " + product + ")";
-      }
-    }
+  bool known = false;
+  if (kernel.contains("GridDivX") || kernel.contains("GridDivY") || kernel.contains("GridDivZ")) {
+    known = read_divided_grid(kernel, grid);
   } else if (!kernel.contains("GlobalSize") || !kernel["GlobalSize"].is_object()) {
-    note(T1Issue::Kind::Defect, "KernelSpecification.GlobalSize", "missing (and no GridDivX/Y/Z); " + consequence,
-         true);
-    known = false;
+    note(T1Issue::Kind::Defect, "KernelSpecification.GlobalSize",
+         std::string("missing (and no GridDivX/Y/Z); ") + kGridConsequence, true);
   } else {
-    std::string type = language_ == "OpenCL" ? "OpenCL" : "CUDA";  // the launch convention of the language
-    if (kernel.contains("GlobalSizeType") && kernel["GlobalSizeType"].is_string()) {
-      type = kernel["GlobalSizeType"].get<std::string>();
-    }
-    if (type != "CUDA" && type != "OpenCL") {
-      note(T1Issue::Kind::Unsupported, "KernelSpecification.GlobalSizeType", type + "; " + consequence, true);
-      known = false;
-    }
-    const Json& global = kernel["GlobalSize"];
-    for (std::size_t i = 0; known && i < 3; ++i) {
-      if (!global.contains(kAxes[i])) continue;
-      const std::string axis_field = "KernelSpecification.GlobalSize." + std::string(kAxes[i]);
-      const auto text = geometry_expression(global[kAxes[i]], axis_field, consequence);
-      known = text.has_value();
-      if (!text) break;
-      grid[i] = *text;
-      if (type == "OpenCL") {  // OpenCL counts threads; CUDA's grid counts blocks
-        if (!block_known_) {
-          note(T1Issue::Kind::Defect, "KernelSpecification.GlobalSize",
-               "in threads (GlobalSizeType OpenCL) needs a usable LocalSize; " + consequence, true);
-          known = false;
-          break;
-        }
-        grid[i] = "ceil_div(" + *text + ", " + block_[i] + ")";
-      }
-    }
+    known = read_global_grid(kernel, grid);
   }
   if (!known) grid = {"1", "1", "1"};
   spec_["grid"] = grid;
+  read_shared_memory(kernel);
+}
 
-  if (kernel.contains("SharedMemory") && !kernel["SharedMemory"].is_null()) {
-    const auto bytes = json_number(kernel["SharedMemory"]);
-    if (!bytes || bytes->is_float() || bytes->as_int() < 0) {
-      note(T1Issue::Kind::Defect, "KernelSpecification.SharedMemory", "must be a number of bytes", true);
-    } else if (bytes->as_int() > 0) {
-      spec_["shared_memory"] = bytes->as_int();
-      note(T1Issue::Kind::Note, "KernelSpecification.SharedMemory",
-           bytes->str() + " bytes are requested as dynamic shared memory per block");
+bool T1Reader::read_divided_grid(const Json& kernel, std::array<std::string, 3>& grid) {
+  if (kernel.contains("GlobalSize")) {
+    note(T1Issue::Kind::Note, "KernelSpecification.GlobalSize",
+         "not used: the grid is ceil(ProblemSize / product of GridDiv), as Kernel Tuner reads T1 files");
+  }
+  if (!has_problem_size_) {
+    note(T1Issue::Kind::Defect, "KernelSpecification.GridDivX", std::string("needs ProblemSize; ") + kGridConsequence,
+         true);
+    return false;
+  }
+  bool known = true;
+  for (std::size_t i = 0; known && i < problem_.shape.dims.size(); ++i) {
+    const std::vector<std::string> divisors = grid_divisors(kernel, i, known);
+    grid[i] = kT1ShapeNames[i];
+    if (!divisors.empty()) {
+      std::string product;
+      for (const auto& d : divisors) product += (product.empty() ? "" : " * ") + d;
+      grid[i] = "ceil_div(" + grid[i] + ", " + product + ")";
     }
+  }
+  return known;
+}
+
+std::vector<std::string> T1Reader::grid_divisors(const Json& kernel, std::size_t axis, bool& known) {
+  const std::string key = std::string("GridDiv") + kAxes[axis];
+  std::vector<std::string> divisors;
+  if (kernel.contains(key)) {
+    const Json& list = kernel[key];
+    for (const auto& j : list.is_array() ? list : Json::array({list})) {
+      const auto text = geometry_expression(j, "KernelSpecification." + key, kGridConsequence);
+      known = known && text.has_value();
+      if (text) divisors.push_back("(" + *text + ")");
+    }
+  } else if (is_parameter(kBlockSizeNames[axis])) {
+    divisors.push_back(kBlockSizeNames[axis]);  // Kernel Tuner's default divisor
+  }
+  return divisors;
+}
+
+bool T1Reader::read_global_grid(const Json& kernel, std::array<std::string, 3>& grid) {
+  std::string type = language_ == "OpenCL" ? "OpenCL" : "CUDA";  // the launch convention of the language
+  if (kernel.contains("GlobalSizeType") && kernel["GlobalSizeType"].is_string()) {
+    type = kernel["GlobalSizeType"].get<std::string>();
+  }
+  if (type != "CUDA" && type != "OpenCL") {
+    note(T1Issue::Kind::Unsupported, "KernelSpecification.GlobalSizeType", type + "; " + kGridConsequence, true);
+    return false;
+  }
+  const Json& global = kernel["GlobalSize"];
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (!global.contains(kAxes[i])) continue;
+    const std::string axis_field = "KernelSpecification.GlobalSize." + std::string(kAxes[i]);
+    const auto text = geometry_expression(global[kAxes[i]], axis_field, kGridConsequence);
+    if (!text) return false;
+    grid[i] = *text;
+    if (type == "OpenCL") {  // OpenCL counts threads; CUDA's grid counts blocks
+      if (!block_known_) {
+        note(T1Issue::Kind::Defect, "KernelSpecification.GlobalSize",
+             std::string("in threads (GlobalSizeType OpenCL) needs a usable LocalSize; ") + kGridConsequence, true);
+        return false;
+      }
+      grid[i] = "ceil_div(" + *text + ", " + block_[i] + ")";
+    }
+  }
+  return true;
+}
+
+void T1Reader::read_shared_memory(const Json& kernel) {
+  if (!kernel.contains("SharedMemory") || kernel["SharedMemory"].is_null()) return;
+  const auto bytes = json_number(kernel["SharedMemory"]);
+  if (!bytes || bytes->is_float() || bytes->as_int() < 0) {
+    note(T1Issue::Kind::Defect, "KernelSpecification.SharedMemory", "must be a number of bytes", true);
+  } else if (bytes->as_int() > 0) {
+    spec_["shared_memory"] = bytes->as_int();
+    note(T1Issue::Kind::Note, "KernelSpecification.SharedMemory",
+         bytes->str() + " bytes are requested as dynamic shared memory per block");
   }
 }
 
