@@ -130,40 +130,104 @@ std::size_t parse_batch(const std::string& text) {
   return value;
 }
 
-int run_replay(const ReplayArgs& args) {
+// The checked --batch; the other numbers and the report's path are checked before any work too.
+std::size_t checked_batch(const ReplayArgs& args) {
   const std::size_t batch = parse_batch(args.batch);
   if (args.budget == 0) throw InputError("--budget must be at least 1");
   if (args.seeds == 0) throw InputError("--seeds must be at least 1");
   if (!args.report.empty()) check_report_path(args.report);  // before the replay's work, not after
-  const KtCache cache = read_kt_cache(args.cache);
-  const RecordedSpace recorded = recorded_space(cache, args.valid_only);
+  return batch;
+}
+
+// "all", or names separated by commas; an unknown name fails before any work.
+std::vector<std::string> chosen_strategies(const std::string& text, const Space& space) {
+  if (text == "all") return strategy_names();
   std::vector<std::string> strategies;
-  if (args.strategy == "all") {
-    strategies = strategy_names();
-  } else {
-    for (std::size_t begin = 0; begin <= args.strategy.size();) {
-      const std::size_t end = std::min(args.strategy.find(',', begin), args.strategy.size());
-      strategies.push_back(args.strategy.substr(begin, end - begin));
-      make_strategy(strategies.back(), recorded.space, 1);  // an unknown name fails before any work
-      begin = end + 1;
-    }
+  for (std::size_t begin = 0; begin <= text.size();) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    strategies.push_back(text.substr(begin, end - begin));
+    make_strategy(strategies.back(), space, 1);
+    begin = end + 1;
   }
+  return strategies;
+}
+
+ReplayOptions replay_options(const ReplayArgs& args, std::size_t batch, const KtCache& cache,
+                             const RecordedSpace& recorded) {
   ReplayOptions options;
   options.budgets = doubling_budgets(args.budget);
   options.seeds = args.seeds;
   options.batch = batch;
   for (const auto& path : args.priors) options.prior.siblings.push_back(sibling_of(path, cache, recorded));
   options.prior_first = args.prior_first;
+  return options;
+}
 
-  if (!args.json) {
-    std::cout << "replay of " << (cache.kernel_name.empty() ? "a kernel" : cache.kernel_name) << " on "
-              << (cache.device_name.empty() ? "an unnamed device" : cache.device_name) << " (" << args.cache << "): "
-              << recorded.space.size() << " configurations, " << recorded.failed() << " failed, optimum "
-              << recorded.optimum_ms() << " ms, " << args.seeds << " seeds"
-              << (batch > 1 ? ", " + std::to_string(batch) + " evaluations pending at once" : std::string())
-              << prior_note(options.prior, options.prior_first)
-              << (cache.truncated ? " (the cache file was cut off; read up to its last whole record)" : "") << "\n\n";
+void print_header(const ReplayArgs& args, const KtCache& cache, const RecordedSpace& recorded,
+                  const ReplayOptions& options) {
+  std::cout << "replay of " << (cache.kernel_name.empty() ? "a kernel" : cache.kernel_name) << " on "
+            << (cache.device_name.empty() ? "an unnamed device" : cache.device_name) << " (" << args.cache << "): "
+            << recorded.space.size() << " configurations, " << recorded.failed() << " failed, optimum "
+            << recorded.optimum_ms() << " ms, " << args.seeds << " seeds"
+            << (options.batch > 1 ? ", " + std::to_string(options.batch) + " evaluations pending at once" : std::string())
+            << prior_note(options.prior, options.prior_first)
+            << (cache.truncated ? " (the cache file was cut off; read up to its last whole record)" : "") << "\n\n";
+}
+
+void write_report(const ReplayArgs& args, const KtCache& cache, std::size_t batch,
+                  const std::vector<ReplayResult>& results) {
+  const std::string kernel = cache.kernel_name.empty() ? "a kernel" : cache.kernel_name;
+  const std::string pending = batch > 1 ? ", " + std::to_string(batch) + " pending at once" : "";
+  write_replay_report_file(results, {"replay of " + kernel + (cache.device_name.empty() ? "" : " on " + cache.device_name) + pending,
+                                     args.cache},
+                           args.report);
+}
+
+nlohmann::ordered_json result_json(const ReplayResult& r, bool per_seed, std::uint64_t first_seed) {
+  auto budgets = nlohmann::ordered_json::array();
+  for (const auto& b : r.budgets) {
+    budgets.push_back({{"budget", b.budget},
+                       {"median_relative_best", b.median_relative_best ? nlohmann::ordered_json(*b.median_relative_best) : nlohmann::ordered_json()}});
   }
+  nlohmann::ordered_json out = {{"strategy", r.strategy},
+                                {"space_size", r.space_size},
+                                {"batch", r.batch},
+                                {"optimum", r.optimum_ms},
+                                {"budgets", budgets},
+                                {"median_evals_to_5pct", count_json(r.median_evals_to_5pct)},
+                                {"median_evals_to_1pct", count_json(r.median_evals_to_1pct)},
+                                {"random_evals_to_5pct", r.random_evals_to_5pct},
+                                {"random_evals_to_1pct", r.random_evals_to_1pct}};
+  if (per_seed) {
+    auto seeds = nlohmann::ordered_json::array();
+    for (std::size_t s = 0; s < r.evals_to_5pct.size(); ++s) {
+      seeds.push_back({{"seed", first_seed + s},
+                       {"evals_to_5pct", count_json(r.evals_to_5pct[s])},
+                       {"evals_to_1pct", count_json(r.evals_to_1pct[s])}});
+    }
+    out["per_seed"] = seeds;
+  }
+  return out;
+}
+
+void print_summary(const std::vector<ReplayResult>& results) {
+  std::cout << "summary: median evaluations to within 5% / 1% of the optimum (random sampling: "
+            << fixed(results.front().random_evals_to_5pct, 0) << " / " << fixed(results.front().random_evals_to_1pct, 0) << ")\n";
+  for (const auto& r : results) {
+    char line[128];
+    std::snprintf(line, sizeof line, "  %-14s %8s %8s\n", r.strategy.c_str(), count(r.median_evals_to_5pct).c_str(),
+                  count(r.median_evals_to_1pct).c_str());
+    std::cout << line;
+  }
+}
+
+int run_replay(const ReplayArgs& args) {
+  const std::size_t batch = checked_batch(args);
+  const KtCache cache = read_kt_cache(args.cache);
+  const RecordedSpace recorded = recorded_space(cache, args.valid_only);
+  const std::vector<std::string> strategies = chosen_strategies(args.strategy, recorded.space);
+  ReplayOptions options = replay_options(args, batch, cache, recorded);
+  if (!args.json) print_header(args, cache, recorded, options);
   std::vector<ReplayResult> results;
   options.stop = stop_requested;
   try {
@@ -175,50 +239,13 @@ int run_replay(const ReplayArgs& args) {
     std::cerr << "interrupted: the replay stopped (a replay stores nothing)\n";
     return 130;
   }
-  if (!args.report.empty()) {
-    const std::string kernel = cache.kernel_name.empty() ? "a kernel" : cache.kernel_name;
-    const std::string pending = batch > 1 ? ", " + std::to_string(batch) + " pending at once" : "";
-    write_replay_report_file(results, {"replay of " + kernel + (cache.device_name.empty() ? "" : " on " + cache.device_name) + pending,
-                                       args.cache},
-                             args.report);
-  }
+  if (!args.report.empty()) write_report(args, cache, batch, results);
   if (args.json) {
     auto out = nlohmann::ordered_json::array();
-    for (const auto& r : results) {
-      auto budgets = nlohmann::ordered_json::array();
-      for (const auto& b : r.budgets) {
-        budgets.push_back({{"budget", b.budget},
-                           {"median_relative_best", b.median_relative_best ? nlohmann::ordered_json(*b.median_relative_best) : nlohmann::ordered_json()}});
-      }
-      out.push_back({{"strategy", r.strategy},
-                     {"space_size", r.space_size},
-                     {"batch", r.batch},
-                     {"optimum", r.optimum_ms},
-                     {"budgets", budgets},
-                     {"median_evals_to_5pct", count_json(r.median_evals_to_5pct)},
-                     {"median_evals_to_1pct", count_json(r.median_evals_to_1pct)},
-                     {"random_evals_to_5pct", r.random_evals_to_5pct},
-                     {"random_evals_to_1pct", r.random_evals_to_1pct}});
-      if (args.per_seed) {
-        auto seeds = nlohmann::ordered_json::array();
-        for (std::size_t s = 0; s < r.evals_to_5pct.size(); ++s) {
-          seeds.push_back({{"seed", options.first_seed + s},
-                           {"evals_to_5pct", count_json(r.evals_to_5pct[s])},
-                           {"evals_to_1pct", count_json(r.evals_to_1pct[s])}});
-        }
-        out.back()["per_seed"] = seeds;
-      }
-    }
+    for (const auto& r : results) out.push_back(result_json(r, args.per_seed, options.first_seed));
     std::cout << out.dump(2) << "\n";
   } else if (results.size() > 1) {
-    std::cout << "summary: median evaluations to within 5% / 1% of the optimum (random sampling: "
-              << fixed(results.front().random_evals_to_5pct, 0) << " / " << fixed(results.front().random_evals_to_1pct, 0) << ")\n";
-    for (const auto& r : results) {
-      char line[128];
-      std::snprintf(line, sizeof line, "  %-14s %8s %8s\n", r.strategy.c_str(), count(r.median_evals_to_5pct).c_str(),
-                    count(r.median_evals_to_1pct).c_str());
-      std::cout << line;
-    }
+    print_summary(results);
   }
   return 0;
 }
