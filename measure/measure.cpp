@@ -104,15 +104,23 @@ std::vector<double> Workbench::Impl::timed_runs(const std::function<void(void*)>
   return events.elapsed_ms(runs);
 }
 
+Result Workbench::Impl::failed(Result& r, Status status, CUresult code, const char* call) {
+  r.status = status;
+  r.message = detail::describe(code, call);
+  if (detail::is_sticky(code)) {
+    usable = false;
+    r.status = Status::RuntimeError;
+  }
+  return r;
+}
+
 Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& compiled, double best_ms, int exact_repeats) {
-  Impl& w = *this;
   prepare(nullptr);
-  const KernelSpec& spec = w.spec;
   Result r;
   r.config = spec.format(config);
   r.registers = compiled.registers;
   r.compile_ms = compiled.ms;
-  if (!w.usable) {
+  if (!usable) {
     r.status = Status::RuntimeError;
     r.message = "not run: an earlier fault left the CUDA context unusable";
     return r;
@@ -122,96 +130,108 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
     r.message = compiled.log;
     return r;
   }
-  w.device.make_current();
-  // Any failure from here on is this configuration's: a status and the driver's words for it.
-  auto fail = [&](Status status, CUresult code, const char* call) {
-    r.status = status;
-    r.message = detail::describe(code, call);
-    if (detail::is_sticky(code)) {
-      w.usable = false;
-      r.status = Status::RuntimeError;
-    }
-    return r;
-  };
-
+  device.make_current();
+  // Any failure from here on is this configuration's: a status and the driver's words for it (failed()).
   detail::Module module;
-  if (CUresult e = module.load(compiled.cubin); e != CUDA_SUCCESS) return fail(Status::LaunchError, e, "cuModuleLoadData");
+  if (CUresult e = module.load(compiled.cubin); e != CUDA_SUCCESS) return failed(r, Status::LaunchError, e, "cuModuleLoadData");
   CUfunction f = nullptr;
   if (CUresult e = module.function(compiled.lowered_name, &f); e != CUDA_SUCCESS) {
-    return fail(Status::LaunchError, e, "cuModuleGetFunction");
+    return failed(r, Status::LaunchError, e, "cuModuleGetFunction");
   }
   // The driver knows the register count of what it loaded; NVRTC's ptxas report is not always there.
   if (int regs = 0; detail::driver().cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS) {
     r.registers = regs;
   }
-  const Launch launch = spec.resolve(spec.launch, config, w.shape, w.device.limits().sm_count);
+  const Launch launch = spec.resolve(spec.launch, config, shape, device.limits().sm_count);
   if (launch.shared_memory > 0) {  // opt in: static shared memory may push the total past 48 KiB
     CUresult e = detail::driver().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                      static_cast<int>(launch.shared_memory));
-    if (e != CUDA_SUCCESS) return fail(Status::LaunchError, e, "cuFuncSetAttribute(max dynamic shared memory)");
+    if (e != CUDA_SUCCESS) return failed(r, Status::LaunchError, e, "cuFuncSetAttribute(max dynamic shared memory)");
   }
   detail::record_launch_resources(r, f, launch);
   r.spill_bytes = compiled.spill_bytes;
-  r.peak = w.peak;
-  if (w.pipeline) return w.pipeline->evaluate(config, f, std::move(r), best_ms, exact_repeats);
+  r.peak = peak;
+  if (pipeline) return pipeline->evaluate(config, f, std::move(r), best_ms, exact_repeats);
+  return run_kernel(config, module, f, launch, std::move(r), best_ms, exact_repeats);
+}
+
+Result Workbench::Impl::run_kernel(const Config& config, const detail::Module& module, CUfunction f, const Launch& launch,
+                                   Result r, double best_ms, int exact_repeats) {
   // A cluster that cannot be scheduled, or a tensor map the driver refuses, fails this configuration's launch.
   std::optional<std::string> unlaunchable = detail::prepare_cluster_launch(f, launch);
-  if (!unlaunchable) unlaunchable = w.encode_tensor_maps(config);
-  if (!unlaunchable) unlaunchable = detail::copy_constants(module, w.args, w.stream);
+  if (!unlaunchable) unlaunchable = encode_tensor_maps(config);
+  if (!unlaunchable) unlaunchable = detail::copy_constants(module, args, stream);
   if (unlaunchable) {
     r.status = Status::LaunchError;
     r.message = *unlaunchable;
     return r;
   }
-  std::vector<void*> params = w.parameters(config);
+  std::vector<void*> params = parameters(config);
+  const std::optional<double> first_ms = verified_run(f, launch, params, r);
+  if (!first_ms) return r;
+  return timed(f, launch, params, *first_ms, best_ms, exact_repeats, std::move(r));
+}
 
-  // The first run is timed like the others (after the L2 convention's flush) and verified on reset outputs: its time
-  // counts only if the output is right. One launch fewer per configuration matters when a run takes milliseconds.
+// The first run is timed like the others (after the L2 convention's flush) and verified on reset outputs: its time
+// counts only if the output is right. One launch fewer per configuration matters when a run takes milliseconds.
+std::optional<double> Workbench::Impl::verified_run(CUfunction f, const Launch& launch, std::vector<void*>& params,
+                                                    Result& r) {
   const detail::Stopwatch verifying;
-  w.reset_outputs();
-  w.flush_l2();
+  reset_outputs();
+  flush_l2();
   EventPairs first_run(1);
-  CU_CHECK(cuEventRecord, first_run.start(0), w.stream);
-  if (CUresult e = w.launch(f, launch, params); e != CUDA_SUCCESS) return fail(Status::LaunchError, e, "cuLaunchKernel");
-  CU_CHECK(cuEventRecord, first_run.stop(0), w.stream);
-  if (CUresult e = detail::driver().cuStreamSynchronize(w.stream); e != CUDA_SUCCESS) {
-    return fail(Status::RuntimeError, e, "kernel execution");
+  CU_CHECK(cuEventRecord, first_run.start(0), stream);
+  if (CUresult e = this->launch(f, launch, params); e != CUDA_SUCCESS) {
+    failed(r, Status::LaunchError, e, "cuLaunchKernel");
+    return std::nullopt;
+  }
+  CU_CHECK(cuEventRecord, first_run.stop(0), stream);
+  if (CUresult e = detail::driver().cuStreamSynchronize(stream); e != CUDA_SUCCESS) {
+    failed(r, Status::RuntimeError, e, "kernel execution");
+    return std::nullopt;
   }
   const double first_ms = first_run.elapsed_ms(1).front();
-  const bool verified = w.verify_outputs(r);
+  const bool verified = verify_outputs(r);
   r.verify_ms = verifying.ms();
-  if (!verified) return r;
+  if (!verified) return std::nullopt;
+  return first_ms;
+}
 
-  // Timing: each timed launch follows the L2 convention's flush (none for None), outside its events.
+// Timing: each timed launch follows the L2 convention's flush (none for None), outside its events.
+Result Workbench::Impl::timed(CUfunction f, const Launch& launch, std::vector<void*>& params, double first_ms,
+                              double best_ms, int exact_repeats, Result r) {
   CUresult launch_error = CUDA_SUCCESS;
   const auto enqueue = [&](void*) {
-    const CUresult e = w.launch(f, launch, params);
+    const CUresult e = this->launch(f, launch, params);
     if (launch_error == CUDA_SUCCESS) launch_error = e;
   };
   const detail::Stopwatch benchmarking;
   try {
-    if (exact_repeats > 0) {
-      r.samples_ms = timed_runs(enqueue, std::max(1, options.warmup), exact_repeats);
-    } else {
-      r.samples_ms = {first_ms};
-      if (const int more = detail::adaptive_more_runs(options, first_ms, best_ms); more > 0) {
-        const auto rest = timed_runs(enqueue, options.warmup, more);
-        r.samples_ms.insert(r.samples_ms.end(), rest.begin(), rest.end());
-      }
-    }
+    r.samples_ms = samples(enqueue, first_ms, best_ms, exact_repeats);
   } catch (const CudaError& e) {
     // A fault while timing: the verification run passed, so it depends on the inputs' history or the timing.
     r.status = Status::RuntimeError;
     r.message = e.what();
-    w.usable = !detail::is_sticky(detail::driver().cuCtxSynchronize());
+    usable = !detail::is_sticky(detail::driver().cuCtxSynchronize());
     r.samples_ms.clear();
     r.benchmark_ms = benchmarking.ms();
     return r;
   }
   r.benchmark_ms = benchmarking.ms();
-  if (launch_error != CUDA_SUCCESS) return fail(Status::LaunchError, launch_error, "cuLaunchKernel");
-  detail::record_timing(r, spec.metric_amount(w.shape));
+  if (launch_error != CUDA_SUCCESS) return failed(r, Status::LaunchError, launch_error, "cuLaunchKernel");
+  detail::record_timing(r, spec.metric_amount(shape));
   return r;
+}
+
+std::vector<double> Workbench::Impl::samples(const std::function<void(void*)>& enqueue, double first_ms, double best_ms,
+                                             int exact_repeats) {
+  if (exact_repeats > 0) return timed_runs(enqueue, std::max(1, options.warmup), exact_repeats);
+  std::vector<double> out = {first_ms};
+  if (const int more = detail::adaptive_more_runs(options, first_ms, best_ms); more > 0) {
+    const auto rest = timed_runs(enqueue, options.warmup, more);
+    out.insert(out.end(), rest.begin(), rest.end());
+  }
+  return out;
 }
 
 std::vector<double> Workbench::time(const std::function<void(void* stream)>& enqueue) {

@@ -202,6 +202,20 @@ struct Workbench::Impl {
   std::vector<double> timed_runs(const std::function<void(void*)>& enqueue, int warm, int runs);
   /// exact_repeats > 0: re-timing with that many runs; 0: the adaptive policy of MeasureOptions against best_ms.
   Result evaluate(const Config& config, const CompileOutput& compiled, double best_ms, int exact_repeats);
+
+ private:
+  // `r` failed in the driver call `call`; a sticky error leaves the context unusable and makes it a RuntimeError.
+  Result failed(Result& r, Status status, CUresult code, const char* call);
+  // Launches a loaded kernel of its own (not a pipeline): verified first, then timed.
+  Result run_kernel(const Config& config, const detail::Module& module, CUfunction f, const Launch& launch, Result r,
+                    double best_ms, int exact_repeats);
+  // The verification run's time, or nullopt when `r` is final (a launch or runtime failure, or a wrong output).
+  std::optional<double> verified_run(CUfunction f, const Launch& launch, std::vector<void*>& params, Result& r);
+  Result timed(CUfunction f, const Launch& launch, std::vector<void*>& params, double first_ms, double best_ms,
+               int exact_repeats, Result r);
+  // The timed runs' samples: the verification run's first, then as many more as the adaptive policy allows.
+  std::vector<double> samples(const std::function<void(void*)>& enqueue, double first_ms, double best_ms,
+                              int exact_repeats);
 };
 
 }  // namespace cutune
