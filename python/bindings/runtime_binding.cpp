@@ -189,6 +189,73 @@ class KernelHandle {
   std::vector<ArgPlan> plans_;
 };
 
+// How the stored configuration was chosen: the fallback rule, the shape and device it was measured on, its result.
+nb::dict choice_dict(const KernelHandle& k) {
+  const BestConfig& c = k.kernel().choice();
+  nb::dict d;
+  d["rule"] = std::string(to_string(c.match));
+  d["shape"] = c.shape;
+  d["device"] = device_dict(c.device);
+  d["measured"] = c.match != Match::Default;
+  d["result"] = result_dict(k.kernel().spec(), c.result);
+  return d;
+}
+
+nb::dict geometry_dict(const KernelHandle& k) {
+  const Launch& g = k.kernel().geometry();
+  nb::dict d;
+  d["grid"] = nb::make_tuple(g.grid[0], g.grid[1], g.grid[2]);
+  d["block"] = nb::make_tuple(g.block[0], g.block[1], g.block[2]);
+  d["shared_memory"] = g.shared_memory;
+  return d;
+}
+
+void make_runtime(Runtime* self, const std::string& db, int device, std::optional<std::string> cache_dir,
+                  const std::string& flush) {
+  RuntimeOptions options;
+  options.database = db;
+  options.device = device;
+  if (cache_dir) options.cache_directory = *cache_dir;
+  if (!flush.empty()) {
+    options.flush = parse_l2_flush(flush);
+    if (!options.flush) throw InputError("flush '" + flush + "': expected one of " + std::string(kL2FlushNames));
+  }
+  new (self) Runtime(std::move(options));
+}
+
+// What a DLPack object (__dlpack__) holds: (address, dtype name or "", elements, C-contiguous, device type, id).
+// Device types as DLPack numbers them: 1 CPU, 2 CUDA, 3 CUDA host (pinned) memory.
+nb::tuple dlpack_info(nb::ndarray<nb::ro> a) {
+  static const std::pair<nb::dlpack::dtype, const char*> names[] = {
+      {nb::dtype<float>(), "float32"},          {nb::dtype<double>(), "float64"},
+      {nb::dtype<std::int32_t>(), "int32"},     {nb::dtype<std::int64_t>(), "int64"},
+      {nb::dtype<std::uint32_t>(), "uint32"},   {nb::dtype<std::uint64_t>(), "uint64"},
+      {nb::dtype<std::int16_t>(), "int16"},     {nb::dtype<std::uint16_t>(), "uint16"},
+      {nb::dtype<std::int8_t>(), "int8"},       {nb::dtype<std::uint8_t>(), "uint8"},
+      {nb::dtype<bool>(), "bool"},
+      {nb::dlpack::dtype{static_cast<std::uint8_t>(nb::dlpack::dtype_code::Float), 16, 1}, "float16"},
+      {nb::dlpack::dtype{static_cast<std::uint8_t>(nb::dlpack::dtype_code::Bfloat), 16, 1}, "bfloat16"}};
+  std::string dtype;
+  for (const auto& [t, name] : names)
+    if (t == a.dtype()) dtype = name;
+  bool contiguous = true;
+  std::int64_t expected = 1;
+  for (std::size_t i = a.ndim(); i-- > 0;) {
+    if (a.shape(i) != 1 && a.stride(i) != expected) contiguous = false;
+    expected *= static_cast<std::int64_t>(a.shape(i));
+  }
+  return nb::make_tuple(reinterpret_cast<std::uintptr_t>(a.data()), dtype, a.size(), contiguous, a.device_type(),
+                        a.device_id());
+}
+
+// The GPU an address belongs to, or -1 for host memory the driver does not know (pageable memory).
+int pointer_device(std::uint64_t address) {
+  int ordinal = -1;
+  const CUresult rc = detail::driver().cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                                             static_cast<CUdeviceptr>(address));
+  return rc == CUDA_SUCCESS ? ordinal : -1;
+}
+
 }  // namespace
 
 void bind_runtime(nb::module_& m) {
@@ -199,43 +266,13 @@ void bind_runtime(nb::module_& m) {
       .def_prop_ro("name", [](const KernelHandle& k) { return k.kernel().spec().name; })
       .def_prop_ro("shape", [](const KernelHandle& k) { return k.kernel().shape().str(); })
       .def_prop_ro("config", [](const KernelHandle& k) { return config_dict(k.kernel().spec(), k.kernel().config()); })
-      .def_prop_ro("choice", [](const KernelHandle& k) {
-        const BestConfig& c = k.kernel().choice();
-        nb::dict d;
-        d["rule"] = std::string(to_string(c.match));
-        d["shape"] = c.shape;
-        d["device"] = device_dict(c.device);
-        d["measured"] = c.match != Match::Default;
-        d["result"] = result_dict(k.kernel().spec(), c.result);
-        return d;
-      })
+      .def_prop_ro("choice", &choice_dict)
       .def_prop_ro("from_cache", [](const KernelHandle& k) { return k.kernel().from_cache(); })
       .def_prop_ro("ready_ms", [](const KernelHandle& k) { return k.kernel().ready_ms(); })
-      .def_prop_ro("geometry", [](const KernelHandle& k) {
-        const Launch& g = k.kernel().geometry();
-        nb::dict d;
-        d["grid"] = nb::make_tuple(g.grid[0], g.grid[1], g.grid[2]);
-        d["block"] = nb::make_tuple(g.block[0], g.block[1], g.block[2]);
-        d["shared_memory"] = g.shared_memory;
-        return d;
-      });
+      .def_prop_ro("geometry", &geometry_dict);
 
   nb::class_<Runtime>(m, "_Runtime")
-      .def(
-          "__init__",
-          [](Runtime* self, const std::string& db, int device, std::optional<std::string> cache_dir,
-             const std::string& flush) {
-            RuntimeOptions options;
-            options.database = db;
-            options.device = device;
-            if (cache_dir) options.cache_directory = *cache_dir;
-            if (!flush.empty()) {
-              options.flush = parse_l2_flush(flush);
-              if (!options.flush) throw InputError("flush '" + flush + "': expected one of " + std::string(kL2FlushNames));
-            }
-            new (self) Runtime(std::move(options));
-          },
-          nb::arg("db"), nb::arg("device"), nb::arg("cache_dir").none(), nb::arg("flush"))
+      .def("__init__", &make_runtime, nb::arg("db"), nb::arg("device"), nb::arg("cache_dir").none(), nb::arg("flush"))
       .def(
           "kernel",
           [](Runtime& runtime, const std::string& name, const std::string& shape) {
@@ -245,38 +282,8 @@ void bind_runtime(nb::module_& m) {
       .def_prop_ro("ordinal", &Runtime::ordinal)
       .def_prop_ro("device", [](const Runtime& r) { return device_dict(r.device()); });
 
-  // What a DLPack object (__dlpack__) holds: (address, dtype name or "", elements, C-contiguous, device type, id).
-  // Device types as DLPack numbers them: 1 CPU, 2 CUDA, 3 CUDA host (pinned) memory.
-  m.def("_dlpack_info", [](nb::ndarray<nb::ro> a) {
-    static const std::pair<nb::dlpack::dtype, const char*> names[] = {
-        {nb::dtype<float>(), "float32"},          {nb::dtype<double>(), "float64"},
-        {nb::dtype<std::int32_t>(), "int32"},     {nb::dtype<std::int64_t>(), "int64"},
-        {nb::dtype<std::uint32_t>(), "uint32"},   {nb::dtype<std::uint64_t>(), "uint64"},
-        {nb::dtype<std::int16_t>(), "int16"},     {nb::dtype<std::uint16_t>(), "uint16"},
-        {nb::dtype<std::int8_t>(), "int8"},       {nb::dtype<std::uint8_t>(), "uint8"},
-        {nb::dtype<bool>(), "bool"},
-        {nb::dlpack::dtype{static_cast<std::uint8_t>(nb::dlpack::dtype_code::Float), 16, 1}, "float16"},
-        {nb::dlpack::dtype{static_cast<std::uint8_t>(nb::dlpack::dtype_code::Bfloat), 16, 1}, "bfloat16"}};
-    std::string dtype;
-    for (const auto& [t, name] : names)
-      if (t == a.dtype()) dtype = name;
-    bool contiguous = true;
-    std::int64_t expected = 1;
-    for (std::size_t i = a.ndim(); i-- > 0;) {
-      if (a.shape(i) != 1 && a.stride(i) != expected) contiguous = false;
-      expected *= static_cast<std::int64_t>(a.shape(i));
-    }
-    return nb::make_tuple(reinterpret_cast<std::uintptr_t>(a.data()), dtype, a.size(), contiguous, a.device_type(),
-                          a.device_id());
-  });
-
-  // The GPU an address belongs to, or -1 for host memory the driver does not know (pageable memory).
-  m.def("_pointer_device", [](std::uint64_t address) {
-    int ordinal = -1;
-    const CUresult rc = detail::driver().cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                                               static_cast<CUdeviceptr>(address));
-    return rc == CUDA_SUCCESS ? ordinal : -1;
-  });
+  m.def("_dlpack_info", &dlpack_info);
+  m.def("_pointer_device", &pointer_device);
 }
 
 }  // namespace cutune::python
