@@ -33,9 +33,17 @@ def _shapes_text(shapes: Optional[Shapes]) -> str:
     return ",".join(_shape_text(s) for s in items)
 
 
+def _path_text(path: Optional[PathLike]) -> str:
+    return os.fspath(path) if path is not None else ""
+
+
 def _kernel_args(kernel: Optional[PathLike], spec: Optional[PathLike], problem: Optional[PathLike]) -> Tuple[str, str, str]:
-    return (os.fspath(kernel) if kernel is not None else "", os.fspath(spec) if spec is not None else "",
-            os.fspath(problem) if problem is not None else "")
+    return (_path_text(kernel), _path_text(spec), _path_text(problem))
+
+
+def _text_list(items: Union[str, Sequence[str]]) -> List[str]:
+    """One text or several, as a list."""
+    return [items] if isinstance(items, str) else list(items)
 
 
 def _devices_text(devices: Union[None, int, str, Iterable[int]]) -> str:
@@ -71,32 +79,51 @@ def tune(kernel: Optional[PathLike] = None, shapes: Optional[Shapes] = None, *, 
     """
     kernel_text, spec_text, problem_text = _kernel_args(kernel, spec, problem)
     shapes_text = _shapes_text(shapes)
-    if not problem_text and (not (kernel_text or spec_text) or not shapes_text):
-        from .errors import InputError
-        raise InputError("tuning needs a kernel (or spec) and shapes, or a problem file "
-                         "(e.g. cutune.tune(\"transpose\", \"8192x8192\"))")
-    where_list = [where] if isinstance(where, str) else list(where)
-    start_list = [start] if isinstance(start, str) else list(start)
-    bar = progress_bar(kernel_text or spec_text or problem_text) if progress is True else None
-    callback = bar if bar is not None else (progress if callable(progress) else None)
-    command = "python: cutune.tune(" + ", ".join(repr(a) for a in (kernel_text or spec_text or problem_text, shapes_text)) + \
-              (f", budget={budget}" if budget else "") + ")"
+    _require_target(kernel_text, spec_text, problem_text, shapes_text)
+    name = kernel_text or spec_text or problem_text
+    where_list, start_list = _text_list(where), _text_list(start)
+    bar, callback = _progress_hooks(progress, name)
+    command = _command(name, shapes_text, budget)
     try:
         reports = _cutune.tune(
             kernel=kernel_text, spec=spec_text, problem=problem_text, shapes=shapes_text, where=where_list,
             db=os.fspath(db), devices=_devices_text(devices), strategy=strategy or _default_strategy(), seed=seed,
             start=start_list, budget=budget, time_budget=float(time_budget), jobs=jobs, verify=verify or "",
             atol=atol, rtol=rtol, flush=flush or "", repeats=repeats, warmup=warmup, cache=cache,
-            cache_dir=os.fspath(cache_dir) if cache_dir is not None else "", isolate=isolate, prior=prior, command=command,
+            cache_dir=_path_text(cache_dir), isolate=isolate, prior=prior, command=command,
             progress=callback)
     finally:
         if bar is not None:
             bar.close()
     shapes_out = [ShapeResult._of(r) for r in reports]
-    for s in shapes_out:
+    _say_verify_stops(name, shapes_out)
+    return TuneResult(name, os.fspath(db), shapes_out)
+
+
+def _require_target(kernel_text: str, spec_text: str, problem_text: str, shapes_text: str) -> None:
+    if not problem_text and (not (kernel_text or spec_text) or not shapes_text):
+        from .errors import InputError
+        raise InputError("tuning needs a kernel (or spec) and shapes, or a problem file "
+                         "(e.g. cutune.tune(\"transpose\", \"8192x8192\"))")
+
+
+def _progress_hooks(progress: Union[bool, Callable[..., Any]], name: str) -> Tuple[Any, Optional[Callable[..., Any]]]:
+    """The progress bar to close afterwards (or None), and what the tuner calls after each configuration."""
+    bar = progress_bar(name) if progress is True else None
+    callback = bar if bar is not None else (progress if callable(progress) else None)
+    return bar, callback
+
+
+def _command(name: str, shapes_text: str, budget: int) -> str:
+    """The call as the run's provenance."""
+    return "python: cutune.tune(" + ", ".join(repr(a) for a in (name, shapes_text)) + \
+           (f", budget={budget}" if budget else "") + ")"
+
+
+def _say_verify_stops(name: str, shapes: List[ShapeResult]) -> None:
+    for s in shapes:
         if s.verify_stop:
-            print(f"cutune: {kernel_text or spec_text or problem_text} {s.shape}: {s.verify_stop}", file=sys.stderr)
-    return TuneResult(kernel_text or spec_text or problem_text, os.fspath(db), shapes_out)
+            print(f"cutune: {name} {s.shape}: {s.verify_stop}", file=sys.stderr)
 
 
 def _default_strategy() -> str:
@@ -110,9 +137,8 @@ def space(kernel: Optional[PathLike] = None, shape: Optional[ShapeLike] = None, 
     for GPUs of `arch` (targets and clusters), as `tune space` counts them. No GPU needed. `str()` of the result is
     the line `tune space` prints; it is a sequence of configurations ({"BM": 128, ...})."""
     kernel_text, spec_text, problem_text = _kernel_args(kernel, spec, problem)
-    where_list = [where] if isinstance(where, str) else list(where)
     return Space(_cutune.space(kernel=kernel_text, spec=spec_text, problem=problem_text,
-                               shape=_shape_text(shape) if shape is not None else "", where=where_list,
+                               shape=_shape_text(shape) if shape is not None else "", where=_text_list(where),
                                shard=shard or "", arch=arch))
 
 
