@@ -44,7 +44,8 @@ struct MeasureLoop {
   std::size_t to_measure = 0;  ///< configurations to ask for at most
   /// Asking: nothing more is asked (budget, time). GivingUp: nothing more is asked or dispatched, compiled
   /// configurations still waiting are dropped; what lanes are measuring arrives as usual. Interrupt and NoLane: what
-  /// arrived is stored and the rule ends the shape.
+  /// arrived is stored and the rule ends the shape. The loop sees a stop request or the loss of its last lane only
+  /// through such rules: without a NoLane rule it would wait for lanes that are gone.
   const StopRules& stop;
   MeasureEvents& events;
   PhaseClock* clock = nullptr;  ///< charged with asking (Search), waiting (Waiting) and the set-up compiles (Startup)
