@@ -3,6 +3,7 @@
 // NVRTC compiles of a sample for sm_90a.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <future>
@@ -120,6 +121,36 @@ TEST(GemmWgmmaSpace, EveryValueOfEveryParameterAppears) {
     for (const char* pinned : {"WARPS_M", "WARPS_N", "SWIZZLE", "PREFETCH", "ALIGNED"}) {
       EXPECT_EQ(seen[pinned].size(), 1u) << name << " " << pinned;
     }
+  }
+}
+
+// Stream-K keeps two partial tiles per block in the workspace (min(16 M N, 2^25) + 2^20 floats) and counts a shared
+// tile's slabs in counters (ceil(M/16) ceil(N/32) + 1024): its grid never outgrows either, on GPUs of any SM count, at
+// skinny shapes (where the workspace is smallest) too.
+TEST(GemmWgmmaSpace, StreamKFitsItsWorkspace) {
+  for (const char* name : {"gemm_bf16", "gemm_f16"}) {
+    const KernelSpec spec = load_kernel(name);
+    std::size_t checked = 0;
+    for (const char* text : {"16x4096x4096", "64x4096x4096", "1000x1000x1000", "8192x8192x256", "130x520x4096"}) {
+      const Shape shape = spec.parse_shape(text);
+      const std::int64_t M = shape.dims[0], N = shape.dims[1];
+      const std::int64_t floats = std::min<std::int64_t>(16 * M * N, 33554432) + 1048576;
+      const std::int64_t counters = (M + 15) / 16 * ((N + 31) / 32) + 1024;
+      const Space space = Space::enumerate(spec, shape, DeviceLimits{});
+      std::vector<Config> streamk = testing::configs_with(spec, space, "STREAMK", 1);
+      for (const Config& c : testing::configs_with(spec, space, "STREAMK", 2)) streamk.push_back(c);
+      for (const Config& c : streamk) {
+        for (const int sms : {78, 114, 132, 1000}) {
+          const Launch l = spec.resolve(spec.launch, c, shape, sms);
+          const std::int64_t tile = value(spec, c, "BM") * value(spec, c, "BN");
+          EXPECT_LE(l.grid[0] * 2 * tile, floats) << name << " " << text << " " << sms << " SMs " << spec.format(c);
+          EXPECT_LE(l.grid[0], counters) << name << " " << text << " " << spec.format(c);
+          EXPECT_GE(l.grid[0], 1) << name << " " << text << " " << spec.format(c);
+          ++checked;
+        }
+      }
+    }
+    EXPECT_GT(checked, 100u) << name;
   }
 }
 
