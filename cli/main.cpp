@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "cutune/error.hpp"
+#include "cutune/stop.hpp"
 #include "cutune/strategy.hpp"
 
 namespace {
@@ -186,6 +187,8 @@ int dispatch(TuneArgs& tune, const TuneTexts& texts, const Subcommands& subcomma
                  "(e.g. tune --kernel transpose --shapes 8192x8192); see tune --help\n";
     return 2;
   }
+  cutune::announce_on_terminate("interrupted: every configuration measured so far is stored in " + tune.db +
+                                 "; run the same command again to resume\n");
   return run_tune(tune);
 }
 
@@ -194,8 +197,10 @@ int run_reporting_errors(TuneArgs& tune, const TuneTexts& texts, const Subcomman
   try {
     return dispatch(tune, texts, subcommands);
   } catch (const cutune::Interrupted&) {
-    std::cerr << "interrupted: every configuration measured so far is stored in " << tune.db
-              << "; run the same command again to resume\n";
+    if (!cutune::termination_announced()) {
+      std::cerr << "interrupted: every configuration measured so far is stored in " << tune.db
+                << "; run the same command again to resume\n";
+    }
     return 130;
   } catch (const cutune::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
@@ -212,7 +217,7 @@ int main(int argc, char** argv) {
   using namespace cutune::cli;
   setup_logging();
   std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);  // a tuning run answers it at once instead (announce_on_terminate in dispatch)
   CLI::App app{"cutune: tune CUDA kernel templates and keep the best configurations in SQLite"};
   app.name("tune");
   app.require_subcommand(0, 1);

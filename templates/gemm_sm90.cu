@@ -31,6 +31,15 @@
 // in the rasterized order (GROUP_M), so the tiles in flight at once are neighbours. Producer and consumers walk the
 // same tiles; the slab counter runs on across tiles, so the ring's stages and barrier phases continue where the last
 // tile left them, and the producer fills the next tile's first STAGES slabs while the consumers store C of the last.
+//
+// Stream-K (STREAMK=1, persistent blocks of single-block clusters): the shared tiles' MAC-loop iterations (one BK slab
+// of one tile each) are split evenly among the grid's blocks, block b taking iterations [b I / G, (b + 1) I / G) of I
+// in all, as units of work that each lie in one tile; STREAMK=2 shares only the tiles of the last, partial wave that
+// way and walks the full waves' tiles whole (data-parallel) after them. A tile that several blocks share is finished
+// by the last of its blocks to get there: each leaves its partial sums in the workspace (two slots per block: only a
+// block's first unit can start inside a tile and only its last can end inside one) and adds its slabs to the tile's
+// count in `counters`; the block whose slabs complete the count adds the partials in the order of K (so the sums are
+// the same every run) and stores the tile. No block waits for another, so no schedule of the blocks can deadlock.
 #if PATH == 1
 #ifndef WG
 #define WG 1
@@ -47,6 +56,9 @@
 #ifndef MC
 #define MC 0
 #endif
+#ifndef STREAMK
+#define STREAMK 0
+#endif
 
 namespace gemm_sm90 {
 using namespace gemm_tc_shared;
@@ -60,6 +72,7 @@ static_assert(WG == 1 || WG == 2, "one or two consumer warpgroups");
 static_assert(STAGES >= 2, "the pipeline needs two stages at least");
 static_assert(CM * CN <= 2, "clusters of one or two blocks");
 static_assert(PERSIST == 0 || SPLITK == 1, "persistent blocks walk whole tiles (split-K slices by blockIdx.z)");
+static_assert(STREAMK == 0 || PERSIST >= 1 && CM * CN == 1, "stream-K shares iterations among persistent blocks");
 constexpr bool kMulticast = MC == 1;
 static_assert(!kMulticast || CM == 2 && CN == 1 && SPLITK == 1, "multicast of B within a cluster of two tiles along M");
 // Arrivals that free a stage: every consumer thread, or with multicast one per consumer warpgroup of either block (its
@@ -255,10 +268,22 @@ __device__ __forceinline__ bool place_tile(int M, int N, int cluster, Tile& tile
   return true;
 }
 
-// The clusters of tiles a block computes, in order: its own only (PERSIST=0: the grid has one cluster per cluster of
-// tiles), or its own and every grid-th after it (PERSIST=1).
+// The units of work a block computes, in order: its tile only (PERSIST=0: the grid has one cluster per cluster of
+// tiles), or its own and every grid-th after it (PERSIST=1), each with the block's share of K (split-K); with STREAMK
+// first its stream-K iterations (see the top of this file), in units that each lie in one tile.
 struct TileWalk {
   int cluster, stride, clusters;
+  // Stream-K: this block's iterations not walked yet. The walk stays in registers through the main loop, where the
+  // largest tiles have none to spare: what follows from the shape is computed when needed instead.
+  int sk_next, sk_end;
+  __device__ static __forceinline__ int slabs_per_tile(int K) { return (K + BK - 1) / BK; }
+  // Stream-K: the slabs of the shared tiles, all blocks together (below 2^31 at any shape a GPU holds).
+  __device__ static __forceinline__ int sk_iterations(int M, int N, int K) {
+    const int tiles = (M + BM - 1) / BM * ((N + BN - 1) / BN), grid = static_cast<int>(gridDim.x);
+    // STREAMK=2: the full waves stay whole; only the last wave's tiles (all of them when there is no full wave) share.
+    const int shared = STREAMK == 1 ? tiles : tiles % grid == 0 ? 0 : tiles % grid;
+    return shared * slabs_per_tile(K);
+  }
   // The next tile of this block from `cluster` on (skipping tiles over the edge of C); false when there is none.
   __device__ __forceinline__ bool find(int M, int N, Tile& tile) {
     for (; cluster < clusters; cluster += stride) {
@@ -266,11 +291,44 @@ struct TileWalk {
     }
     return false;
   }
+  // Stream-K: the first iteration of block `b` (the grid's end for b = gridDim.x).
+  __device__ static __forceinline__ int sk_start(int iterations, int b) {
+    return static_cast<int>(static_cast<long long>(iterations) * b / static_cast<int>(gridDim.x));
+  }
+  // The unit at the walk's position: its tile and slabs [slab_begin, slab_begin + slabs) of K; false when none is left.
+  __device__ __forceinline__ bool find_unit(int M, int N, int K, Tile& tile, int& slab_begin, int& slabs) {
+    if (STREAMK > 0 && sk_next < sk_end) {
+      const int per_tile = slabs_per_tile(K);
+      slab_begin = sk_next % per_tile;
+      slabs = min(per_tile - slab_begin, sk_end - sk_next);
+      place_tile(M, N, sk_next / per_tile, tile);  // shared tiles lie inside C
+      return true;
+    }
+    if (!find(M, N, tile)) return false;
+    k_slice(K, slab_begin, slabs);
+    return true;
+  }
+  // Past the unit that find_unit() gave, of `slabs` slabs.
+  __device__ __forceinline__ void advance(int slabs) {
+    if (STREAMK > 0 && sk_next < sk_end) {
+      sk_next += slabs;
+    } else {
+      cluster += stride;
+    }
+  }
 };
-__device__ __forceinline__ TileWalk tile_walk(int M, int N) {
+__device__ __forceinline__ TileWalk tile_walk(int M, int N, int K) {
   const int clusters = ((M + BM - 1) / BM + CM - 1) / CM * (((N + BN - 1) / BN + CN - 1) / CN);
-  return {static_cast<int>(blockIdx.x) / (CM * CN), PERSIST ? static_cast<int>(gridDim.x) / (CM * CN) : clusters,
-          clusters};
+  const int block = static_cast<int>(blockIdx.x) / (CM * CN);
+  if constexpr (STREAMK == 0) {
+    (void)K;
+    return {block, PERSIST ? static_cast<int>(gridDim.x) / (CM * CN) : clusters, clusters, 0, 0};
+  } else {
+    const int iterations = TileWalk::sk_iterations(M, N, K);
+    const int shared = iterations / TileWalk::slabs_per_tile(K);  // the data-parallel tiles come after these
+    return {shared + block, static_cast<int>(gridDim.x), clusters, TileWalk::sk_start(iterations, block),
+            TileWalk::sk_start(iterations, block + 1)};
+  }
 }
 
 // The ring in dynamic shared memory: STAGES stages of STAGE bytes from a 1024-byte boundary (the swizzle's repeat;
@@ -306,7 +364,7 @@ __device__ __forceinline__ Ring make_ring(unsigned char* smem_raw) {
 // BOX_BYTES bytes expected per stage. `it` counts the slabs loaded so far: slab `it` goes to stage it % STAGES.
 template <unsigned STAGE_A, int BOXES, unsigned BOX_BYTES, int BOX_COLUMNS>
 __device__ __forceinline__ void produce(const Ring& ring, const CUtensorMap* a_map, const CUtensorMap* b_map, int M,
-                                        int N, TileWalk walk, Tile tile, int slab_begin, int slabs) {
+                                        int N, int K, TileWalk walk, Tile tile, int slab_begin, int slabs) {
   constexpr unsigned kStage = STAGE_A + BOXES * BOX_BYTES;
   const int rank = kMulticast ? static_cast<int>(cluster_rank()) : 0;
   int it = 0;
@@ -329,8 +387,8 @@ __device__ __forceinline__ void produce(const Ring& ring, const CUtensorMap* a_m
         }
       }
     }
-    walk.cluster += walk.stride;
-  } while (walk.find(M, N, tile));
+    walk.advance(slabs);
+  } while (walk.find_unit(M, N, K, tile, slab_begin, slabs));
 }
 
 // How a block of either kernel starts: its tile (false for a block without one, which leaves), its share of K, the ring
@@ -347,14 +405,13 @@ struct Block {
 template <unsigned RING, unsigned STAGE_A, int BOXES, unsigned BOX_BYTES, int BOX_COLUMNS, bool REALLOCATE>
 __device__ __forceinline__ bool start_block(int M, int N, int K, const CUtensorMap* a_map, const CUtensorMap* b_map,
                                             unsigned char* smem_raw, Block& block) {
-  block.walk = tile_walk(M, N);
-  if (!block.walk.find(M, N, block.tile)) return false;
-  k_slice(K, block.slab_begin, block.slabs);
+  block.walk = tile_walk(M, N, K);
+  if (!block.walk.find_unit(M, N, K, block.tile, block.slab_begin, block.slabs)) return false;
   block.ring = make_ring<RING>(smem_raw);
   if (threadIdx.x < 128) {  // the producer warpgroup: one thread issues every load
     if constexpr (REALLOCATE) give_registers<kProducerRegisters, false>();
     if (threadIdx.x == 0) {
-      produce<STAGE_A, BOXES, BOX_BYTES, BOX_COLUMNS>(block.ring, a_map, b_map, M, N, block.walk, block.tile,
+      produce<STAGE_A, BOXES, BOX_BYTES, BOX_COLUMNS>(block.ring, a_map, b_map, M, N, K, block.walk, block.tile,
                                                       block.slab_begin, block.slabs);
     }
     if constexpr (kMulticast) cluster_sync();  // finish_block()'s, for the producer warpgroup
@@ -364,16 +421,16 @@ __device__ __forceinline__ bool start_block(int M, int N, int K, const CUtensorM
   return true;
 }
 
-// The consumers' next tile after the one just stored (PERSIST=1), as the producer walks them; false when none is left.
-// Its share of K is the last one's (split-K is not persistent).
-__device__ __forceinline__ bool next_tile(int M, int N, Block& block) {
+// The consumers' next unit after the one just finished (PERSIST=1), as the producer walks them; false when none is
+// left.
+__device__ __forceinline__ bool next_tile(int M, int N, int K, Block& block) {
   if constexpr (PERSIST == 0) {
-    (void)M, (void)N;
+    (void)M, (void)N, (void)K;
     return false;
   } else {
     block.it += block.slabs;
-    block.walk.cluster += block.walk.stride;
-    return block.walk.find(M, N, block.tile);
+    block.walk.advance(block.slabs);
+    return block.walk.find_unit(M, N, K, block.tile, block.slab_begin, block.slabs);
   }
 }
 
@@ -446,6 +503,58 @@ __device__ __forceinline__ bool splitk_reduce(float* acc, float* workspace, unsi
   // kFrags: 8, 16, 24, ...; SWAP=1's BM 16 tiles 2 or 4.
   splitk_sum<kFrags, kConsumerThreads, (kFrags % 16 == 0 ? 16 : kFrags % 8 == 0 ? 8 : kFrags)>(ws, acc, ct);
   if (ct == 0) counters[tile.index] = 0;  // rearmed for the next launch
+  return true;
+}
+
+// Stream-K's workspace slot of block b's partial sums: two per block, one for a unit that holds a tile's first slab
+// (the last unit of the block's range) and one for a unit that does not (its first); a block has at most one of each.
+__device__ __forceinline__ unsigned streamk_slot(unsigned b, bool head) { return 2 * b + (head ? 1 : 0); }
+
+// Stream-K's fixup of a unit that is part of a tile (STREAMK >= 1; see the top of this file), for the consumer threads
+// with ACCS accumulators each; true at once for a whole tile. Every block sharing the tile leaves its partial sums in
+// its slot of the workspace and adds its slabs to the tile's count in `counters`; the one that completes the count
+// returns true with the whole tile's sums in `acc` (the partials added in the order of K, so the same every run) and
+// lowers the count for the next launch; the others return false. No block waits for another.
+template <int ACCS>
+__device__ __forceinline__ bool streamk_reduce(float* acc, float* workspace, unsigned* counters, const Block& block,
+                                               int M, int N, int K) {
+  const int per_tile = TileWalk::slabs_per_tile(K);
+  if (STREAMK == 0 || block.slabs == per_tile) return true;
+  constexpr int kFrags = ACCS / 4;
+  const int ct = threadIdx.x - 128;
+  const int first = block.walk.sk_next - block.slab_begin;  // the tile's first iteration
+  float4* slots = reinterpret_cast<float4*>(workspace);
+  splitk_store<kFrags, kConsumerThreads>(slots + (u64)streamk_slot(blockIdx.x, block.slab_begin == 0) * kFrags *
+                                                     kConsumerThreads, acc, ct);
+  __threadfence();
+  consumer_sync();
+  if (ct == 0) {
+    const unsigned slabs = static_cast<unsigned>(block.slabs);
+    *block.ring.last_slice = atomicAdd(counters + first / per_tile, slabs) + slabs == static_cast<unsigned>(per_tile);
+  }
+  consumer_sync();
+  if (!*block.ring.last_slice) return false;
+  __threadfence();
+  // The blocks that share the tile, in order from the one holding its first slab; blocks without iterations skipped.
+  const int iterations = TileWalk::sk_iterations(M, N, K);
+  int b = static_cast<int>(static_cast<long long>(first) * gridDim.x / iterations);
+  while (TileWalk::sk_start(iterations, b + 1) <= first) ++b;
+  while (TileWalk::sk_start(iterations, b) > first) --b;
+#pragma unroll
+  for (int r = 0; r < ACCS; ++r) acc[r] = 0.0f;
+#pragma unroll 1
+  for (int at = first; at < first + per_tile; ++b) {
+    const int end = TileWalk::sk_start(iterations, b + 1);
+    if (end <= at) continue;
+    const float4* part = slots + (u64)streamk_slot(b, at == first) * kFrags * kConsumerThreads + ct;
+#pragma unroll
+    for (int f = 0; f < kFrags; ++f) {
+      const float4 v = __ldcg(part + f * kConsumerThreads);
+      acc[4 * f] += v.x, acc[4 * f + 1] += v.y, acc[4 * f + 2] += v.z, acc[4 * f + 3] += v.w;
+    }
+    at = end;
+  }
+  if (ct == 0) counters[first / per_tile] = 0;
   return true;
 }
 

@@ -8,7 +8,8 @@
 // banks (its 8 rows put the same chunk in 8 places, its 4 quad lanes fill the chunk). EPI_SLICE 0 stages all BN / 64
 // boxes at once (MR * 64 * BN * 2 bytes per warpgroup); EPI_SLICE 1 stages one box at a time in two alternating
 // buffers (4 boxes of shared memory fewer for BN = 256: room for another stage of the ring), the store of one box
-// overlapping the writes of the next.
+// overlapping the writes of the next; EPI_SLICE 2 one box at a time in a single buffer, each box's writes waiting
+// until the store of the last one has read it (what lets 256 x 128 tiles keep a ring of four stages).
 #ifndef EPI_SLICE
 #define EPI_SLICE 0
 #endif
@@ -22,10 +23,10 @@ struct StagedC {
   static constexpr unsigned kBox = MR * 64 * kRow;           // one box: 64 columns of the warpgroup's rows
   static constexpr int kBoxes = BN / 64;                     // boxes of a tile row
   static constexpr int kPerRound = EPI_SLICE ? 1 : kBoxes;   // boxes staged, then stored, together
-  static constexpr int kSets = EPI_SLICE ? 2 : 1;            // alternating buffers of kPerRound boxes
+  static constexpr int kSets = EPI_SLICE == 1 ? 2 : 1;       // alternating buffers of kPerRound boxes
   static constexpr unsigned kBytes = kSets * kPerRound * kBox;  // per warpgroup
   static_assert(kBox % 1024 == 0, "the boxes start where the swizzle pattern does");
-  static_assert(EPI_SLICE == 0 || kBoxes % 2 == 0, "alternating single boxes need an even number per tile row");
+  static_assert(EPI_SLICE != 1 || kBoxes % 2 == 0, "alternating single boxes need an even number per tile row");
 
   // Byte offset of column `col` (within the round's boxes) of row `row` (within the warpgroup's rows).
   __host__ __device__ static constexpr unsigned at(int row, int col) {

@@ -22,7 +22,8 @@
 // meet that work; the specs leave the others to PATH 0. SWAP=1 computes the swapped product instead
 // (gemm_wgmma_swap.cu, compiled after this file). With PERSIST=1 a block computes tile after tile (gemm_sm90.cu): the
 // consumers store one tile's C while the producer already loads the next tile's slabs; with MC=1 the two blocks of a
-// cluster share B's loads (TMA multicast).
+// cluster share B's loads (TMA multicast); with STREAMK the persistent blocks share the tiles' iterations
+// (gemm_sm90.cu).
 #ifndef SWAP
 #define SWAP 0
 #endif
@@ -134,6 +135,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads, PERSIS
     for (int mr = 0; mr < kMR; ++mr) pin(acc[mr]);  // every accumulator read below comes after the wait
 
     if (SPLITK > 1 && !splitk_reduce<kMR * kAccs>(&acc[0][0], workspace, counters, tile, block.ring.last_slice)) return;
+    if (!streamk_reduce<kMR * kAccs>(&acc[0][0], workspace, counters, block, M, N, K)) continue;  // another block stores it
 
     if constexpr (EPI_VEC == 64) {
       gemm_sm90_store::store_tile<kMR, kAccs>(acc, tile, consumer, block.ring.base + STAGES * kStage + consumer * kStageC,
@@ -164,7 +166,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads, PERSIS
           }
         }
       }
-  } while (next_tile(M, N, block));
+  } while (next_tile(M, N, K, block));
   if (EPI_VEC == 64 && threadIdx.x % 128 == 0) bulk_wait_all<0>();  // the last stores are written before the block ends
   finish_block();
 }

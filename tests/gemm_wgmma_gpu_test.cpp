@@ -129,10 +129,12 @@ TEST_P(GemmWgmmaSwapGpu, MissingSlabIsCaught) {
   expect_missing_slab_caught(device, swapped_only(GetParam()), {{"64x1024x512", 3}, {"16x4096x4096", 40}}, "SWAP=1");
 }
 
-// The 16-bit kernels' PATH 1 variants, each alone: persistent blocks (PERSIST 1 and 2: many tiles per block, the
-// ring's phases carried across tiles), multicast of B within a cluster (MC=1: odd numbers of tile rows leave the last
-// cluster's second block beyond C, loading for the first without storing) and TMA stores of C (EPI_VEC 64: clipped at
-// the edges, C read for beta; EPI_SLICE 1: a box at a time in alternating buffers). Partial tiles at the edges, a partial last k-slab. One kernel and variant per instance.
+// The PATH 1 variants, each alone: persistent blocks (PERSIST 1 and 2: many tiles per block, the ring's phases carried
+// across tiles), multicast of B within a cluster (MC=1: odd numbers of tile rows leave the last cluster's second block
+// beyond C, loading for the first without storing), TMA stores of C (EPI_VEC 64: clipped at the edges, C read for
+// beta; EPI_SLICE 1: a box at a time in alternating buffers, 2: in one buffer) and stream-K (STREAMK 1: every tile's
+// slabs shared by the persistent blocks, partial tiles summed through the workspace; 2: the last wave's tiles only).
+// Partial tiles at the edges, a partial last k-slab. One kernel and variant per instance.
 struct Variant {
   const char* kernel;
   const char* where;
@@ -146,7 +148,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{"gemm_bf16", "MC == 1", "multicast"}, Variant{"gemm_f16", "MC == 1", "multicast"},
                       Variant{"gemm_bf16", "EPI_VEC == 64", "tma_store"},
                       Variant{"gemm_f16", "EPI_VEC == 64", "tma_store"},
-                      Variant{"gemm_bf16", "EPI_SLICE == 1", "tma_store_sliced"}),
+                      Variant{"gemm_bf16", "EPI_SLICE == 1", "tma_store_sliced"},
+                      Variant{"gemm_f16", "EPI_SLICE == 2", "tma_store_one_buffer"},
+                      Variant{"gemm_bf16", "STREAMK == 1", "streamk"}, Variant{"gemm_f16", "STREAMK == 2", "streamk_dp"},
+                      Variant{"gemm_bf16", "STREAMK == 2", "streamk_dp"}),
     [](const ::testing::TestParamInfo<Variant>& info) {
       return std::string(info.param.kernel) + "_" + info.param.name;
     });
@@ -170,6 +175,33 @@ TEST_P(GemmWgmmaVariantGpu, MissingSlabIsCaught) {
   if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
   expect_missing_slab_caught(device, variant_only(GetParam()), {{"1000x1000x1000", 10}, {"2050x3000x520", 7}},
                              GetParam().where);
+}
+
+// Stream-K's partial tiles are summed in a fixed order: each configuration, its own reference, gives the same bits in
+// three later runs (the flags it raises are lowered for the next launch, or the next run would read stale partials).
+TEST(GemmWgmmaStreamKGpu, SameBitsEveryRun) {
+  REQUIRE_GPU();
+  Device device;
+  if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
+  MeasureOptions options = testing::quick_measure();
+  for (const char* name : {"gemm_bf16", "gemm_f16"}) {
+    KernelSpec family = load_kernel(name);
+    family.restrict_to("STREAMK >= 1");
+    const Shape shape = family.parse_shape("1000x1000x1000");
+    const std::vector<Config> sample = wgmma_sample(family, shape, device, 6);
+    ASSERT_FALSE(sample.empty()) << name;
+    for (const Config& c : sample) {
+      const KernelSpec spec = testing::self_referenced(family, c);
+      Compiled compiled(spec, device.identity().arch());
+      compiled.add({c});
+      Workbench bench(device, spec, shape, options);
+      for (int run = 0; run < 3; ++run) {
+        const Result r = bench.evaluate(c, compiled.get(c));
+        EXPECT_EQ(r.status, Status::Ok) << name << " " << r.config << " run " << run + 2 << ": " << r.message;
+      }
+    }
+    std::printf("%s: %zu stream-K configurations gave the same bits in 4 runs each\n", name, sample.size());
+  }
 }
 
 // The runtime API launches TF32's PATH 1 as any kernel: the maps encoded over the A and B pointers passed in their

@@ -16,15 +16,14 @@
 #include "cutune/stop.hpp"
 #include "stand_in_kernel.hpp"
 
-extern "C" void on_terminate(int) { cutune::request_stop(); }
-
 int main(int argc, char** argv) {
   using namespace cutune;
   if (argc != 3 && argc != 4) {
     std::fprintf(stderr, "usage: mpi_rank_driver DB CACHE_DIR [mixed]\n");
     return 2;
   }
-  std::signal(SIGTERM, on_terminate);
+  // As `tune` does: the launcher's SIGTERM is answered at once, before an orderly stop that its SIGKILL may cut short.
+  cutune::announce_on_terminate("interrupted: what was measured is stored\n");
   try {
     cluster::Transport transport;
     std::ofstream(std::string(argv[1]) + ".rank" + std::to_string(transport.rank()) + ".pid") << ::getpid() << "\n";
@@ -52,7 +51,7 @@ int main(int argc, char** argv) {
     for (const auto& d : report.devices) std::printf("measured %s: %zu\n", d.name.c_str(), d.measured);
     return 0;
   } catch (const Interrupted&) {
-    std::fprintf(stderr, "interrupted: what was measured is stored\n");
+    if (!termination_announced()) std::fprintf(stderr, "interrupted: what was measured is stored\n");
     return 130;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

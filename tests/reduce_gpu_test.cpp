@@ -316,15 +316,6 @@ TEST(ReduceGpu, NanAndInfinitiesPropagate) {
 // Determinism: each configuration is its own reference (its output at the first run, compared with tolerance 0 to
 // three later verified runs, each after other runs of it). The deterministic kernels, and max in every configuration.
 
-KernelSpec self_referenced(const KernelSpec& family, const Config& config) {
-  auto j = nlohmann::ordered_json::parse(family.json);
-  auto reference = nlohmann::ordered_json::object();
-  for (std::size_t p = 0; p < family.parameters.size(); ++p) reference[family.parameters[p].name] = config.values[p].as_int();
-  j["reference"] = {{"configuration", reference}};
-  j["tolerance"] = {{"atol", 0}, {"rtol", 0}};
-  return KernelSpec::from_json(j.dump(), family.source, family.source_name);
-}
-
 TEST(ReduceGpu, DeterministicKernelsGiveTheSameBitsEveryRun) {
   REQUIRE_GPU();
   Device device;
@@ -338,7 +329,7 @@ TEST(ReduceGpu, DeterministicKernelsGiveTheSameBitsEveryRun) {
       const Compiled compiled = compile_all(family, testing::sample_space(family, space, 40), device.identity().arch(), &cache.cache);
       int same = 0;
       for (std::size_t i = 0; i < compiled.configs.size(); ++i) {
-        const KernelSpec spec = self_referenced(family, compiled.configs[i]);
+        const KernelSpec spec = testing::self_referenced(family, compiled.configs[i]);
         Workbench bench(device, spec, Shape{{n}}, options);
         bench.prepare(&cache.cache);  // the reference is this configuration: a cache hit
         bool all = true;
