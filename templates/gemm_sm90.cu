@@ -32,14 +32,8 @@
 // same tiles; the slab counter runs on across tiles, so the ring's stages and barrier phases continue where the last
 // tile left them, and the producer fills the next tile's first STAGES slabs while the consumers store C of the last.
 //
-// Stream-K (STREAMK=1, persistent blocks of single-block clusters): the shared tiles' MAC-loop iterations (one BK slab
-// of one tile each) are split evenly among the grid's blocks, block b taking iterations [b I / G, (b + 1) I / G) of I
-// in all, as units of work that each lie in one tile; STREAMK=2 shares only the tiles of the last, partial wave that
-// way and walks the full waves' tiles whole (data-parallel) after them. A tile that several blocks share is finished
-// by the last of its blocks to get there: each leaves its partial sums in the workspace (two slots per block: only a
-// block's first unit can start inside a tile and only its last can end inside one) and adds its slabs to the tile's
-// count in `counters`; the block whose slabs complete the count adds the partials in the order of K (so the sums are
-// the same every run) and stores the tile. No block waits for another, so no schedule of the blocks can deadlock.
+// Stream-K (STREAMK=1 or 2) shares the tiles' K slabs among the persistent blocks as units of work (TileWalk below);
+// gemm_sm90_streamk.cu, compiled after this file by the 16-bit specs, finishes the tiles split between blocks.
 #if PATH == 1
 #ifndef WG
 #define WG 1
@@ -273,9 +267,7 @@ __device__ __forceinline__ bool place_tile(int M, int N, int cluster, Tile& tile
 // first its stream-K iterations (see the top of this file), in units that each lie in one tile.
 struct TileWalk {
   int cluster, stride, clusters;
-  // Stream-K: this block's iterations not walked yet. The walk stays in registers through the main loop, where the
-  // largest tiles have none to spare: what follows from the shape is computed when needed instead.
-  int sk_next, sk_end;
+  int sk_next, sk_end;  // stream-K: this block's iterations not walked yet (the rest is computed when needed)
   __device__ static __forceinline__ int slabs_per_tile(int K) { return (K + BK - 1) / BK; }
   // Stream-K: the slabs of the shared tiles, all blocks together (below 2^31 at any shape a GPU holds).
   __device__ static __forceinline__ int sk_iterations(int M, int N, int K) {
@@ -310,11 +302,8 @@ struct TileWalk {
   }
   // Past the unit that find_unit() gave, of `slabs` slabs.
   __device__ __forceinline__ void advance(int slabs) {
-    if (STREAMK > 0 && sk_next < sk_end) {
-      sk_next += slabs;
-    } else {
-      cluster += stride;
-    }
+    if (STREAMK > 0 && sk_next < sk_end) sk_next += slabs;
+    else cluster += stride;
   }
 };
 __device__ __forceinline__ TileWalk tile_walk(int M, int N, int K) {
@@ -503,58 +492,6 @@ __device__ __forceinline__ bool splitk_reduce(float* acc, float* workspace, unsi
   // kFrags: 8, 16, 24, ...; SWAP=1's BM 16 tiles 2 or 4.
   splitk_sum<kFrags, kConsumerThreads, (kFrags % 16 == 0 ? 16 : kFrags % 8 == 0 ? 8 : kFrags)>(ws, acc, ct);
   if (ct == 0) counters[tile.index] = 0;  // rearmed for the next launch
-  return true;
-}
-
-// Stream-K's workspace slot of block b's partial sums: two per block, one for a unit that holds a tile's first slab
-// (the last unit of the block's range) and one for a unit that does not (its first); a block has at most one of each.
-__device__ __forceinline__ unsigned streamk_slot(unsigned b, bool head) { return 2 * b + (head ? 1 : 0); }
-
-// Stream-K's fixup of a unit that is part of a tile (STREAMK >= 1; see the top of this file), for the consumer threads
-// with ACCS accumulators each; true at once for a whole tile. Every block sharing the tile leaves its partial sums in
-// its slot of the workspace and adds its slabs to the tile's count in `counters`; the one that completes the count
-// returns true with the whole tile's sums in `acc` (the partials added in the order of K, so the same every run) and
-// lowers the count for the next launch; the others return false. No block waits for another.
-template <int ACCS>
-__device__ __forceinline__ bool streamk_reduce(float* acc, float* workspace, unsigned* counters, const Block& block,
-                                               int M, int N, int K) {
-  const int per_tile = TileWalk::slabs_per_tile(K);
-  if (STREAMK == 0 || block.slabs == per_tile) return true;
-  constexpr int kFrags = ACCS / 4;
-  const int ct = threadIdx.x - 128;
-  const int first = block.walk.sk_next - block.slab_begin;  // the tile's first iteration
-  float4* slots = reinterpret_cast<float4*>(workspace);
-  splitk_store<kFrags, kConsumerThreads>(slots + (u64)streamk_slot(blockIdx.x, block.slab_begin == 0) * kFrags *
-                                                     kConsumerThreads, acc, ct);
-  __threadfence();
-  consumer_sync();
-  if (ct == 0) {
-    const unsigned slabs = static_cast<unsigned>(block.slabs);
-    *block.ring.last_slice = atomicAdd(counters + first / per_tile, slabs) + slabs == static_cast<unsigned>(per_tile);
-  }
-  consumer_sync();
-  if (!*block.ring.last_slice) return false;
-  __threadfence();
-  // The blocks that share the tile, in order from the one holding its first slab; blocks without iterations skipped.
-  const int iterations = TileWalk::sk_iterations(M, N, K);
-  int b = static_cast<int>(static_cast<long long>(first) * gridDim.x / iterations);
-  while (TileWalk::sk_start(iterations, b + 1) <= first) ++b;
-  while (TileWalk::sk_start(iterations, b) > first) --b;
-#pragma unroll
-  for (int r = 0; r < ACCS; ++r) acc[r] = 0.0f;
-#pragma unroll 1
-  for (int at = first; at < first + per_tile; ++b) {
-    const int end = TileWalk::sk_start(iterations, b + 1);
-    if (end <= at) continue;
-    const float4* part = slots + (u64)streamk_slot(b, at == first) * kFrags * kConsumerThreads + ct;
-#pragma unroll
-    for (int f = 0; f < kFrags; ++f) {
-      const float4 v = __ldcg(part + f * kConsumerThreads);
-      acc[4 * f] += v.x, acc[4 * f + 1] += v.y, acc[4 * f + 2] += v.z, acc[4 * f + 3] += v.w;
-    }
-    at = end;
-  }
-  if (ct == 0) counters[first / per_tile] = 0;
   return true;
 }
 
