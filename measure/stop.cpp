@@ -1,4 +1,5 @@
-// The stop request's flag: a lock-free atomic, so that setting it is safe in a signal handler.
+// The stop request's flag (a lock-free atomic, so that setting it is safe in a signal handler) and the SIGTERM handler
+// that says what is stored before asking for the stop.
 #include "cutune/stop.hpp"
 
 #include <unistd.h>

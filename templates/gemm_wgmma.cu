@@ -23,7 +23,7 @@
 // (gemm_wgmma_swap.cu, compiled after this file). With PERSIST=1 a block computes tile after tile (gemm_sm90.cu): the
 // consumers store one tile's C while the producer already loads the next tile's slabs; with MC=1 the two blocks of a
 // cluster share B's loads (TMA multicast); with STREAMK the persistent blocks share the tiles' iterations
-// (gemm_sm90.cu).
+// (gemm_sm90_streamk.cu).
 #ifndef SWAP
 #define SWAP 0
 #endif
