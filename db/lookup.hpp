@@ -3,6 +3,7 @@
 
 #include <unordered_map>
 
+#include "lookup_memo.hpp"
 #include "store.hpp"
 
 namespace cutune {
@@ -22,6 +23,7 @@ struct Database::Statements {
   SQLite::Statement latest_on_arch;    // the kernel version measured last on any device of a compute capability
   SQLite::Statement device_shapes;     // tuned shapes of a kernel version and convention on a device
   SQLite::Statement arch_shapes;       // devices and their tuned shapes at a compute capability, one convention
+  detail::LookupMemo memo;             // answers while the file is unchanged
 
  private:
   std::unordered_map<std::string, std::int64_t> device_ids_;

@@ -22,6 +22,9 @@ constexpr std::string_view kApplication = "cutune";
 // configuration (after 'ok' ones): results_best and `tuned` include it. Older cutune versions would not read it.
 // Version 6: results carry where their evaluation's time went besides compiling (verify_ms ... search_ms), and runs
 // where their wall time went (wall_s ... compile_cpu_s, PhaseTimes); NULL where unknown, as in every older row.
+// Version 7: results_best orders by status ('ok' before 'unverified', as the text sorts), so that a lookup reads one
+// row instead of sorting every configuration of the shape; `wanted` lists the shapes lookups found no result for; a
+// result may be 'interrupted' (its process was killed from outside: tried again, never the best).
 constexpr const char* kTables = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS devices(
@@ -69,14 +72,26 @@ CREATE TABLE IF NOT EXISTS tuned(
   PRIMARY KEY(kernel_id, device_id, flush, shape)) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS results_current ON results(device_id, kernel_id, flush, shape, config)
   WHERE current = 1;
-CREATE INDEX IF NOT EXISTS results_best ON results(device_id, kernel_id, flush, shape, median_ms, config)
+CREATE INDEX IF NOT EXISTS results_best ON results(device_id, kernel_id, flush, shape, status, median_ms, config)
   WHERE current = 1 AND status IN ('ok', 'unverified');
 CREATE INDEX IF NOT EXISTS results_recent ON results(device_id, measured_at);
 )sql";
 
+// `wanted`: the (kernel version, device, L2 convention, shape) keys a runtime lookup found no result of its own for,
+// how often and when; `tune --wanted` tunes them (wanted.cpp).
+constexpr const char* kWanted = R"sql(
+CREATE TABLE IF NOT EXISTS wanted(
+  kernel_id INTEGER NOT NULL REFERENCES kernels(id),
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  flush TEXT NOT NULL CHECK(flush IN ('read', 'write', 'none')),
+  shape TEXT NOT NULL,
+  count INTEGER NOT NULL, first_at TEXT NOT NULL, last_at TEXT NOT NULL,
+  PRIMARY KEY(kernel_id, device_id, flush, shape)) WITHOUT ROWID;
+)sql";
+
 constexpr const char* kMeta = R"sql(
 INSERT OR IGNORE INTO meta(key, value) VALUES('application', 'cutune');
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '6');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '7');
 )sql";
 
 // A version-1 run had no uid. Its fields make one, so that two copies of the same version-1 file migrate to
@@ -221,6 +236,12 @@ void migrate_from_v5(SQLite::Database& db) {
   }
 }
 
+// Version 6's results_best did not order by status: kIndexes builds it again.
+void migrate_from_v6(SQLite::Database& db) {
+  db.exec("DROP INDEX IF EXISTS results_best");
+  db.exec(kWanted);
+}
+
 }  // namespace
 
 void migrate(SQLite::Database& db, const fs::path& path, int from) {
@@ -241,6 +262,7 @@ void migrate(SQLite::Database& db, const fs::path& path, int from) {
       if (version <= 3) migrate_from_v3(db);
       if (version <= 4) migrate_from_v4(db);
       if (version <= 5) migrate_from_v5(db);
+      if (version <= 6) migrate_from_v6(db);
       db.exec(kIndexes);
       refresh_current(db);
       db.exec("UPDATE meta SET value = '" + std::to_string(Database::kSchemaVersion) +
@@ -252,6 +274,7 @@ void migrate(SQLite::Database& db, const fs::path& path, int from) {
 void create_schema(SQLite::Database& db) {
   db.exec(kTables);
   db.exec(kIndexes);
+  db.exec(kWanted);
   db.exec(kMeta);
 }
 

@@ -132,7 +132,7 @@ TEST(GemmTcSpace, ShapeRules) {
   }
 }
 
-// 300 configurations of the kernels (a sample of each holding every value of every parameter) compile for sm_90,
+// 120 configurations of the kernels (a sample of each holding every value of every parameter) compile for sm_90,
 // without spilling; for sm_80, a configuration for each value of each parameter. NVRTC takes about a second per
 // configuration, and the CI machine has two cores.
 TEST(GemmTcCompile, SampleCompilesForSm90AndSm80) {
@@ -153,7 +153,7 @@ TEST(GemmTcCompile, SampleCompilesForSm90AndSm80) {
   std::size_t configurations = 0;
   for (const auto& spec : specs) {
     const Space space = Space::enumerate(spec, std::nullopt, DeviceLimits{});
-    const std::size_t wanted = (300 + kKernels.size() - 1) / kKernels.size();
+    const std::size_t wanted = (120 + kKernels.size() - 1) / kKernels.size();  // CI has 2 cores: about 3 min
     const std::vector<Config> sample = testing::sample_space(spec, space, wanted);
     ASSERT_GE(sample.size(), wanted);
     configurations += sample.size();
@@ -168,7 +168,7 @@ TEST(GemmTcCompile, SampleCompilesForSm90AndSm80) {
     }
     for (const auto& p : spec.parameters) EXPECT_EQ(seen[p.name].size(), p.values.size()) << spec.name << " " << p.name;
   }
-  EXPECT_GE(configurations, 300u);
+  EXPECT_GE(configurations, 120u);
   // The constraints keep out the tiles whose registers do not fit; a few configurations may still move a word or
   // two through local memory (slow, not wrong: the tuner measures them), more would mean a rule is missing.
   std::size_t spilled = 0;
