@@ -46,6 +46,7 @@ struct TuneArgs {
   bool isolate = true;
   double timeout_floor_s = 10.0;
   Shard shard;  ///< --shard i/n: this job's part of each shape's space
+  bool wanted = false;  ///< --wanted: the shapes come from the database's wanted list
   std::string command_line;
 };
 
@@ -105,6 +106,13 @@ void add_compile_command(CLI::App& app, Subcommands& out);
 void add_db_command(CLI::App& app, Subcommands& out);
 void add_replay_command(CLI::App& app, Subcommands& out);
 void add_report_command(CLI::App& app, Subcommands& out);
+void add_wanted_command(CLI::App& app, Subcommands& out);
+/// `tune --wanted`: a run of run_tune() per kernel (the one named, else each built-in one with wanted shapes on this
+/// GPU), its shapes those wanted on this GPU under the run's convention and not tuned for the spec's version.
+int run_wanted(const TuneArgs& args);
+/// Those shapes of one kernel.
+std::vector<std::string> untuned_wanted_shapes(Database& db, const KernelSpec& spec, const DeviceIdentity& device,
+                                               L2Flush flush);
 
 /// Opens a database that must exist: commands that only read one never create one by accident.
 Database open_existing(const std::string& path);

@@ -10,6 +10,9 @@
 #include <cstdio>
 #include <iostream>
 
+#ifdef CUTUNE_HAVE_MPI
+#include "cluster/transport.hpp"
+#endif
 #include "commands.hpp"
 #include "cutune/error.hpp"
 #include "cutune/stop.hpp"
@@ -96,6 +99,9 @@ void add_target_options(CLI::App& app, TuneArgs& tune) {
       ->excludes(kernel_option)
       ->excludes("--spec");
   app.add_option("--shapes,-s", tune.shapes, "comma-separated shapes, e.g. 8192x8192,4000x3000");
+  app.add_flag("--wanted", tune.wanted,
+               "tune the shapes applications asked the runtime for on this GPU that have no result yet (`tune "
+               "wanted` lists them): of --kernel, else of every built-in kernel with such shapes");
   add_where_option(app, tune.where);
 }
 
@@ -173,6 +179,7 @@ void add_subcommands(CLI::App& app, Subcommands& subcommands) {
   add_db_command(app, subcommands);
   add_replay_command(app, subcommands);
   add_report_command(app, subcommands);
+  add_wanted_command(app, subcommands);
 }
 
 // Checks the texts into `tune`, then runs the subcommand that was given, else tuning.
@@ -182,14 +189,19 @@ int dispatch(TuneArgs& tune, const TuneTexts& texts, const Subcommands& subcomma
   apply_measure_choices(tune.measure, texts.verify, texts.no_flush ? "none" : texts.flush);
   for (const auto& sub : subcommands)
     if (sub.app->parsed()) return sub.action();
-  if (tune.problem.empty() && ((tune.kernel.empty() && tune.spec.empty()) || tune.shapes.empty())) {
-    std::cerr << "error: tuning needs --kernel (or --spec) and --shapes, or --problem "
+  if (!tune.wanted && tune.problem.empty() && ((tune.kernel.empty() && tune.spec.empty()) || tune.shapes.empty())) {
+    std::cerr << "error: tuning needs --kernel (or --spec) and --shapes, or --problem, or --wanted "
                  "(e.g. tune --kernel transpose --shapes 8192x8192); see tune --help\n";
     return 2;
   }
   cutune::announce_on_terminate("interrupted: every configuration measured so far is stored in " + tune.db +
                                  "; run the same command again to resume\n");
-  return run_tune(tune);
+#ifdef CUTUNE_HAVE_MPI
+  if (tune.wanted && tune.kernel.empty() && tune.spec.empty() && tune.problem.empty() && cutune::cluster::launched_by_mpi()) {
+    throw cutune::InputError("under mpirun / srun, --wanted tunes one kernel: name it with --kernel");
+  }
+#endif
+  return tune.wanted ? run_wanted(tune) : run_tune(tune);
 }
 
 // Errors become one line and an exit status: 130 for an interruption, 1 for the rest.

@@ -13,8 +13,11 @@
 namespace cutune {
 namespace detail {
 
-std::string utc_now() {
-  const auto now = std::chrono::system_clock::now();
+std::string utc_now() { return utc_text(std::chrono::system_clock::now()); }
+
+}  // namespace detail
+
+std::string utc_text(std::chrono::system_clock::time_point now) {
   const auto seconds = std::chrono::time_point_cast<std::chrono::seconds>(now);
   const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now - seconds).count();
   const std::time_t t = std::chrono::system_clock::to_time_t(seconds);
@@ -27,6 +30,8 @@ std::string utc_now() {
   std::snprintf(text.data(), text.size(), "%s.%06lldZ", date.data(), static_cast<long long>(micros));
   return text.data();
 }
+
+namespace detail {
 
 std::string host_name() {
   std::array<char, HOST_NAME_MAX + 1> name{};

@@ -14,12 +14,6 @@
 #include "store.hpp"
 
 namespace cutune::detail {
-namespace {
-
-constexpr std::size_t kMaxName = 256;       // uid, device and kernel names, hash, shape, times
-constexpr std::size_t kMaxText = 4096;      // host, command, version, a configuration
-constexpr std::size_t kMaxMessage = 65536;  // a compile log
-constexpr std::size_t kMaxSamples = 100000;
 
 // A value as it may appear in an error message: short, and with control characters shown as escapes.
 std::string shown(std::string_view text) {
@@ -46,6 +40,20 @@ bool has_control(std::string_view text, bool allow_newlines) {
   return false;
 }
 
+bool is_shape_text(std::string_view s) {
+  if (s.empty() || s.front() == 'x' || s.back() == 'x' || s.find("xx") != std::string_view::npos) return false;
+  for (const char c : s)
+    if (!std::isdigit(static_cast<unsigned char>(c)) && c != 'x') return false;
+  return true;
+}
+
+namespace {
+
+constexpr std::size_t kMaxName = 256;       // uid, device and kernel names, hash, shape, times
+constexpr std::size_t kMaxText = 4096;      // host, command, version, a configuration
+constexpr std::size_t kMaxMessage = 65536;  // a compile log
+constexpr std::size_t kMaxSamples = 100000;
+
 bool is_identifier(std::string_view s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
   for (const char c : s)
@@ -68,13 +76,6 @@ bool is_config_text(std::string_view s) {
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '+' && c != '_') return false;
     start = comma + 1;
   }
-  return true;
-}
-
-bool is_shape_text(std::string_view s) {
-  if (s.empty() || s.front() == 'x' || s.back() == 'x' || s.find("xx") != std::string_view::npos) return false;
-  for (const char c : s)
-    if (!std::isdigit(static_cast<unsigned char>(c)) && c != 'x') return false;
   return true;
 }
 

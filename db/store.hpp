@@ -167,6 +167,12 @@ constexpr const char* kDeviceKeyMatch =
     "d.name = :device AND d.cc_major = :cc_major AND d.cc_minor = :cc_minor AND d.sm_count = :sm_count";
 void bind_device_key(SQLite::Statement& statement, const DeviceIdentity& device);
 
+/// Checks of untrusted texts (row_checks.cpp): a value as an error message may show it (short, control characters
+/// escaped); whether it holds control characters; whether it reads as a shape ("8192x4096").
+std::string shown(std::string_view text);
+bool has_control(std::string_view text, bool allow_newlines);
+bool is_shape_text(std::string_view s);
+
 /// The row id of a device key (normalised name); adds the row first when `add` is set.
 std::optional<std::int64_t> device_id(SQLite::Database& db, const DeviceIdentity& device, bool add);
 std::optional<std::int64_t> kernel_id(SQLite::Database& db, const KernelIdentity& kernel, bool add);

@@ -18,6 +18,7 @@
 #include "cutune/templates.hpp"
 #include "cutune/tensor_map.hpp"
 #include "specs/log.hpp"
+#include "wanted_log.hpp"
 #include "measure/tensor_map_encode.hpp"
 #include "measure/workbench.hpp"
 
@@ -216,23 +217,52 @@ struct Runtime::Impl {
   std::optional<CubinCache> cache;
   std::optional<L2Flush> flush;  // RuntimeOptions::flush
   std::mutex mutex;
+  // A kernel handed out, and the wanted shape it counts requests of when its shape had no result of its own.
+  struct Kept {
+    std::unique_ptr<RuntimeKernel> kernel;
+    detail::WantedLog::Entry* wanted = nullptr;
+  };
   // By (name, version, shape); requests by name are also remembered by their own text, so that a repeated request
   // neither parses the spec again nor formats the shape.
-  std::unordered_map<std::string, std::unique_ptr<RuntimeKernel>> kernels;
-  std::unordered_map<std::string, const RuntimeKernel*> requests;
+  std::unordered_map<std::string, Kept> kernels;
+  std::unordered_map<std::string, Kept*> requests;  // elements of an unordered_map keep their address
+  detail::WantedLog wanted;
 
   explicit Impl(int ordinal) : device(ordinal) {}
-  const RuntimeKernel& get(const KernelSpec& spec, const Shape& shape);
+  Kept& get(const KernelSpec& spec, const Shape& shape);
+  std::unique_ptr<RuntimeKernel> make(const KernelSpec& spec, const Shape& shape);
+
+  // A request answered: counted when its shape is a wanted one.
+  static const RuntimeKernel& counted(Kept& kept) {
+    if (kept.wanted != nullptr) detail::WantedLog::count(*kept.wanted);
+    return *kept.kernel;
+  }
 };
 
-const RuntimeKernel& Runtime::Impl::get(const KernelSpec& spec, const Shape& shape) {
+Runtime::Impl::Kept& Runtime::Impl::get(const KernelSpec& spec, const Shape& shape) {
   std::string key = spec.name;
   key += '\0';
   key += spec.hash;
   key += '\0';
   key += shape.str();
-  if (auto it = kernels.find(key); it != kernels.end()) return *it->second;
+  if (auto it = kernels.find(key); it != kernels.end()) {
+    counted(it->second);
+    return it->second;
+  }
+  Kept kept{make(spec, shape)};
+  const BestConfig& choice = kept.kernel->choice();
+  if (choice.match != Match::Exact) {
+    WantedShape key;
+    key.kernel = {spec.name, spec.hash};
+    key.device = device.identity();
+    key.flush = choice.flush;
+    key.shape = shape.str();
+    kept.wanted = &wanted.note(std::move(key), db ? &*db : nullptr);
+  }
+  return kernels[key] = std::move(kept);
+}
 
+std::unique_ptr<RuntimeKernel> Runtime::Impl::make(const KernelSpec& spec, const Shape& shape) {
   const auto start = std::chrono::steady_clock::now();
   auto k = std::make_unique<RuntimeKernel::Impl>();
   k->spec = spec;
@@ -271,9 +301,7 @@ const RuntimeKernel& Runtime::Impl::get(const KernelSpec& spec, const Shape& sha
   detail::logger()->info("runtime: {} {} on {}: {} ({}), {} in {:.2f} ms", spec.name, k->shape.str(),
                          device.identity().name, k->choice.result.config, to_string(k->choice.match),
                          k->from_cache ? "cached cubin" : "compiled", k->ready_ms);
-  auto& slot = kernels[key];
-  slot = std::make_unique<RuntimeKernel>(std::move(k));
-  return *slot;
+  return std::make_unique<RuntimeKernel>(std::move(k));
 }
 
 Runtime::Runtime(RuntimeOptions options)
@@ -291,7 +319,17 @@ Runtime::Runtime(RuntimeOptions options)
   impl_->flush = options.flush;
 }
 
-Runtime::~Runtime() = default;
+Runtime::~Runtime() {
+  const std::lock_guard lock(impl_->mutex);
+  impl_->wanted.store(impl_->db ? &*impl_->db : nullptr);  // the counts of repeated requests
+}
+
+std::vector<WantedShape> Runtime::wanted() const {
+  const std::lock_guard lock(impl_->mutex);
+  return impl_->wanted.shapes();
+}
+
+void Runtime::save_wanted(const std::filesystem::path& path) const { cutune::save_wanted(wanted(), path); }
 
 int Runtime::ordinal() const { return impl_->device.ordinal(); }
 
@@ -300,16 +338,16 @@ const RuntimeKernel& Runtime::kernel(std::string_view name_or_spec, std::string_
   request += '\0';
   request += shape;
   const std::lock_guard lock(impl_->mutex);
-  if (auto it = impl_->requests.find(request); it != impl_->requests.end()) return *it->second;
+  if (auto it = impl_->requests.find(request); it != impl_->requests.end()) return Impl::counted(*it->second);
   const KernelSpec spec = load_kernel(name_or_spec);
-  const RuntimeKernel& k = impl_->get(spec, spec.parse_shape(shape));
-  impl_->requests.emplace(std::move(request), &k);
-  return k;
+  Impl::Kept& kept = impl_->get(spec, spec.parse_shape(shape));
+  impl_->requests.emplace(std::move(request), &kept);
+  return *kept.kernel;
 }
 
 const RuntimeKernel& Runtime::kernel(const KernelSpec& spec, const Shape& shape) {
   const std::lock_guard lock(impl_->mutex);
-  return impl_->get(spec, shape);
+  return *impl_->get(spec, shape).kernel;
 }
 
 const DeviceIdentity& Runtime::device() const { return impl_->device.identity(); }

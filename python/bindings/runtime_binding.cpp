@@ -210,6 +210,20 @@ nb::dict geometry_dict(const KernelHandle& k) {
   return d;
 }
 
+// A wanted shape as Python sees it (Runtime.wanted()).
+nb::dict wanted_dict(const WantedShape& w) {
+  nb::dict d;
+  d["kernel"] = w.kernel.name;
+  d["kernel_hash"] = w.kernel.hash;
+  d["device"] = w.device.name;
+  d["flush"] = std::string(to_string(w.flush));
+  d["shape"] = w.shape;
+  d["count"] = w.count;
+  d["first_at"] = w.first_at;
+  d["last_at"] = w.last_at;
+  return d;
+}
+
 void make_runtime(Runtime* self, const std::string& db, int device, std::optional<std::string> cache_dir,
                   const std::string& flush) {
   RuntimeOptions options;
@@ -279,6 +293,15 @@ void bind_runtime(nb::module_& m) {
             return new KernelHandle(runtime.kernel(name, shape), runtime.ordinal());
           },
           nb::arg("name"), nb::arg("shape"), nb::keep_alive<0, 1>(), nb::rv_policy::take_ownership)
+      // A repeated request the Python layer answered from its own map: counted where the shape is a wanted one.
+      .def("count", [](Runtime& runtime, const std::string& name, const std::string& shape) { runtime.kernel(name, shape); })
+      .def("wanted",
+           [](const Runtime& runtime) {
+             nb::list out;
+             for (const auto& w : runtime.wanted()) out.append(wanted_dict(w));
+             return out;
+           })
+      .def("save_wanted", [](const Runtime& runtime, const std::string& path) { runtime.save_wanted(path); })
       .def_prop_ro("ordinal", &Runtime::ordinal)
       .def_prop_ro("device", [](const Runtime& r) { return device_dict(r.device()); });
 

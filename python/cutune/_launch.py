@@ -148,6 +148,7 @@ class Kernel:
 
     def __init__(self, native: Any):
         self._native = native
+        self._wanted = False  # set by Runtime.kernel(): its shape has no result of its own
         described = native.arguments()
         index_of = {d["name"]: i for i, d in enumerate(described)}
         where = f"{native.name} at {native.shape}"
@@ -280,4 +281,18 @@ class Runtime:
         found = self._kernels.get(key)
         if found is None:
             found = self._kernels[key] = Kernel(self._native.kernel(*key))
+            found._wanted = found.choice["rule"] != "exact shape"
+        elif found._wanted:
+            self._native.count(*key)  # a shape without a result of its own: each request counts
         return found
+
+    def wanted(self) -> List[Dict[str, Any]]:
+        """The shapes this Runtime was asked for that had no result of their own (a fallback or the spec's default
+        answered): kernel, kernel_hash, device, flush, shape, count, first_at, last_at. Each is also added to the
+        database's list (`tune wanted`; `tune --wanted` tunes them) unless the database is read-only: then
+        save_wanted() writes them to a file that `tune wanted --add FILE` adds to a database."""
+        return [dict(w) for w in self._native.wanted()]
+
+    def save_wanted(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Writes wanted() to a JSON file."""
+        self._native.save_wanted(os.fspath(path))

@@ -1,6 +1,8 @@
 """Tuned kernels launched from Python on a GPU: transpose and gemm_bf16 on PyTorch tensors, transpose and gemm_f16 on
 CuPy arrays, checked against PyTorch (and CuPy). Skipped without a GPU, PyTorch or CuPy."""
 
+import gc
+
 import pytest
 
 import cutune
@@ -152,3 +154,23 @@ def test_dlpack(runtime):
     runtime.kernel("transpose", TRANSPOSE)(OnlyDlpack(out), OnlyDlpack(inp))
     torch.cuda.synchronize()
     assert torch.equal(out, inp.t())
+
+
+def test_untuned_shapes_are_wanted(tuned, tune_program):
+    """A Runtime records the shapes it had no result of their own for, with how often each was asked for; the
+    database lists them for `tune wanted` and `tune --wanted`."""
+    db, cache = tuned
+    rt = cutune.Runtime(db, cache_dir=cache)
+    assert rt.kernel("transpose", TRANSPOSE).choice["rule"] == "exact shape"
+    for _ in range(3):
+        assert rt.kernel("transpose", "999x777").choice["rule"] == "nearest tuned shape"
+    wanted = rt.wanted()
+    assert [(w["kernel"], w["shape"], w["count"]) for w in wanted] == [("transpose", "999x777", 3)]
+    path = db.parent / "wanted.json"
+    rt.save_wanted(path)
+    assert "999x777" in path.read_text()
+    del rt  # the counts of repeated requests reach the database when the Runtime ends
+    gc.collect()
+    out = tune_program("wanted", "--db", db)
+    assert out.returncode == 0, out.stderr
+    assert "999x777" in out.stdout and " 3 " in out.stdout, out.stdout

@@ -13,6 +13,7 @@
 #include "cutune/l2_flush.hpp"
 #include "cutune/phase_times.hpp"
 #include "cutune/result.hpp"
+#include "cutune/wanted.hpp"
 
 namespace SQLite {
 class Database;
@@ -187,6 +188,12 @@ class Database {
   /// again, and its measurements are added only where newer, so adding the same runs twice changes nothing.
   /// The current measurement of every configuration is then recomputed over all runs.
   ImportSummary add_runs(const std::vector<RunRecord>& runs, std::string_view source = {});
+
+  /// Adds shapes that lookups found no result of their own for (`source` names them in errors), all or nothing:
+  /// counts add up, first and last times widen. Each is checked first as untrusted input (InputError).
+  void add_wanted(const std::vector<WantedShape>& shapes, std::string_view source = {});
+  /// Every wanted shape, by kernel, device and convention, the most recently looked up first.
+  std::vector<WantedShape> wanted();
 
   struct Statements;
 

@@ -129,6 +129,13 @@ class Runtime {
   /// The database in use, or null.
   Database* database();
 
+  /// The shapes this Runtime was asked for and had no result of their own for (a fallback or the spec's default
+  /// answered), with how often and when. Each is added to the database's wanted list (`tune wanted`, `tune
+  /// --wanted`) when first asked for, and the counts of repeated requests when the Runtime ends; a read-only
+  /// database (or none) leaves them here, for save_wanted() and `tune wanted --add FILE`.
+  std::vector<WantedShape> wanted() const;
+  void save_wanted(const std::filesystem::path& path) const;
+
   struct Impl;
 
  private:
