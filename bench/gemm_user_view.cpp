@@ -289,7 +289,11 @@ int main(int argc, char** argv) {
   app.add_option("--types", types, "element types: bf16, f16, tf32")
       ->delimiter(',')
       ->check(CLI::IsMember({"bf16", "f16", "tf32"}));
-  app.add_option("--shapes", shapes, "shapes MxNxK")->delimiter(',');
+  app.add_option("--shapes", shapes, "shapes MxNxK launched through the runtime")->delimiter(',');
+  std::vector<std::string> tune_shapes;
+  app.add_option("--tune-shapes", tune_shapes,
+                 "shapes tuned into the database (default: --shapes); others launch what the runtime's fallback "
+                 "chooses for them")->delimiter(',');
   app.add_option("--budget", budget, "configurations tuned per shape, as `tune --budget` (0: the whole space)")
       ->capture_default_str();
   app.add_option("--time", seconds, "wall time of tuning per shape, seconds, as `tune --time` (0: no limit)");
@@ -324,7 +328,7 @@ int main(int argc, char** argv) {
         cutune::KernelSpec spec = cutune::load_kernel("gemm_" + type);
         for (const auto& w : where) spec.restrict_to(w);
         cutune::Tuner tuner(device, db, cutune::bench::tune_options(command, budget, strategy, seconds));
-        for (const auto& text : shapes) {
+        for (const auto& text : tune_shapes.empty() ? shapes : tune_shapes) {
           const cutune::ShapeReport r = tuner.tune(spec, spec.parse_shape(text));
           if (r.best) tuned[spec.name + " " + text] = r.best->config;
           fmt::print("tuned {} {} in {:.1f} s ({} of {} configurations): {}\n", spec.name, text, r.seconds,
@@ -354,7 +358,7 @@ int main(int argc, char** argv) {
           rows.push_back({.shape = text, .config = tuned[kernel + " " + text], .problem = ex.what()});
         }
         const Row& r = rows.back();
-        if (r.config != tuned[kernel + " " + text]) {
+        if (tuned.count(kernel + " " + text) != 0 && r.config != tuned[kernel + " " + text]) {
           fmt::print(stderr, "note: {} {}: the runtime chose {}, the tuning reported {}\n", kernel, text, r.config,
                      tuned[kernel + " " + text]);
         }

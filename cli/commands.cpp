@@ -303,6 +303,9 @@ std::string rule_text(const BestConfig& found, const DeviceIdentity& device) {
   rule << to_string(found.match);
   if (found.match == Match::NearestShape || found.match == Match::SameArchitecture) {
     rule << " (" << found.shape << ", log distance " << std::setprecision(3) << found.distance << ")";
+  } else if (found.match == Match::Predicted) {
+    rule << " fastest of this GPU's measured configurations (measured at " << found.shape << ", log distance "
+         << std::setprecision(3) << found.distance << ")";
   } else if (found.match == Match::Default) {
     rule << " (nothing of this version tuned on " << device.arch() << ")";
   }

@@ -152,6 +152,31 @@ std::vector<Result> Database::results(const DeviceIdentity& device, const Kernel
   });
 }
 
+std::vector<TunedResults> Database::top_results(const DeviceIdentity& device, const KernelIdentity& kernel,
+                                               L2Flush flush, int per_shape) {
+  auto& db = detail::connection(db_, path_);
+  return detail::guarded(path_, "reading the fastest results", [&] {
+    SQLite::Statement query(db,
+        "SELECT " + std::string(detail::kResultColumns) + ", r.shape FROM (SELECT id, row_number() OVER (PARTITION BY "
+        "shape ORDER BY status, median_ms, config) AS n FROM results WHERE device_id = (SELECT d.id FROM devices d "
+        "WHERE " + detail::kDeviceKeyMatch + ") AND kernel_id = (SELECT id FROM kernels WHERE name = :kernel AND "
+        "hash = :hash) AND flush = :flush AND current = 1 AND " + detail::kUsableStatus + " AND median_ms IS NOT NULL) "
+        "f JOIN results r ON r.id = f.id WHERE f.n <= :per_shape ORDER BY r.shape, f.n");
+    detail::bind_device_key(query, device);
+    query.bind(":kernel", kernel.name);
+    query.bind(":hash", kernel.hash);
+    query.bind(":flush", std::string(to_string(flush)));
+    query.bind(":per_shape", per_shape);
+    std::vector<TunedResults> out;
+    while (query.executeStep()) {
+      const std::string shape = query.getColumn(detail::kResultColumnCount).getString();
+      if (out.empty() || out.back().shape != shape) out.push_back({shape, {}});
+      out.back().results.push_back(detail::read_result(query, path_));
+    }
+    return out;
+  });
+}
+
 std::vector<TunedEntry> Database::entries() {
   auto& db = detail::connection(db_, path_);
   return detail::guarded(path_, "listing tuned entries", [&] {

@@ -110,6 +110,8 @@ std::string_view to_string(Match m) {
       return "nearest tuned shape";
     case Match::SameArchitecture:
       return "same compute capability";
+    case Match::Predicted:
+      return "predicted";
     case Match::Default:
       return "spec default";
   }

@@ -18,6 +18,7 @@
 #include "cutune/templates.hpp"
 #include "cutune/tensor_map.hpp"
 #include "specs/log.hpp"
+#include "fallback_model.hpp"
 #include "wanted_log.hpp"
 #include "measure/tensor_map_encode.hpp"
 #include "measure/workbench.hpp"
@@ -78,15 +79,20 @@ BestConfig choose_config(Database* db, const KernelSpec& spec, const DeviceIdent
   const L2Flush convention = spec.l2_flush(flush);
   if (db != nullptr) {
     auto found = db->best_with_fallback({spec.name, spec.hash, device, shape.str(), convention});
+    // A database may come from elsewhere: a stored configuration that is not one of the spec's at its own shape
+    // is refused.
     if (found) {
-      // A database may come from elsewhere: a stored configuration that is not one of the spec's at its own shape
-      // is refused; one of another shape that is not valid at this one falls back to the default.
       if (auto why = invalid_config(spec, found->result.config, found->shape)) {
         throw DatabaseError("database " + db->path().string() + ": the stored best configuration of " + spec.name +
                             " at " + found->shape + " on " + found->device.name + " is not valid: " + *why);
       }
-      if (found->match == Match::Exact || !invalid_config(spec, found->result.config, shape.str())) return *found;
+      if (found->match == Match::Exact) return *found;
     }
+    // No result of its own: every configuration this GPU measured for the kernel competes (fallback_model.hpp).
+    const auto tuned = db->top_results(device, {spec.name, spec.hash}, convention, detail::kFallbackCandidatesPerShape);
+    if (auto predicted = detail::predict_best(spec, device, shape, tuned, convention)) return *predicted;
+    // Nothing of this GPU runs at the shape: another GPU's of the same compute capability, where valid here.
+    if (found && !invalid_config(spec, found->result.config, shape.str())) return *found;
   }
   BestConfig fallback;
   fallback.match = Match::Default;

@@ -209,10 +209,11 @@ TEST_F(Cli, BestPrintsTheStoredBestOfThisKernelVersion) {
   const CommandOutput other = tune("best --kernel transpose --shape 4096x4096 --db r.db --exact");
   EXPECT_EQ(other.code, 1);
   EXPECT_NE(other.err.find("no correct configuration"), std::string::npos) << other.err;
-  // Without --exact the nearest tuned shape answers, and says so.
+  // Without --exact the configuration predicted fastest among those measured answers, and says where it was.
   const CommandOutput nearest = tune("best --kernel transpose --shape 4096x4096 --db r.db");
   EXPECT_EQ(nearest.code, 0) << nearest.err;
-  EXPECT_NE(nearest.out.find("rule     nearest tuned shape (8192x8192, log distance 0.98)"), std::string::npos)
+  EXPECT_NE(nearest.out.find("rule     predicted fastest of this GPU's measured configurations (measured at "
+                             "8192x8192, log distance 0.98)"), std::string::npos)
       << nearest.out;
   EXPECT_NE(nearest.out.find("config   TILE=64,VEC=4,ROWS=8,SMEM=1,PAD=1,COALESCE=0"), std::string::npos);
   const CommandOutput gpu_named = tune("best --kernel transpose --shape 8192x8192 --db r.db --gpu 'Other GPU'");

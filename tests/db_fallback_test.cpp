@@ -111,7 +111,7 @@ TEST_F(FallbackTest, ChooseConfigEndsWithTheSpecDefault) {
   db_->record(run, "8192x8192", ok_result(tuned, 0.3));
 
   BestConfig chosen = choose_config(&*db_, spec, h200_, shape);
-  EXPECT_EQ(chosen.match, Match::NearestShape);
+  EXPECT_EQ(chosen.match, Match::Predicted);
   EXPECT_EQ(chosen.result.config, tuned);
 
   const DeviceIdentity l4 = synthetic_device("NVIDIA L4", 8, 9, 58);

@@ -62,7 +62,7 @@ TEST_F(FlushCli, BestAnswersUnderTheConventionAskedAndSaysIt) {
   EXPECT_EQ(written.code, 0) << written.err;
   EXPECT_NE(written.out.find("config   TILE=32,VEC=1,ROWS=8,SMEM=1,PAD=1,COALESCE=0"), std::string::npos)
       << written.out;
-  EXPECT_NE(written.out.find("rule     nearest tuned shape"), std::string::npos) << written.out;
+  EXPECT_NE(written.out.find("rule     predicted"), std::string::npos) << written.out;
   EXPECT_NE(written.out.find("\nflush    write"), std::string::npos) << written.out;
   const CommandOutput none = tune("best --kernel transpose --shape 8192x8192 --db r.db --flush none");
   EXPECT_EQ(none.code, 1);

@@ -45,7 +45,7 @@ TEST_F(RuntimeGpuTest, LaunchesTheTunedTransposeAndChecksIt) {
   const int m = 1000, n = 700;
   const RuntimeKernel& kernel = runtime.kernel("transpose", "1000x700");
   EXPECT_EQ(&runtime.kernel("transpose", "1000x700"), &kernel);  // kept: the second request is a lookup
-  EXPECT_EQ(kernel.choice().match, Match::NearestShape);
+  EXPECT_EQ(kernel.choice().match, Match::Predicted);
   EXPECT_EQ(kernel.choice().result.config, tuned);
   EXPECT_FALSE(kernel.from_cache());
 

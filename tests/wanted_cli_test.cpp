@@ -89,7 +89,7 @@ TEST_F(WantedCliTest, ARuntimesUntunedShapesAreTunedByTuneWanted) {
   {
     Runtime runtime(options);
     EXPECT_EQ(runtime.kernel("transpose", "1024x1024").choice().match, Match::Exact);
-    EXPECT_EQ(runtime.kernel("transpose", "1000x700").choice().match, Match::NearestShape);
+    EXPECT_EQ(runtime.kernel("transpose", "1000x700").choice().match, Match::Predicted);
     runtime.kernel("transpose", "1000x700");
     runtime.kernel("transpose", "300x200");
     ASSERT_EQ(runtime.wanted().size(), 2u);

@@ -163,7 +163,7 @@ def test_untuned_shapes_are_wanted(tuned, tune_program):
     rt = cutune.Runtime(db, cache_dir=cache)
     assert rt.kernel("transpose", TRANSPOSE).choice["rule"] == "exact shape"
     for _ in range(3):
-        assert rt.kernel("transpose", "999x777").choice["rule"] == "nearest tuned shape"
+        assert rt.kernel("transpose", "999x777").choice["rule"] == "predicted"
     wanted = rt.wanted()
     assert [(w["kernel"], w["shape"], w["count"]) for w in wanted] == [("transpose", "999x777", 3)]
     path = db.parent / "wanted.json"

@@ -76,7 +76,7 @@ def test_best_from_an_imported_database(tmp_path, export_file, tune_program):
     assert f"config   {best.config_text}" in printed.stdout and f"rule     {best.rule_text}" in printed.stdout
 
     near = cutune.best("transpose", "6000x8000", db=db, gpu="NVIDIA H200")
-    assert near.rule == "nearest tuned shape" and near.shape == "8192x8192"
+    assert near.rule == "predicted" and near.shape == "8192x8192"
     with pytest.raises(cutune.InputError, match="no correct configuration"):
         cutune.best("transpose", "6000x8000", db=db, gpu="NVIDIA H200", exact=True)
     with pytest.raises(cutune.InputError, match="no results for transpose on 'NVIDIA A100'"):

@@ -35,9 +35,10 @@ enum class Match {
   Exact,             ///< this device, this shape
   NearestShape,      ///< this device, the tuned shape nearest by distance on the log of each dimension
   SameArchitecture,  ///< another device of the same compute capability, its nearest tuned shape
+  Predicted,         ///< this device, the measured configuration predicted fastest at the shape (runtime's model)
   Default,           ///< nothing tuned: the spec's default configuration
 };
-/// "exact shape", "nearest tuned shape", "same compute capability", "spec default".
+/// "exact shape", "nearest tuned shape", "same compute capability", "predicted", "spec default".
 std::string_view to_string(Match m);
 
 /// A stored best configuration and where it came from.
@@ -59,6 +60,12 @@ struct TunedEntry {
   L2Flush flush = L2Flush::Read;
   int results = 0;  ///< configurations measured (the latest measurement of each counts)
   int ok = 0;
+};
+
+/// The fastest results of one tuned shape (Database::top_results): what the runtime's fallback model learns from.
+struct TunedResults {
+  std::string shape;
+  std::vector<Result> results;  ///< fastest first: Ok ones, then Unverified ones
 };
 
 /// One measurement of a run, as it moves between databases and files.
@@ -171,6 +178,10 @@ class Database {
   /// of the queried kernel version and L2 convention count. Nullopt when none applies: the caller then uses the spec's default
   /// (choose_config() in runtime.hpp does).
   std::optional<BestConfig> best_with_fallback(const BestQuery& query);
+
+  /// For every tuned shape of (device, kernel version, L2 convention), its `per_shape` fastest usable results.
+  std::vector<TunedResults> top_results(const DeviceIdentity& device, const KernelIdentity& kernel, L2Flush flush,
+                                        int per_shape);
 
   /// What is tuned: one entry per (device, kernel version, shape, L2 convention).
   std::vector<TunedEntry> entries();

@@ -25,10 +25,13 @@ namespace cutune {
 
 class RuntimePipeline;
 
-/// The configuration for (kernel version, device, shape) by the database's fallback chain, or the spec's default
-/// configuration (Match::Default; `result` then holds only the configuration) when nothing applies, when there
-/// is no database (null), or when the stored configuration breaks one of the spec's constraints at this shape.
-/// Where the default itself breaks one there, the valid configuration nearest to it (fewest parameters changed).
+/// The configuration for (kernel version, device, shape): the stored best of this very shape (Match::Exact); else,
+/// of every configuration this GPU measured for the kernel version (the fastest few of each tuned shape), the one
+/// predicted fastest at this shape and valid there (Match::Predicted, fallback_model.hpp); else another GPU's of the
+/// same compute capability at its nearest tuned shape, where valid here (Match::SameArchitecture); else the spec's
+/// default configuration (Match::Default; `result` then holds only the configuration), also without a database
+/// (null). Where the default itself breaks a constraint at this shape, the valid configuration nearest to it (fewest
+/// parameters changed).
 /// Only results measured under the L2 convention spec.l2_flush(flush) count (`flush`, else the spec's, else Read).
 BestConfig choose_config(Database* db, const KernelSpec& spec, const DeviceIdentity& device, const Shape& shape,
                          std::optional<L2Flush> flush = std::nullopt);

@@ -1,0 +1,106 @@
+// The runtime's fallback model: of the configurations this GPU measured, the one predicted fastest at an untuned
+// shape and valid there. Waves matter: at a small-M,N long-K shape, a split-K configuration that was second at a big
+// shape is predicted faster than the big shape's winner, which would leave most SMs idle.
+#include <gtest/gtest.h>
+
+#include "cutune/runtime.hpp"
+#include "cutune/space.hpp"
+#include "cutune/templates.hpp"
+#include "db_test_support.hpp"
+#include "runtime/fallback_model.hpp"
+
+namespace cutune::testing {
+namespace {
+
+std::int64_t value_of(const KernelSpec& spec, const Config& c, const std::string& name) {
+  for (std::size_t p = 0; p < spec.parameters.size(); ++p)
+    if (spec.parameters[p].name == name) return c.values[p].as_int();
+  return -1;
+}
+
+// The configuration of the largest block tile valid at both shapes with SPLITK == `split` (the first such in
+// enumeration order).
+std::string config_with_split(const KernelSpec& spec, const Shape& a, const Shape& b, std::int64_t split) {
+  std::string best;
+  std::int64_t best_tile = 0;
+  for (const Config& c : Space::enumerate(spec, a, DeviceLimits{}).configs()) {
+    const std::int64_t tile = value_of(spec, c, "BM") * value_of(spec, c, "BN");
+    if (value_of(spec, c, "SPLITK") != split || tile <= best_tile) continue;
+    const std::string text = spec.format(c);
+    if (!invalid_config(spec, text, b.str())) best = text, best_tile = tile;
+  }
+  return best;
+}
+
+Result measured(const std::string& config, double ms) {
+  Result r = ok_result(config, ms);
+  r.blocks_per_sm = 1;
+  return r;
+}
+
+TEST(FallbackModel, SplitKWinsWhereTheWinnersGridWouldLeaveTheSmsIdle) {
+  const KernelSpec spec = load_kernel("gemm");
+  const DeviceIdentity h100 = synthetic_device("NVIDIA H100 80GB HBM3", 9, 0, 132);
+  const Shape big = spec.parse_shape("1024x1024x8192"), skinny = spec.parse_shape("128x128x16384");
+  const std::string whole = config_with_split(spec, big, skinny, 1), split = config_with_split(spec, big, skinny, 8);
+  ASSERT_FALSE(whole.empty());
+  ASSERT_FALSE(split.empty());
+  const std::vector<TunedResults> tuned{{big.str(), {measured(whole, 1.0), measured(split, 1.1)}}};
+
+  const auto at_skinny = detail::predict_best(spec, h100, skinny, tuned, L2Flush::Read);
+  ASSERT_TRUE(at_skinny);
+  EXPECT_EQ(at_skinny->result.config, split);
+  EXPECT_EQ(at_skinny->match, Match::Predicted);
+  EXPECT_EQ(at_skinny->shape, big.str());  // where its measurement came from
+  // Near the tuned shape the winner stays the winner.
+  const auto near = detail::predict_best(spec, h100, spec.parse_shape("1024x1024x6144"), tuned, L2Flush::Read);
+  ASSERT_TRUE(near);
+  EXPECT_EQ(near->result.config, whole);
+  // Predictions follow each block's work: the same grid over half the K, about half the time (a little more: the
+  // evidence is from another shape).
+  const double half = detail::predict_ms(spec, spec.parse_config(whole), tuned[0].results[0], big,
+                                         spec.parse_shape("1024x1024x4096"), h100.sm_count);
+  EXPECT_GT(half, 0.5);
+  EXPECT_LT(half, 0.55);
+}
+
+TEST(FallbackModel, OnlyConfigurationsValidAtTheShapeCompete) {
+  const KernelSpec spec = load_kernel("gemm");
+  const DeviceIdentity h100 = synthetic_device("NVIDIA H100 80GB HBM3", 9, 0, 132);
+  const Shape big = spec.parse_shape("1024x1024x8192"), shallow = spec.parse_shape("1024x1024x64");
+  const std::string whole = config_with_split(spec, big, shallow, 1), split = config_with_split(spec, big, big, 8);
+  ASSERT_FALSE(split.empty());
+  // Splitting K = 64 eight ways leaves each part less than two of its K tiles: not valid there, however fast it was.
+  ASSERT_TRUE(invalid_config(spec, split, shallow.str()));
+  const std::vector<TunedResults> tuned{{big.str(), {measured(split, 0.5), measured(whole, 1.0)}}};
+  const auto chosen = detail::predict_best(spec, h100, shallow, tuned, L2Flush::Read);
+  ASSERT_TRUE(chosen);
+  EXPECT_EQ(chosen->result.config, whole);
+  const std::vector<TunedResults> only_split{{big.str(), {measured(split, 0.5)}}};
+  EXPECT_FALSE(detail::predict_best(spec, h100, shallow, only_split, L2Flush::Read));
+}
+
+// Through choose_config(): the database's fastest few of every tuned shape compete; nothing measured valid at the
+// shape leaves the spec's default, never an invalid configuration.
+class FallbackModelDb : public TempDirTest {};
+
+TEST_F(FallbackModelDb, ChooseConfigPredictsFromEveryTunedShape) {
+  const KernelSpec spec = load_kernel("gemm");
+  const DeviceIdentity h100 = synthetic_device("NVIDIA H100 80GB HBM3", 9, 0, 132);
+  const Shape big = spec.parse_shape("1024x1024x8192"), skinny = spec.parse_shape("128x128x16384");
+  const std::string whole = config_with_split(spec, big, skinny, 1), split = config_with_split(spec, big, skinny, 8);
+  Database db(path("m.db"));
+  const auto run = db.begin_run(h100, {spec.name, spec.hash}, "tune");
+  for (const auto& [config, ms] : {std::pair{whole, 1.0}, std::pair{split, 1.1}}) {
+    Result r = measured(config, ms);
+    db.record(run, big.str(), r);
+  }
+  const BestConfig chosen = choose_config(&db, spec, h100, skinny);
+  EXPECT_EQ(chosen.match, Match::Predicted);
+  EXPECT_EQ(chosen.result.config, split);
+  EXPECT_EQ(choose_config(&db, spec, h100, big).result.config, whole);
+  EXPECT_EQ(choose_config(&db, spec, h100, big).match, Match::Exact);
+}
+
+}  // namespace
+}  // namespace cutune::testing
