@@ -72,7 +72,10 @@ void print_progress(const KernelSpec& spec, const Shape& shape, const Progress& 
   std::fflush(stderr);
 }
 
-void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, const ShapeReport& r) {
+namespace {
+
+// The shape's first lines: what was measured, found stored, failed and interrupted.
+void print_shape_counts(const KernelSpec& spec, const DeviceIdentity& device, const ShapeReport& r) {
   fmt::print("\n{} {} on {} ({}, {} SMs): {} valid configurations, {} measured now, {} from the database, {} failed{}, "
              "{:.1f} s\n",
              spec.name, r.shape.str(), device.name, device.arch(), device.sm_count, r.space_size, r.evaluated,
@@ -86,6 +89,12 @@ void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, co
     fmt::print("  nothing to measure: {} configurations of this shape already stored under L2 flush {}, the {} ({}) "
                "reached\n", r.resumed, to_string(r.flush), r.limit < r.space_size ? "budget" : "whole space", r.limit);
   }
+}
+
+}  // namespace
+
+void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, const ShapeReport& r) {
+  print_shape_counts(spec, device, r);
   fmt::print("  wall time   {:.2f} s: {}\n", r.seconds, phase_breakdown(r.phases));
   if (r.evaluated > 0) {
     const bool several = r.devices.size() > 1;
