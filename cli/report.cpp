@@ -46,6 +46,23 @@ std::string phase_breakdown(const PhaseTimes& t) {
 
 std::string ms_or_unknown(double ms) { return std::isfinite(ms) ? fmt::format("{:.2f} ms", ms) : "unknown"; }
 
+// The shape's first lines: what was measured, found stored, failed and interrupted.
+void print_shape_counts(const KernelSpec& spec, const DeviceIdentity& device, const ShapeReport& r) {
+  fmt::print("\n{} {} on {} ({}, {} SMs): {} valid configurations, {} measured now, {} from the database, {} failed{}, "
+             "{:.1f} s\n",
+             spec.name, r.shape.str(), device.name, device.arch(), device.sm_count, r.space_size, r.evaluated,
+             r.resumed, r.failed, r.interrupted > 0 ? fmt::format(", {} interrupted", r.interrupted) : "", r.seconds);
+  if (r.interrupted > 0) {
+    // Not the configurations' fault: an operator or the OOM killer ended their processes, twice each.
+    fmt::print("  interrupted {} configuration(s): the worker or compiler process was killed from outside; run the "
+               "same command again to measure them\n", r.interrupted);
+  }
+  if (r.evaluated == 0 && r.resumed > 0 && r.resumed >= r.limit) {
+    fmt::print("  nothing to measure: {} configurations of this shape already stored under L2 flush {}, the {} ({}) "
+               "reached\n", r.resumed, to_string(r.flush), r.limit < r.space_size ? "budget" : "whole space", r.limit);
+  }
+}
+
 }  // namespace
 
 std::string result_times(const Result& r) {
@@ -73,13 +90,7 @@ void print_progress(const KernelSpec& spec, const Shape& shape, const Progress& 
 }
 
 void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, const ShapeReport& r) {
-  fmt::print("\n{} {} on {} ({}, {} SMs): {} valid configurations, {} measured now, {} from the database, {} failed, {:.1f} s\n",
-             spec.name, r.shape.str(), device.name, device.arch(), device.sm_count, r.space_size, r.evaluated,
-             r.resumed, r.failed, r.seconds);
-  if (r.evaluated == 0 && r.resumed > 0 && r.resumed >= r.limit) {
-    fmt::print("  nothing to measure: {} configurations of this shape already stored under L2 flush {}, the {} ({}) "
-               "reached\n", r.resumed, to_string(r.flush), r.limit < r.space_size ? "budget" : "whole space", r.limit);
-  }
+  print_shape_counts(spec, device, r);
   fmt::print("  wall time   {:.2f} s: {}\n", r.seconds, phase_breakdown(r.phases));
   if (r.evaluated > 0) {
     const bool several = r.devices.size() > 1;

@@ -147,6 +147,7 @@ CompileOutput compile(const KernelSpec& spec, const std::string& kernel, const s
   detail::NvrtcOutput nvrtc = detail::nvrtc_compile(spec.source, spec.source_name, {kernel}, all, arch);
   CompileOutput out;
   out.ok = nvrtc.ok;
+  out.interrupted = nvrtc.interrupted;
   out.log = std::move(nvrtc.log);
   out.cubin = std::move(nvrtc.cubin);
   if (out.ok) {

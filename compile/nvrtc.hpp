@@ -24,6 +24,7 @@ struct NvrtcOutput {
   std::string cubin;
   std::string log;
   std::vector<std::string> lowered_names;  ///< one per requested name, in order
+  bool interrupted = false;                ///< the runner's process was killed from outside, twice (log says so)
 };
 
 /// Runs NVRTC somewhere other than the calling thread; one per thread, used by one thread at a time.

@@ -14,7 +14,9 @@
 // Kernel Tuner stops at either; unverified has a time like ok), "cutune_status" names it: Kernel Tuner ignores the
 // field and cutune's reader restores the status from it, so an export imports back to the same statuses.
 // A configuration measured more than once (finalists re-timed, several runs) is written once: its newest ok
-// measurement, else its newest unverified one, else its newest.
+// measurement, else its newest unverified one, else its newest. Interrupted measurements (the process was killed
+// from outside) are left out: Kernel Tuner would take them for the configuration's failure, and a configuration
+// without a record is one it measures again, as cutune's resume does.
 // The file ends in "}\n}" as Kernel Tuner's closed caches do: a file that does not, it takes for an interrupted one.
 #include <algorithm>
 #include <charconv>
@@ -176,6 +178,7 @@ void write_kt_cache(const std::vector<RunRecord>& runs, std::ostream& out) {
   std::vector<std::string> names;
   for (const auto& run : runs) {
     for (const auto& m : run.measurements) {
+      if (m.result.status == Status::Interrupted) continue;
       Json values = configuration_object(m.result.config);
       std::vector<std::string> these;
       std::string key;

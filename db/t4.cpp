@@ -40,6 +40,7 @@ std::string_view invalidity(Status s) {
     case Status::RuntimeError: return "runtime";
     case Status::WrongResult: return "correctness";
     case Status::Timeout: return "timeout";
+    case Status::Interrupted: return "runtime";  // T4's nearest; cutune's own "status" field says which
   }
   return "runtime";
 }
@@ -183,6 +184,10 @@ Outcome read_outcome(const Json& r, const std::string& invalidity, const Json* o
   }
   if (out.status == Status::Ok && own && own->contains("status") && (*own)["status"] == to_string(Status::Unverified)) {
     out.status = Status::Unverified;
+  }
+  if (out.status == Status::RuntimeError && own && own->contains("status") &&
+      (*own)["status"] == to_string(Status::Interrupted)) {
+    out.status = Status::Interrupted;
   }
   if (usable(out.status) && !out.objective) fail(source, where + " is correct but has no objective value");
   if (own && own->contains("message") && (*own)["message"].is_string()) out.message = (*own)["message"].get<std::string>();
@@ -423,7 +428,8 @@ void write_t4(const std::vector<RunRecord>& runs, std::ostream& out) {
           usable(r.status) && std::isfinite(r.median_ms) ? Json(r.median_ms) : Json(failure_name(r.status));
       Json mine{{"run", i}, {"shape", m.shape}, {"config", r.config}, {"message", r.message}};
       // T4 has no "not checked": an unverified result is valid with correctness 0, and cutune's own field says why.
-      if (r.status == Status::Unverified) mine["status"] = to_string(r.status);
+      // Nor "killed from outside": an interrupted result is a runtime failure there, and the same field says so.
+      if (r.status == Status::Unverified || r.status == Status::Interrupted) mine["status"] = to_string(r.status);
       if (std::isfinite(r.max_error)) mine["max_error"] = r.max_error;
       if (std::isfinite(r.metric)) mine["metric"] = r.metric;
       mine["registers"] = r.registers;

@@ -7,6 +7,7 @@
 
 #include "cutune/error.hpp"
 #include "evaluator.hpp"
+#include "specs/log.hpp"
 #include "worker_process.hpp"
 
 namespace cutune::detail {
@@ -54,6 +55,10 @@ class Stash {
         return process;
       }
     }
+    return fresh();
+  }
+
+  std::unique_ptr<WorkerProcess> fresh() const {
     return std::make_unique<WorkerProcess>(executable_, std::vector<std::string>{"--compiler"},
                                            "the compiler process");
   }
@@ -76,7 +81,26 @@ class ProcessRunner final : public NvrtcRunner {
     if (process_) stash_->give_back(std::move(process_));
   }
 
+  // A process killed from outside (an operator, the OOM killer) says nothing about the source: the compile runs once
+  // more in another process, and is marked interrupted, not failed, if that one is killed too.
   NvrtcOutput run(const NvrtcRequest& request) override {
+    ProcessEnd killed;
+    NvrtcOutput out = attempt(request, killed);
+    if (!killed.killed_from_outside()) return out;
+    logger()->warn("{} from outside while compiling; compiling it again in another one", killed.text);
+    killed = {};
+    process_ = stash_->fresh();  // not an idle one, which the same kill may have reached
+    out = attempt(request, killed);
+    if (killed.killed_from_outside()) {
+      out.interrupted = true;
+      out.log = killed.text + " from outside while compiling this source, also when tried again in another one: not "
+                "the source's fault; a resume tries it again";
+    }
+    return out;
+  }
+
+ private:
+  NvrtcOutput attempt(const NvrtcRequest& request, ProcessEnd& ended) {
     if (!process_) process_ = stash_->take();
     Message reply;
     // A compile is not interrupted: Ctrl-C stops the run after it, as it does an in-process compile.
@@ -86,13 +110,14 @@ class ProcessRunner final : public NvrtcRunner {
       if (reply.contains("error")) throw CudaError(reply.at("error").get<std::string>());
       return output_from_message(reply);
     }
-    NvrtcOutput failed;
-    failed.log = process_->end() + " compiling this source (NVRTC crashed on it); the next compile starts another";
+    ended = process_->end();
     process_.reset();
+    NvrtcOutput failed;
+    failed.log = ended.text + " compiling this source (NVRTC crashed on it); the next compile starts another";
     return failed;
   }
 
- private:
+
   std::shared_ptr<Stash> stash_;
   std::unique_ptr<WorkerProcess> process_;
 };

@@ -2,7 +2,9 @@
 //
 // Why: threads of one process that compile at once wait for each other inside NVRTC (on an H200 machine's 16 cores,
 // 16 threads made each BF16 GEMM compile 2.1 times as long as one alone; 16 processes, 1.1-1.4 times; bench/
-// compile_bench). A process also takes a crash of NVRTC on a strange source with it, which then fails one compile.
+// compile_bench). A process also takes a crash of NVRTC on a strange source with it, which then fails one compile;
+// a process killed from outside (SIGKILL, SIGTERM) fails nothing: the compile runs again in another one, and is marked
+// interrupted (CompileOutput::interrupted) if that one is killed too.
 #pragma once
 
 #include <string>

@@ -49,7 +49,9 @@ struct WorkerSettings {
 };
 
 /// Measures in a worker process: a crash or hang of a candidate kills only the worker, whose configuration is
-/// recorded as runtime_error or timeout; the worker restarts for the next configuration.
+/// recorded as runtime_error or timeout; the worker restarts for the next configuration. A worker killed from outside
+/// (SIGKILL or SIGTERM that cutune did not send) is no crash: the configuration goes to a fresh worker once more, and
+/// is recorded as interrupted if that one is killed too.
 std::unique_ptr<Evaluator> make_worker_evaluator(const WorkerSettings& settings);
 
 /// The cutune-worker program: $CUTUNE_WORKER, else beside the running program (or one folder up), else where

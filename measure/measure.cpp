@@ -126,7 +126,7 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
     return r;
   }
   if (!compiled.ok) {
-    r.status = Status::CompileError;
+    r.status = compiled.interrupted ? Status::Interrupted : Status::CompileError;
     r.message = compiled.log;
     return r;
   }

@@ -70,7 +70,7 @@ class WorkerEvaluator final : public Evaluator {
     std::string why = outcome == ReadOutcome::Message ? reply.at("error").get<std::string>()
                       : outcome == ReadOutcome::Stopped ? "interrupted"
                       : outcome == ReadOutcome::TimedOut ? "no answer in time"
-                                                         : worker_->end();
+                                                         : worker_->end().text;
     worker_.reset();
     if (outcome == ReadOutcome::Stopped) throw Interrupted("interrupted");
     throw CudaError(std::string("worker ") + what + " failed: " + why);
@@ -83,7 +83,37 @@ class WorkerEvaluator final : public Evaluator {
     return std::max(settings_.timeout_floor_s, expected);
   }
 
+  // A worker killed from outside (an operator, the OOM killer) says nothing about the configuration it held: it is
+  // tried once more on a fresh worker, and stored as Interrupted (which a resume tries again) if that is killed too.
   Result run(const Config& config, const CompileOutput& compiled, double best_ms, int repeats) {
+    ProcessEnd killed;
+    Result r = attempt(config, compiled, best_ms, repeats, killed);
+    if (killed.killed_from_outside()) {
+      // The same signal may have been meant for the whole run (a job's end reaches every process): stop then.
+      if (stop_requested()) throw Interrupted("interrupted");
+      logger()->warn("{}: {} from outside; trying it again on a fresh worker", r.config, killed.text);
+      killed = {};
+      r = attempt(config, compiled, best_ms, repeats, killed);
+      if (killed.killed_from_outside()) {
+        r.status = Status::Interrupted;
+        r.message = killed.text + " from outside, also when tried again on a fresh worker: not this configuration's "
+                    "fault; a resume tries it again";
+      }
+    }
+    // An interrupted configuration neither counts as a crash nor shows that the worker can run configurations.
+    if (r.status != Status::Interrupted) {
+      consecutive_failures_ = (r.status == Status::RuntimeError || r.status == Status::Timeout) ? consecutive_failures_ + 1 : 0;
+    }
+    if (consecutive_failures_ >= settings_.max_consecutive_failures) {
+      throw CudaError(std::to_string(consecutive_failures_) + " configurations in a row crashed or hung the worker (last: " +
+                      r.config + ": " + r.message + "); stopping. Results so far are stored; check the kernel, then "
+                      "run the same command again to resume");
+    }
+    return r;
+  }
+
+  // One try on the worker (started first when there is none); `ended` says how the worker ended when it died.
+  Result attempt(const Config& config, const CompileOutput& compiled, double best_ms, int repeats, ProcessEnd& ended) {
     start();
     const double timeout = deadline_s(best_ms, repeats);
     Message reply;
@@ -109,26 +139,22 @@ class WorkerEvaluator final : public Evaluator {
         worker_->end();
         worker_.reset();
       }
+      return r;
+    }
+    r.config = config_text(config);
+    r.registers = compiled.registers;
+    r.spill_bytes = compiled.spill_bytes;
+    r.compile_ms = compiled.ms;
+    if (outcome == ReadOutcome::TimedOut) {
+      // Killed here, by the destructor below: cutune's own kill, never an outside one.
+      r.status = Status::Timeout;
+      r.message = "no result within " + std::to_string(static_cast<int>(std::ceil(timeout))) + " s; the worker was killed";
     } else {
-      r.config = config_text(config);
-      r.registers = compiled.registers;
-      r.spill_bytes = compiled.spill_bytes;
-      r.compile_ms = compiled.ms;
-      if (outcome == ReadOutcome::TimedOut) {
-        r.status = Status::Timeout;
-        r.message = "no result within " + std::to_string(static_cast<int>(std::ceil(timeout))) + " s; the worker was killed";
-      } else {
-        r.status = Status::RuntimeError;
-        r.message = worker_->end();
-      }
-      worker_.reset();
+      ended = worker_->end();
+      r.status = Status::RuntimeError;
+      r.message = ended.text;
     }
-    consecutive_failures_ = (r.status == Status::RuntimeError || r.status == Status::Timeout) ? consecutive_failures_ + 1 : 0;
-    if (consecutive_failures_ >= settings_.max_consecutive_failures) {
-      throw CudaError(std::to_string(consecutive_failures_) + " configurations in a row crashed or hung the worker (last: " +
-                      r.config + ": " + r.message + "); stopping. Results so far are stored; check the kernel, then "
-                      "run the same command again to resume");
-    }
+    worker_.reset();
     return r;
   }
 

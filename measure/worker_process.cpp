@@ -9,6 +9,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 
 #include "cutune/error.hpp"
 #include "cutune/stop.hpp"
@@ -16,6 +19,28 @@
 extern char** environ;
 
 namespace cutune::detail {
+namespace {
+
+// Whether the process is on its way out already (a zombie, or PF_EXITING in /proc/PID/stat's flags). A process killed
+// from outside closes its socket before it can be reaped, and one with a CUDA context may take seconds to release the
+// GPU in between: killing it then would make the outside kill look like cutune's own.
+bool exiting(pid_t pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::size_t name_end = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (name_end == std::string::npos) return false;
+  std::istringstream fields(stat.substr(name_end + 1));
+  std::string state;
+  long skipped = 0;  // ppid, pgrp, session, tty_nr, tpgid
+  unsigned long flags = 0;
+  fields >> state >> skipped >> skipped >> skipped >> skipped >> skipped >> flags;
+  constexpr unsigned long kPfExiting = 0x4;
+  return state == "Z" || state == "X" || (fields && (flags & kPfExiting) != 0);
+}
+
+}  // namespace
+
+bool ProcessEnd::killed_from_outside() const { return !killed_here && (signal == SIGKILL || signal == SIGTERM); }
 
 WorkerProcess::WorkerProcess(const std::string& executable, const std::vector<std::string>& arguments,
                              std::string noun)
@@ -62,24 +87,31 @@ ReadOutcome WorkerProcess::receive(double timeout_s, Message& out, bool interrup
   return read_message(socket_, timeout_s, interruptible ? std::function<bool()>(stop_requested) : nullptr, out);
 }
 
-std::string WorkerProcess::end() {
+ProcessEnd WorkerProcess::end() {
+  ProcessEnd out;
   int status = 0;
   pid_t r = ::waitpid(pid_, &status, WNOHANG);
   if (r == 0) {
-    // It closed its pipe but lives on, or hangs: give it a moment, then kill it.
+    // It closed its socket but lives on, or hangs: give it a moment, then kill it, unless it is dying already (of
+    // whatever ended it, which is what it is to be judged by).
     ::usleep(100000);
     r = ::waitpid(pid_, &status, WNOHANG);
-    if (r == 0) {
+    if (r == 0 && !exiting(pid_)) {
       ::kill(pid_, SIGKILL);
-      r = ::waitpid(pid_, &status, 0);
+      out.killed_here = true;
     }
+    if (r == 0) r = ::waitpid(pid_, &status, 0);
   }
   reaped_ = true;
-  if (r <= 0) return noun_ + " vanished";
-  if (WIFSIGNALED(status)) {
-    return noun_ + " died of signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  if (r <= 0) {
+    out.text = noun_ + " vanished";
+  } else if (WIFSIGNALED(status)) {
+    out.signal = WTERMSIG(status);
+    out.text = noun_ + " died of signal " + std::to_string(out.signal) + " (" + strsignal(out.signal) + ")";
+  } else {
+    out.text = noun_ + " exited with status " + std::to_string(WEXITSTATUS(status));
   }
-  return noun_ + " exited with status " + std::to_string(WEXITSTATUS(status));
+  return out;
 }
 
 }  // namespace cutune::detail

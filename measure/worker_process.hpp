@@ -10,6 +10,16 @@
 
 namespace cutune::detail {
 
+/// How a process ended, as WorkerProcess::end() found it.
+struct ProcessEnd {
+  std::string text;          ///< "the worker died of signal 9 (Killed)", "... exited with status 3"
+  int signal = 0;            ///< the signal it died of; 0 when it exited (or vanished)
+  bool killed_here = false;  ///< this process sent that signal (it lived on after closing its socket)
+  /// Died of SIGKILL or SIGTERM that cutune did not send: an operator, the OOM killer, a job's end. Not the fault of
+  /// the work it held, whose own faults show as other signals (SIGSEGV, SIGABRT) or as CUDA errors in its answer.
+  bool killed_from_outside() const;
+};
+
 class WorkerProcess {
  public:
   /// Starts `executable` with `arguments`, in a process group of its own (Ctrl-C reaches the tuner only). `noun` names
@@ -24,8 +34,8 @@ class WorkerProcess {
   /// Waits for a reply at most `timeout_s` (negative: forever); with `interruptible`, gives up on a stop request.
   ReadOutcome receive(double timeout_s, Message& out, bool interruptible = true);
 
-  /// Kills it (if still running) and says how it ended.
-  std::string end();
+  /// Kills it (if still running and not already dying) and says how it ended.
+  ProcessEnd end();
 
  private:
   pid_t pid_ = -1;

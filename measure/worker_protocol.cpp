@@ -146,7 +146,8 @@ Message to_message(const CompileOutput& c) {
           {"log", c.log},
           {"registers", c.registers},
           {"spill_bytes", c.spill_bytes},
-          {"ms", c.ms}};
+          {"ms", c.ms},
+          {"interrupted", c.interrupted}};
 }
 
 CompileOutput compile_output_from_message(const Message& m) {
@@ -159,6 +160,7 @@ CompileOutput compile_output_from_message(const Message& m) {
   c.registers = m.at("registers").get<int>();
   c.spill_bytes = m.at("spill_bytes").get<int>();
   c.ms = m.at("ms").get<double>();
+  c.interrupted = m.value("interrupted", false);  // absent from an older rank's messages
   return c;
 }
 

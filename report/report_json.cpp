@@ -253,8 +253,9 @@ PageJson failures(const ReportGroup& group) {
 
 PageJson group_json(const ReportGroup& group, std::size_t id) {
   std::vector<double> times;
-  std::size_t ok = 0, unverified = 0;
+  std::size_t ok = 0, unverified = 0, interrupted = 0;
   for (const Measurement* m : group.current) {
+    interrupted += m->result.status == Status::Interrupted;  // killed from outside: neither ran nor failed
     if (!is_ok(m)) continue;
     ++(m->result.status == Status::Unverified ? unverified : ok);
     if (m->result.median_ms > 0) times.push_back(m->result.median_ms);
@@ -272,7 +273,7 @@ PageJson group_json(const ReportGroup& group, std::size_t id) {
           {"device", {{"name", d.name}, {"arch", d.arch()}, {"sm_count", d.sm_count}, {"uuid", d.uuid},
                       {"driver_version", d.driver_version}, {"nvrtc_version", d.nvrtc_version}}},
           {"counts", {{"configurations", group.current.size()}, {"ok", ok}, {"unverified", unverified},
-                      {"failed", group.current.size() - ok - unverified},
+                      {"failed", group.current.size() - ok - unverified - interrupted}, {"interrupted", interrupted},
                       {"runs", group.runs.size()}, {"measurements", group.measurements}}},
           {"parameters", group.parameters},
           {"fastest", fastest},

@@ -178,7 +178,7 @@ TEST_F(Cli, BestPrintsTheStoredBestOfThisKernelVersion) {
     cutune::Database db((dir_ / "r.db").string());
     const auto run = db.begin_run(gpu, {"transpose", hash}, "test");
     const auto old = db.begin_run(gpu, {"transpose", "0000000000000000"}, "test");
-    cutune::Result fast, slow, wrong, stale;
+    cutune::Result fast, slow, wrong, stale, killed;
     fast.config = "TILE=64,VEC=4,ROWS=8,SMEM=1,PAD=1,COALESCE=0";
     fast.median_ms = 0.125;
     fast.samples_ms = {0.125, 0.125, 0.126};
@@ -194,7 +194,10 @@ TEST_F(Cli, BestPrintsTheStoredBestOfThisKernelVersion) {
     wrong.status = cutune::Status::WrongResult;
     stale.config = "TILE=16,VEC=1,ROWS=4,SMEM=1,PAD=1,COALESCE=0";
     stale.median_ms = 0.001;
-    for (const auto& r : {fast, slow, wrong}) db.record(run, "8192x8192", r);
+    killed.config = "TILE=32,VEC=4,ROWS=8,SMEM=1,PAD=1,COALESCE=0";
+    killed.median_ms = 0.001;  // whatever it says, its worker was killed from outside: it never ran to the end
+    killed.status = cutune::Status::Interrupted;
+    for (const auto& r : {fast, slow, wrong, killed}) db.record(run, "8192x8192", r);
     db.record(old, "8192x8192", stale);  // another kernel version: history, never the answer
   }
   const CommandOutput r = tune("best --kernel transpose --shape 8192x8192 --db r.db");

@@ -1,5 +1,7 @@
 // A stand-in for cutune-worker in host tests: speaks the real protocol, and fails when the configuration says so
-// (MODE=1 aborts, MODE=2 hangs, MODE=3 exits without answering, MODE=4 reports an environment error).
+// (MODE=1 aborts, MODE=2 hangs, MODE=3 exits without answering, MODE=4 reports an environment error, MODE=5 and MODE=6
+// kill it with SIGKILL and SIGTERM as an operator or the OOM killer would, MODE=7 raises SIGSEGV, MODE=8 closes its
+// socket and lives on). A compile the tuner marks interrupted is answered as the real worker does: Interrupted.
 // For tests on several "GPUs" (the device ordinal of its hello), environment variables make it:
 //   CUTUNE_FAKE_LOG=FILE        append "DEVICE evaluate|retime CONFIG" per configuration it is sent
 //   CUTUNE_FAKE_SLEEP_MS=N      take N ms per configuration (half verifying, half timing, as its result reports);
@@ -9,10 +11,14 @@
 //   CUTUNE_FAKE_TIMES=1         report a median that depends on the configuration (distinct times, a clear best)
 //   CUTUNE_FAKE_GATE=FILE       with CUTUNE_FAKE_DEAD: the other devices answer nothing before FILE exists, and the dead
 //                               device creates it at its eighth configuration (so it gets those eight, whatever the pace)
+//   CUTUNE_FAKE_KILL_LOG=FILE   append the signal's number per kill of MODE=5/6 or -DKILL_COMPILER (every process)
+//   CUTUNE_FAKE_KILLS=N         with CUTUNE_FAKE_KILL_LOG: only the first N kills happen; unset: every one
 // With --compiler it is a real compiler process (measure/compiler_processes.hpp), which aborts instead when a compile's
-// options hold -DCRASH_COMPILER=1 (NVRTC crashing on a source).
+// options hold -DCRASH_COMPILER=1 (NVRTC crashing on a source), and kills itself with signal S on -DKILL_COMPILER=S.
 #include <fcntl.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <chrono>
 #include <cstdint>
@@ -77,6 +83,25 @@ void pass_gate(int device, bool dead) {
   for (int i = 0; i < 2000 && !std::filesystem::exists(gate); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
+// Lines in a file (0 when there is none).
+int lines_in(const char* path) {
+  std::ifstream in(path != nullptr ? path : "");
+  int n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+// Dies of `signal` as if sent from outside, unless CUTUNE_FAKE_KILLS' count is spent.
+void kill_self(int signal) {
+  const char* limit = std::getenv("CUTUNE_FAKE_KILLS");
+  const char* log = std::getenv("CUTUNE_FAKE_KILL_LOG");
+  if (log != nullptr) {
+    if (limit != nullptr && lines_in(log) >= std::atoi(limit)) return;
+    std::ofstream(log, std::ios::app) << signal << "\n";
+  }
+  std::raise(signal);
+}
+
 void sleep_for_ms(int ms) {
   if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
@@ -92,14 +117,26 @@ double time_of(const std::string& config) {
   return 1.0 + static_cast<double>(h % 1000) / 1000.0;
 }
 
+// What the real worker's Workbench makes of a compile whose process was killed from outside.
+cutune::Result interrupted(const std::string& config, const Message& compiled) {
+  cutune::Result r;
+  r.config = config;
+  r.status = cutune::Status::Interrupted;
+  r.message = compiled.at("log").get<std::string>();
+  return r;
+}
+
 }  // namespace
 
 int compiler(int channel) {
   for (;;) {
     Message request;
     if (cutune::detail::read_message(0, -1.0, {}, request) != cutune::detail::ReadOutcome::Message) return 0;
-    for (const auto& option : request.value("options", Message::array()))
+    for (const auto& option : request.value("options", Message::array())) {
       if (option == "-DCRASH_COMPILER=1") std::abort();
+      const std::string text = option.is_string() ? option.get<std::string>() : "";
+      if (text.rfind("-DKILL_COMPILER=", 0) == 0 && text != "-DKILL_COMPILER=0") kill_self(std::atoi(text.c_str() + 16));
+    }
     if (!cutune::detail::write_message(channel, cutune::detail::answer_compile_request(request))) return 0;
   }
 }
@@ -137,7 +174,17 @@ int main(int argc, char** argv) {
       if (config.find("MODE=2") != std::string::npos)
         for (;;) ::pause();
       if (config.find("MODE=3") != std::string::npos) ::_exit(3);
-      if (config.find("MODE=4") != std::string::npos) {
+      if (config.find("MODE=5") != std::string::npos) kill_self(SIGKILL);
+      if (config.find("MODE=6") != std::string::npos) kill_self(SIGTERM);
+      if (config.find("MODE=7") != std::string::npos) std::raise(SIGSEGV);
+      if (config.find("MODE=8") != std::string::npos) {
+        ::close(channel);
+        ::close(0);
+        for (;;) ::pause();
+      }
+      if (request.at("compiled").value("interrupted", false)) {
+        reply = {{"result", cutune::detail::to_message(interrupted(config, request.at("compiled")))}};
+      } else if (config.find("MODE=4") != std::string::npos) {
         reply = {{"error", "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (out of memory)"}};
       } else {
         cutune::Result r;

@@ -52,6 +52,20 @@ std::vector<std::size_t> start_indices(const KernelSpec& spec, const std::vector
   return first;
 }
 
+// The stored configurations whose process was killed from outside (Interrupted), in configuration order, then `then`:
+// a resume measures those first, so that a budget smaller than the space still reaches them.
+std::vector<std::size_t> interrupted_first(const std::map<std::string, Result>& stored,
+                                           const std::unordered_map<std::string, std::size_t>& index_of,
+                                           const std::vector<std::size_t>& then) {
+  std::vector<std::size_t> first;
+  for (const auto& [config, r] : stored) {
+    const auto it = index_of.find(config);
+    if (r.status == Status::Interrupted && it != index_of.end()) first.push_back(it->second);
+  }
+  first.insert(first.end(), then.begin(), then.end());  // start_first() asks a repeat once
+  return first;
+}
+
 // What a lane's job took besides verifying, timing (and compiling, on a lane that compiles itself): loading the
 // module, setting up the launch, the hand-over to the worker and back.
 double framework_ms(const Result& r, double job_s, bool compiled_there) {
@@ -140,7 +154,8 @@ void ShapeRun::start_strategy() {
   }
   clock_.enter(Phase::Search);
   strategy_ = start_first(make_strategy(options_.strategy, space_, options_.seed, prior),
-                          with_prior_first(start_indices(spec_, options_.start, index_of_), prior));
+                          interrupted_first(stored_, index_of_,
+                                            with_prior_first(start_indices(spec_, options_.start, index_of_), prior)));
   // What the cubin cache holds. Among candidates it rates about as well, the strategy takes those: a repeated run then
   // compiles little, and a later shape reuses what earlier ones compiled (a configuration's binary does not depend on
   // the shape). The measure loop compiles ahead only what it does not hold.
@@ -153,12 +168,13 @@ void ShapeRun::start_strategy() {
 
 // Tells the strategy every stored outcome of a configuration in the space, in configuration order (a resumed search
 // is deterministic), and counts each; returns how many there were. Stored configurations outside the space (another
-// --where, other device limits) are left out: the strategy could not propose them.
+// --where, other device limits) are left out: the strategy could not propose them. So are interrupted ones (killed
+// from outside, which says nothing of them): the strategy may propose them again, and the budget has them to spend.
 std::size_t ShapeRun::resume() {
   std::size_t known = 0;
   for (const auto& [config, r] : stored_) {
     const auto it = index_of_.find(config);
-    if (it == index_of_.end()) continue;
+    if (it == index_of_.end() || r.status == Status::Interrupted) continue;
     strategy_->observe(it->second, outcome(r));
     account(r, true);
     ++known;
@@ -255,7 +271,11 @@ void ShapeRun::arrived(const Arrival& a) {
 void ShapeRun::account(const Result& r, bool resumed) {
   ++progress_.done;
   if (resumed) ++report_.resumed, ++progress_.resumed; else ++report_.evaluated;
-  if (!usable(r.status)) ++report_.failed;
+  if (r.status == Status::Interrupted) {
+    ++report_.interrupted;
+  } else if (!usable(r.status)) {
+    ++report_.failed;
+  }
   if (usable(r.status) && (!best_ || faster(r, *best_))) best_ = r;
   results_[r.config] = r;
   if (options_.on_progress) {
@@ -301,6 +321,12 @@ void ShapeRun::retime(const Result& finalist, const std::shared_ptr<const ShapeT
     done = dispatcher_->run_first(std::move(job));
   }
   Result& r = *done.result;
+  if (r.status == Status::Interrupted) {
+    // Its worker was killed from outside twice: the finalist keeps the result of its first measurement.
+    logger()->warn("{}: not re-timed: {}", r.config, r.message);
+    if (!best_ || faster(finalist, *best_)) best_ = finalist;
+    return;
+  }
   r.framework_ms = framework_ms(r, done.measure_s, dispatcher_->lane(done.lane).compiles_itself());
   r.search_ms = 0.0;  // an evaluation of its own (it replaces this run's first one), which no strategy proposed
   report_.measure_seconds += done.measure_s;

@@ -39,7 +39,8 @@ Prior sibling_prior(Database& database, const DeviceIdentity& self, const Kernel
     bool working = false;
     for (const Result& r : database.results(e.device, e.kernel, shape, flush)) {
       const auto it = index_of.find(r.config);
-      if (it == index_of.end()) continue;
+      // An interrupted result (killed from outside) says nothing of the configuration.
+      if (it == index_of.end() || r.status == Status::Interrupted) continue;
       const bool ok = usable(r.status);
       working = working || ok;
       sibling.times.emplace_back(it->second, ok ? std::optional<double>(r.median_ms) : std::nullopt);

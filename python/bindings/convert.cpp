@@ -69,6 +69,7 @@ nb::dict shape_report_dict(const KernelSpec& spec, const ShapeReport& r) {
   d["evaluated"] = r.evaluated;
   d["resumed"] = r.resumed;
   d["failed"] = r.failed;
+  d["interrupted"] = r.interrupted;
   d["best"] = r.best ? nb::object(result_dict(spec, *r.best)) : nb::none();
   d["verify_stop"] = r.verify_stop;
   d["cache_hits"] = r.cache_hits;

@@ -14,7 +14,7 @@ class Result:
 
     config: Config                #: {"BM": 128, ...} in the spec's parameter order
     config_text: str              #: "BM=128,BN=64,...", as stored and as `tune --start` takes it
-    status: str                   #: ok, unverified, wrong_result, compile_error, launch_error, ...
+    status: str                   #: ok, unverified, wrong_result, compile_error, launch_error, interrupted, ...
     median_ms: float
     min_ms: float
     max_ms: float
@@ -60,6 +60,8 @@ class ShapeResult:
     flush: str                   #: the L2 convention of every time
     verify_stop: str = ""        #: why the shape stopped early (its first configurations all differed the same way)
     compiled_ahead: int = 0      #: compiled into the cubin cache because the strategy was likely to propose them
+    #: stored as "interrupted": their process was killed from outside twice; not failed, the same call measures them again
+    interrupted: int = 0
     #: where `seconds` went: wall_s = startup_s + compile_wait_s + measure_s + search_s + store_s + other_s, and
     #: compile_cpu_s, NVRTC's time summed over compile threads
     phases: Dict[str, float] = field(default_factory=dict, repr=False)

@@ -411,7 +411,9 @@
       el("h2", null, groupTitle(g)),
       el("p", "sub", "kernel version " + g.hash + " · " + g.device.arch + ", " + g.device.sm_count + " SMs · " +
          c.configurations + " configurations (" + c.ok + " ran correctly, " +
-         (c.unverified > 0 ? c.unverified + " unverified, " : "") + c.failed + " failed) · " + c.runs +
+         (c.unverified > 0 ? c.unverified + " unverified, " : "") + c.failed + " failed" +
+         (c.interrupted > 0 ? ", " + c.interrupted + " interrupted: killed from outside, measured again by a resume" : "") +
+         ") · " + c.runs +
          " runs, " + c.measurements + " measurements")
     ]);
     if (g.fastest.length > 0) {
@@ -462,10 +464,11 @@
         el("p", "note", "Seconds on the tuner's thread, in phases that add up to the wall time; NVRTC's time is " +
                         "summed over compile threads, verifying and timing over the GPUs.")]));
     }
-    if (c.failed > 0) {
+    if (c.failed > 0 || c.interrupted > 0) {
       var f = g.failures;
       var failures = el("div", "plots");
-      s.appendChild(append(el("div"), [el("h3", null, "Failed configurations"), failures]));
+      s.appendChild(append(el("div"), [el("h3", null, c.interrupted > 0 ? "Failed and interrupted configurations" :
+                                                                          "Failed configurations"), failures]));
       plot(failures, g.id + "-failures", statusBarsSpec(f.by_status), null);
       var rows = f.messages.map(function (m) {
         return [m.status, m.n, el("span", null, m.config), el("pre", "message", m.message + (m.truncated ? "\n…" : ""))];

@@ -32,6 +32,9 @@ struct CompileOutput {
   int spill_bytes = 0;       ///< spill stores + loads, from the ptxas report
   double ms = 0.0;           ///< wall time of the compile (or of the cache lookup)
   bool from_cache = false;   ///< answered by the cubin cache
+  /// Not compiled: its compiler process was killed from outside (SIGKILL, SIGTERM), also when tried again; not the
+  /// source's fault, so the configuration is stored as Status::Interrupted, which a resume tries again.
+  bool interrupted = false;
 };
 
 /// NVRTC's version as major * 1000 + minor * 10 (13.0 -> 13000).

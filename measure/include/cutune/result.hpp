@@ -19,6 +19,7 @@ enum class Status {
   WrongResult,   ///< ran but the output differs from the reference
   Timeout,       ///< ran past its deadline
   Unverified,    ///< compiled, ran and timed, its output compared with nothing (the user chose --verify none)
+  Interrupted,   ///< its worker or compiler process was killed from outside twice: not its fault; a resume retries it
 };
 std::string_view to_string(Status s);
 /// Whether a result's time may count: Ok, or Unverified (which a verified result of the same key outranks).

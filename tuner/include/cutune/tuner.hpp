@@ -69,7 +69,8 @@ struct TuneOptions {
   /// (cutune/prior.hpp). Nothing changes when there is no such GPU. Off: `tune --no-prior`.
   bool prior = true;
   std::size_t budget = 0;        ///< most configurations per shape, those already stored for this device model,
-                                 ///< kernel version, shape and L2 convention included; 0: the whole space
+                                 ///< kernel version, shape and L2 convention included (not Interrupted ones, which
+                                 ///< are measured again); 0: the whole space
   double time_budget_s = 0.0;    ///< wall-time budget per shape in this call, seconds; 0: no limit
   unsigned compile_threads = 0;  ///< 0: every hardware thread
   /// Each compile thread compiles in a cutune-worker process of its own (NVRTC's threads in one process wait for each
@@ -100,7 +101,10 @@ struct ShapeReport {
   std::size_t limit = 0;       ///< configurations this shape may hold: the budget, at most the space
   std::size_t evaluated = 0;   ///< measured in this run
   std::size_t resumed = 0;     ///< already in the database
-  std::size_t failed = 0;      ///< of evaluated and resumed, neither Ok nor Unverified
+  std::size_t failed = 0;      ///< of evaluated and resumed, neither Ok nor Unverified (nor Interrupted)
+  /// Of evaluated, stored as Interrupted: their worker or compiler process was killed from outside twice. Not failed
+  /// and not counted against the budget: the same command measures them again.
+  std::size_t interrupted = 0;
   std::optional<Result> best;
   /// Set when the shape stopped early because its first configurations all differed from the reference in the same
   /// way (TuneOptions::verify_stop_after): the message, lines separated by '\n'.
@@ -137,7 +141,8 @@ class Tuner {
   Tuner& operator=(const Tuner&) = delete;
 
   /// Tunes one shape under the L2 convention spec.l2_flush(options.measure.flush): configurations already stored
-  /// for this device, kernel version, shape and convention are skipped (resume); every new result is committed as
+  /// for this device, kernel version, shape and convention are skipped (resume), except Interrupted ones, which are
+  /// measured again (their new result becomes the current one); every new result is committed as
   /// it arrives. Throws CudaError when a candidate's fault leaves the CUDA context unusable (its result is stored
   /// first, so running again resumes past it). A GPU whose worker keeps failing leaves the run with a warning and the
   /// others go on; the last one's error is thrown. The worker processes stay up from one call to the next, so tune
