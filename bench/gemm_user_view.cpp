@@ -257,6 +257,58 @@ bool print_table(const std::string& kernel, const std::vector<Row>& rows,
   return measured == rows.size();
 }
 
+// Tunes every type's GEMM at `shapes` into the database at `path`; "kernel shape" -> the tuner's best configuration.
+std::map<std::string, std::string> tune_all(cutune::Device& device, const std::filesystem::path& path,
+                                            const std::vector<std::string>& types,
+                                            const std::vector<std::string>& shapes,
+                                            const std::vector<std::string>& where, const cutune::TuneOptions& options) {
+  std::map<std::string, std::string> tuned;
+  cutune::Database db(path.string());
+  for (const auto& type : types) {
+    cutune::KernelSpec spec = cutune::load_kernel("gemm_" + type);
+    for (const auto& w : where) spec.restrict_to(w);
+    cutune::Tuner tuner(device, db, options);
+    for (const auto& text : shapes) {
+      const cutune::ShapeReport r = tuner.tune(spec, spec.parse_shape(text));
+      if (r.best) tuned[spec.name + " " + text] = r.best->config;
+      fmt::print("tuned {} {} in {:.1f} s ({} of {} configurations): {}\n", spec.name, text, r.seconds,
+                 r.evaluated + r.resumed, r.space_size, r.best ? r.best->config : "nothing correct");
+      std::fflush(stdout);
+    }
+  }
+  return tuned;
+}
+
+// The application's launches of one kernel at every shape, each against cuBLAS.
+std::vector<Row> time_all(cutune::Runtime& runtime, const std::string& kernel, const std::vector<std::string>& shapes,
+                          const std::map<std::string, std::string>& tuned,
+                          const std::vector<std::string>& conventions, int repeats, L2State& l2,
+                          cudaStream_t stream) {
+  std::vector<Row> rows;
+  for (const auto& text : shapes) {
+    const auto known = tuned.find(kernel + " " + text);
+    try {
+      rows.push_back(measure_shape(runtime, kernel, text, conventions, repeats, l2, stream));
+    } catch (const cutune::Error& ex) {  // a kernel that does not load or launch fails its row, not the run
+      fmt::print(stderr, "error: {} {}: {}\n", kernel, text, ex.what());
+      rows.push_back({.shape = text, .config = known != tuned.end() ? known->second : "", .problem = ex.what()});
+    }
+    const Row& r = rows.back();
+    if (known != tuned.end() && r.config != known->second) {
+      fmt::print(stderr, "note: {} {}: the runtime chose {}, the tuning reported {}\n", kernel, text, r.config,
+                 known->second);
+    }
+    std::string ratios;
+    for (std::size_t c = 0; c < r.ours_ms.size(); ++c) {
+      ratios += fmt::format(" {} {:.2f}", conventions[c], r.theirs_ms[c] / r.ours_ms[c]);
+    }
+    fmt::print("timed {} {}:{} {}\n", kernel, text, r.problem.empty() ? ratios : " FAILED",
+               fmt::format("(largest difference {:.1e})", r.difference));
+    std::fflush(stdout);
+  }
+  return rows;
+}
+
 // Removes a database and its SQLite side files when its owner ends, unless kept.
 struct DatabaseFiles {
   std::filesystem::path path;
@@ -270,15 +322,13 @@ struct DatabaseFiles {
   }
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"Tensor-core GEMMs tuned as `tune` does, launched through the runtime API, against cublasGemmEx under "
-               "each L2 convention"};
+// The command line.
+struct Options {
   std::vector<std::string> types = {"bf16", "f16", "tf32"};
   std::vector<std::string> shapes = {"2048x2048x2048", "4096x4096x4096",  "8192x8192x8192", "4096x11008x4096",
                                      "4096x4096x11008", "1000x1000x1000", "8192x8192x256",  "4096x4096x64",
                                      "64x4096x4096",   "16x4096x4096",    "127x257x511"};
+  std::vector<std::string> tune_shapes;
   std::vector<std::string> conventions = {"write", "read", "none"};
   std::string db_option, strategy;
   std::size_t budget = 60;
@@ -286,57 +336,56 @@ int main(int argc, char** argv) {
   int repeats = 30;
   bool keep_db = false;
   std::vector<std::string> where;
-  app.add_option("--types", types, "element types: bf16, f16, tf32")
+};
+
+void add_options(CLI::App& app, Options& o) {
+  app.add_option("--types", o.types, "element types: bf16, f16, tf32")
       ->delimiter(',')
       ->check(CLI::IsMember({"bf16", "f16", "tf32"}));
-  app.add_option("--shapes", shapes, "shapes MxNxK launched through the runtime")->delimiter(',');
-  std::vector<std::string> tune_shapes;
-  app.add_option("--tune-shapes", tune_shapes,
+  app.add_option("--shapes", o.shapes, "shapes MxNxK launched through the runtime")->delimiter(',');
+  app.add_option("--tune-shapes", o.tune_shapes,
                  "shapes tuned into the database (default: --shapes); others launch what the runtime's fallback "
                  "chooses for them")->delimiter(',');
-  app.add_option("--budget", budget, "configurations tuned per shape, as `tune --budget` (0: the whole space)")
+  app.add_option("--budget", o.budget, "configurations tuned per shape, as `tune --budget` (0: the whole space)")
       ->capture_default_str();
-  app.add_option("--time", seconds, "wall time of tuning per shape, seconds, as `tune --time` (0: no limit)");
-  app.add_option("--strategy", strategy, "search strategy (default: the CLI's)");
-  app.add_option("--where", where, "an extra constraint on the configurations, as `tune --where` (repeatable)");
-  auto* db_flag = app.add_option("--db", db_option,
+  app.add_option("--time", o.seconds, "wall time of tuning per shape, seconds, as `tune --time` (0: no limit)");
+  app.add_option("--strategy", o.strategy, "search strategy (default: the CLI's)");
+  app.add_option("--where", o.where, "an extra constraint on the configurations, as `tune --where` (repeatable)");
+  auto* db_flag = app.add_option("--db", o.db_option,
                                  "results database, kept (tuning resumes from it; default: a fresh temporary file)");
-  app.add_flag("--keep-db", keep_db, "keep the temporary database and print its path")->excludes(db_flag);
-  app.add_option("--repeats", repeats, "timed launches of each GEMM per convention; the median counts")
+  app.add_flag("--keep-db", o.keep_db, "keep the temporary database and print its path")->excludes(db_flag);
+  app.add_option("--repeats", o.repeats, "timed launches of each GEMM per convention; the median counts")
       ->capture_default_str()->check(CLI::Range(1, 10000));
-  app.add_option("--flush", conventions, "L2 conventions, one ratio column each, the first also giving the TFLOP/s: "
+  app.add_option("--flush", o.conventions, "L2 conventions, one ratio column each, the first also giving the TFLOP/s: "
                                          "write (256 MB memset), read (a read of twice the L2), none (back to back)")
       ->delimiter(',')->check(CLI::IsMember(cutune::l2_flush_names()))->capture_default_str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Tensor-core GEMMs tuned as `tune` does, launched through the runtime API, against cublasGemmEx under "
+               "each L2 convention"};
+  Options o;
+  add_options(app, o);
   CLI11_PARSE(app, argc, argv);
   spdlog::stderr_color_mt("cutune")->set_level(spdlog::level::warn);  // the library's warnings, as `tune` shows them
   spdlog::cfg::load_env_levels();
 
   try {
     cutune::Device device;  // without a GPU: NoDeviceError, one line below
-    DatabaseFiles db_files{db_option.empty() ? std::filesystem::temp_directory_path() /
+    DatabaseFiles db_files{o.db_option.empty() ? std::filesystem::temp_directory_path() /
                                                    fmt::format("gemm_user_view-{}.db", ::getpid())
-                                             : std::filesystem::path(db_option),
-                           db_option.empty() && !keep_db};
-    if (db_option.empty()) db_files.clear();  // fresh
+                                             : std::filesystem::path(o.db_option),
+                           o.db_option.empty() && !o.keep_db};
+    if (o.db_option.empty()) db_files.clear();  // fresh
     std::string command;
     for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
 
-    std::map<std::string, std::string> tuned;  // "kernel shape" -> the tuner's best configuration
-    {  // 1. tuning, as `tune` does it; the database is closed before the application opens it
-      cutune::Database db(db_files.path.string());
-      for (const auto& type : types) {
-        cutune::KernelSpec spec = cutune::load_kernel("gemm_" + type);
-        for (const auto& w : where) spec.restrict_to(w);
-        cutune::Tuner tuner(device, db, cutune::bench::tune_options(command, budget, strategy, seconds));
-        for (const auto& text : tune_shapes.empty() ? shapes : tune_shapes) {
-          const cutune::ShapeReport r = tuner.tune(spec, spec.parse_shape(text));
-          if (r.best) tuned[spec.name + " " + text] = r.best->config;
-          fmt::print("tuned {} {} in {:.1f} s ({} of {} configurations): {}\n", spec.name, text, r.seconds,
-                     r.evaluated + r.resumed, r.space_size, r.best ? r.best->config : "nothing correct");
-          std::fflush(stdout);
-        }
-      }
-    }
+    // 1. tuning, as `tune` does it; the database is closed before the application opens it
+    const std::map<std::string, std::string> tuned =
+        tune_all(device, db_files.path, o.types, o.tune_shapes.empty() ? o.shapes : o.tune_shapes, o.where,
+                 cutune::bench::tune_options(command, o.budget, o.strategy, o.seconds));
 
     // 2. the application: the runtime API on the database just written, against cuBLAS; this process had no CUDA
     // context while tuning (as `tune` has none: its workers measure), and the runtime and cuBLAS now share one
@@ -348,42 +397,23 @@ int main(int argc, char** argv) {
     cudaStream_t stream = nullptr;
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     std::vector<std::pair<std::string, std::vector<Row>>> tables;
-    for (const auto& type : types) {
-      auto& [kernel, rows] = tables.emplace_back("gemm_" + type, std::vector<Row>{});
-      for (const auto& text : shapes) {
-        try {
-          rows.push_back(measure_shape(runtime, kernel, text, conventions, repeats, l2, stream));
-        } catch (const cutune::Error& ex) {  // a kernel that does not load or launch fails its row, not the run
-          fmt::print(stderr, "error: {} {}: {}\n", kernel, text, ex.what());
-          rows.push_back({.shape = text, .config = tuned[kernel + " " + text], .problem = ex.what()});
-        }
-        const Row& r = rows.back();
-        if (tuned.count(kernel + " " + text) != 0 && r.config != tuned[kernel + " " + text]) {
-          fmt::print(stderr, "note: {} {}: the runtime chose {}, the tuning reported {}\n", kernel, text, r.config,
-                     tuned[kernel + " " + text]);
-        }
-        std::string ratios;
-        for (std::size_t c = 0; c < r.ours_ms.size(); ++c) {
-          ratios += fmt::format(" {} {:.2f}", conventions[c], r.theirs_ms[c] / r.ours_ms[c]);
-        }
-        fmt::print("timed {} {}:{} {}\n", kernel, text, r.problem.empty() ? ratios : " FAILED",
-                   fmt::format("(largest difference {:.1e})", r.difference));
-        std::fflush(stdout);
-      }
+    for (const auto& type : o.types) {
+      tables.emplace_back("gemm_" + type,
+                          time_all(runtime, "gemm_" + type, o.shapes, tuned, o.conventions, o.repeats, l2, stream));
     }
     cudaStreamDestroy(stream);
 
     const cutune::DeviceIdentity& id = device.identity();
     fmt::print("\nTensor-core GEMM on {} ({}, {} SMs): tuned as `tune --budget {}{}` ({} strategy, {} database), "
                "launched through the runtime API; median of {} launches against cublasGemmEx, FP32 compute\n",
-               id.name, id.arch(), id.sm_count, budget, seconds > 0 ? fmt::format(" --time {}", seconds) : "",
-               strategy.empty() ? std::string(cutune::kDefaultStrategy) : strategy,
-               db_option.empty() ? "fresh" : "given", repeats);
+               id.name, id.arch(), id.sm_count, o.budget, o.seconds > 0 ? fmt::format(" --time {}", o.seconds) : "",
+               o.strategy.empty() ? std::string(cutune::kDefaultStrategy) : o.strategy,
+               o.db_option.empty() ? "fresh" : "given", o.repeats);
     fmt::print("L2 before each launch: write = a 256 MB cudaMemsetAsync (dirty lines), read = cublasSasum over twice "
                "the L2 ({} MB, clean lines), none = back to back\n", device.l2_bytes() >> 19);
     bool ok = true;
-    for (const auto& [kernel, rows] : tables) ok = print_table(kernel, rows, conventions) && ok;
-    if (keep_db) fmt::print(stderr, "database kept: {}\n", db_files.path.string());
+    for (const auto& [kernel, rows] : tables) ok = print_table(kernel, rows, o.conventions) && ok;
+    if (o.keep_db) fmt::print(stderr, "database kept: {}\n", db_files.path.string());
     return ok ? 0 : 1;
   } catch (const std::exception& ex) {
     fmt::print(stderr, "error: {}\n", ex.what());

@@ -1,4 +1,4 @@
-// The CUDA driver API, loaded at run time so that cutune starts on machines without a GPU (DESIGN.md, decision 9).
+// The CUDA driver API, loaded at run time so that cutune starts on machines without a GPU.
 #pragma once
 
 #include <cuda.h>

@@ -1,5 +1,5 @@
 // cutune-worker: measures configurations for the tuner in a process of its own, so that a candidate that faults
-// or hangs takes down only this process (DESIGN.md, decision 6); with --compiler, compiles for one of the tuner's
+// or hangs takes down only this process; with --compiler, compiles for one of the tuner's
 // compile threads instead (measure/compiler_processes.hpp). The tuner starts it; it is not run by hand.
 #include <signal.h>
 #include <sys/prctl.h>

@@ -1,4 +1,4 @@
-// Store: the SQLite database of every configuration tried, the product's memory (DESIGN.md, decision 7).
+// Store: the SQLite database of every configuration tried, the product's memory.
 #pragma once
 
 #include <cstdint>

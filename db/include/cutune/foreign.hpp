@@ -2,7 +2,7 @@
 // cache files are read into runs, and cutune's runs are written as both (formats "t4" and "kt-cache" of exchange.hpp;
 // a cache holds one kernel on one device at one shape and L2 convention, kt_export.cpp says how it is written).
 //
-// What a foreign record becomes (DESIGN.md, decision 7 keys):
+// What a foreign record becomes (the keys of the database):
 // - device: the name the file gives (or --device); compute capability and SM count from known_gpu(), 0 when the
 //   GPU is not in that table (the run's command then says so);
 // - kernel: the file's kernel name (or --kernel), and as its hash foreign_kernel_hash() of that name and the

@@ -1,4 +1,4 @@
-// Measure: load, launch, verify against the reference, and time one configuration (DESIGN.md, decision 5).
+// Measure: load, launch, verify against the reference, and time one configuration.
 #pragma once
 
 #include <cstdint>

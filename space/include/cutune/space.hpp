@@ -1,4 +1,4 @@
-// Space: the spec's parameter values × its constraints, minus what the device cannot launch (DESIGN.md, decision 3).
+// Space: the spec's parameter values × its constraints, minus what the device cannot launch.
 #pragma once
 
 #include <array>

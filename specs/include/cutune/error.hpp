@@ -1,4 +1,4 @@
-// The exception hierarchy for misuse and environment failures (DESIGN.md, decision 8).
+// The exception hierarchy for misuse and environment failures.
 #pragma once
 
 #include <stdexcept>

@@ -1,4 +1,4 @@
-// The small expression language of specs: constraints, launch geometry, sizes and metrics (DESIGN.md, decision 2).
+// The small expression language of specs: constraints, launch geometry, sizes and metrics.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// A kernel's declarative spec: the one description format of built-in and user kernels (DESIGN.md, decision 1).
+// A kernel's declarative spec: the one description format of built-in and user kernels.
 //
 // A spec is a JSON file next to its CUDA source. Every expression is a string in the expression language
 // (expr.hpp) or a plain number, over the parameter names and the shape's dimension names:

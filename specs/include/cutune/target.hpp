@@ -1,5 +1,5 @@
 // Architecture-specific targets (sm_90a, sm_100a, ...): which configurations need one, what to compile them for,
-// and which GPUs can run them (DESIGN.md, decision 12).
+// and which GPUs can run them.
 #pragma once
 
 #include <optional>
