@@ -1,18 +1,19 @@
 // The tensor-core GEMMs as a user meets them: tuned as `tune` does, then launched through the runtime API and timed
 // against cublasGemmEx under each L2 convention.
 //
-// Usage: gemm_user_view [--types bf16,f16,tf32] [--shapes MxNxK,...] [--budget 60] [--time SECONDS] [--strategy S]
-//                       [--where EXPR]... [--db FILE | --keep-db] [--repeats 30] [--flush write,read,none]
-// 1. Each type's shapes are tuned as `tune --kernel gemm_TYPE --shapes ... --budget N` tunes them: one Tuner for all
-//    shapes, the CLI's default strategy and measurement, a fresh database (a temporary file, removed at the end unless
-//    --keep-db) unless --db names one (then kept, and resumed from).
+// Usage: gemm_user_view [--types bf16,f16,tf32] [--shapes MxNxK,...] [--tune-shapes MxNxK,...] [--budget 60]
+//                       [--time SECONDS] [--strategy S] [--where EXPR]... [--db FILE | --keep-db] [--repeats 30]
+//                       [--flush write,read,none]
+// 1. Each type's shapes (--tune-shapes, else --shapes) are tuned as `tune --kernel gemm_TYPE --shapes ... --budget N`
+//    tunes them: one Tuner for all shapes, the CLI's default strategy and measurement, a fresh database (a temporary
+//    file, removed at the end unless --keep-db) unless --db names one (then kept, and resumed from).
 // 2. Then, as a separate application would: a cutune::Runtime on that database hands out each shape's kernel (the
-//    exact-shape rule is required), launched through the runtime API on random A and B, and cublasGemmEx on the same
-//    matrices (same types, FP32 compute, TF32 through CUBLAS_COMPUTE_32F_FAST_TF32), alternately, each launch timed
-//    with CUDA events after the convention's L2 state was set (outside the events): write = a 256 MB cudaMemsetAsync
-//    (dirty lines, as nvbench and Triton's do_bench), read = cublasSasum over twice the L2 size (clean lines), none =
-//    back to back; the median of --repeats launches counts. cutune's output is checked against cuBLAS's before and
-//    after the timing.
+//    exact-shape rule is required of a tuned shape; with --tune-shapes, the others get the runtime's fallback),
+//    launched through the runtime API on random A and B, and cublasGemmEx on the same matrices (same types, FP32
+//    compute, TF32 through CUBLAS_COMPUTE_32F_FAST_TF32), alternately, each launch timed with CUDA events after the
+//    convention's L2 state was set (outside the events): write = a 256 MB cudaMemsetAsync (dirty lines, as nvbench
+//    and Triton's do_bench), read = cublasSasum over twice the L2 size (clean lines), none = back to back; the median
+//    of --repeats launches counts. cutune's output is checked against cuBLAS's before and after the timing.
 // 3. A table per type: TFLOP/s of both under the first convention, cuBLAS time / cutune time under each (above 1:
 //    cutune faster). Only the tables and short progress lines go to stdout; samples and choices go to stderr.
 #include <CLI/CLI.hpp>
@@ -147,7 +148,8 @@ double relative_difference(const Element& e, const DeviceBuffer& ours, const Dev
 }
 
 // One shape through the runtime API against cuBLAS, under each convention.
-Row measure_shape(cutune::Runtime& runtime, const std::string& kernel, const std::string& shape_text,
+// `tuned`: the shape was tuned, so that the runtime must launch its own result; else any rule may answer.
+Row measure_shape(cutune::Runtime& runtime, const std::string& kernel, const std::string& shape_text, bool tuned,
                   const std::vector<std::string>& conventions, int repeats, L2State& l2, cudaStream_t stream) {
   Row row;
   row.shape = shape_text;
@@ -155,7 +157,7 @@ Row measure_shape(cutune::Runtime& runtime, const std::string& kernel, const std
   row.config = gemm.choice().result.config;
   fmt::print(stderr, "{} {}: {} by the rule '{}', ready in {:.1f} ms{}\n", kernel, shape_text, row.config,
              cutune::to_string(gemm.choice().match), gemm.ready_ms(), gemm.from_cache() ? " (cubin cache)" : "");
-  if (gemm.choice().match != cutune::Match::Exact) {
+  if (tuned && gemm.choice().match != cutune::Match::Exact) {
     row.problem = "the runtime chose by the rule '" + std::string(cutune::to_string(gemm.choice().match)) + "'";
     return row;
   }
@@ -288,7 +290,7 @@ std::vector<Row> time_all(cutune::Runtime& runtime, const std::string& kernel, c
   for (const auto& text : shapes) {
     const auto known = tuned.find(kernel + " " + text);
     try {
-      rows.push_back(measure_shape(runtime, kernel, text, conventions, repeats, l2, stream));
+      rows.push_back(measure_shape(runtime, kernel, text, known != tuned.end(), conventions, repeats, l2, stream));
     } catch (const cutune::Error& ex) {  // a kernel that does not load or launch fails its row, not the run
       fmt::print(stderr, "error: {} {}: {}\n", kernel, text, ex.what());
       rows.push_back({.shape = text, .config = known != tuned.end() ? known->second : "", .problem = ex.what()});

@@ -15,7 +15,9 @@ namespace cutune::detail {
 namespace {
 
 // A launch's fixed cost, which no volume scales: a few microseconds (launch, first loads, the epilogue's tail).
-constexpr double kLaunchMs = 0.003;
+constexpr double kLaunchMs = 0.005;
+// An SM count no GPU has: a persistent grid (min(tiles, PERSIST * SM_COUNT)) resolves to its units of work.
+constexpr std::int64_t kUnboundedSms = std::int64_t{1} << 20;
 // How much less a measurement counts per unit of distance between the logs of the shapes' dimensions.
 constexpr double kDistancePenalty = 0.05;
 
@@ -36,10 +38,11 @@ double distance(const Shape& a, const Shape& b) {
   return std::sqrt(sum);
 }
 
-// Per-block work times waves, up to a constant: the time of the launch's work at a shape. resolve() takes the SM
-// count for the grids of persistent kernels (SM_COUNT); the waves count block slots.
-double wave_work(const KernelSpec& spec, const Config& config, const Shape& shape, int sm_count, double slots) {
-  const Launch launch = spec.resolve(spec.launch, config, shape, sm_count);
+// Per-unit work times waves, up to a constant: the time of the launch's work at a shape. The units are the blocks of
+// the grid as if the GPU had unboundedly many SMs: a grid's blocks, and a persistent grid's tiles, which its blocks
+// take in turns; the waves count them over the GPU's block slots.
+double wave_work(const KernelSpec& spec, const Config& config, const Shape& shape, double slots) {
+  const Launch launch = spec.resolve(spec.launch, config, shape, kUnboundedSms);
   const double blocks = std::max(1.0, static_cast<double>(launch.grid[0] * launch.grid[1] * launch.grid[2]));
   return std::ceil(blocks / slots) * volume(shape) / blocks;
 }
@@ -50,8 +53,8 @@ double predict_ms(const KernelSpec& spec, const Config& config, const Result& me
                   const Shape& to, int sm_count) {
   const double slots = static_cast<double>(std::max(sm_count, 1)) * std::max(measured.blocks_per_sm, 1);
   const double fixed = std::min(kLaunchMs, 0.5 * measured.median_ms);
-  const double scaled = (measured.median_ms - fixed) * wave_work(spec, config, to, sm_count, slots) /
-                        wave_work(spec, config, at, sm_count, slots);
+  const double scaled =
+      (measured.median_ms - fixed) * wave_work(spec, config, to, slots) / wave_work(spec, config, at, slots);
   return (fixed + scaled) * (1.0 + kDistancePenalty * distance(at, to));
 }
 

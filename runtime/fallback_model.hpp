@@ -14,10 +14,11 @@ namespace cutune::detail {
 inline constexpr int kFallbackCandidatesPerShape = 8;
 
 /// A measured time carried to another shape of the same kernel, configuration and GPU. Time is taken as a fixed
-/// launch cost plus work in waves: the blocks of the launch grid (the spec's geometry at each shape) run
-/// `blocks_per_sm` at a time on each of `sm_count` SMs, and each block's work is the shape's volume (product of its
-/// dimensions) over the blocks. So a configuration whose grid leaves SMs idle, or adds a last wave, at the requested
-/// shape is predicted slower there than the plain ratio of volumes says; a persistent grid scales with the volume.
+/// launch cost plus work in waves: the units of work of the launch grid (the spec's geometry at each shape, resolved
+/// as if the GPU had unboundedly many SMs: the blocks of a grid, the tiles of a persistent one) run `blocks_per_sm`
+/// at a time on each of `sm_count` SMs, and each unit's work is the shape's volume (product of its dimensions) over
+/// the units. So a configuration whose grid leaves SMs idle, or adds a last wave, at the requested shape is predicted
+/// slower there than the plain ratio of volumes says.
 /// Evidence from a shape farther away (distance of the dimensions' logarithms) counts a little less.
 double predict_ms(const KernelSpec& spec, const Config& config, const Result& measured, const Shape& at,
                   const Shape& to, int sm_count);
