@@ -185,6 +185,8 @@ int main(int argc, char** argv) {
                                [&](int) { db.best_with_fallback(nearest); }, commit));
       rows.push_back(time_each("lookup: best_with_fallback(), same compute capability, file changed", cold,
                                [&](int) { db.best_with_fallback(same_arch); }, commit));
+      rows.push_back(time_each("open the database (as a new Runtime does)", 50,
+                               [&](int) { cutune::Database again(dir / "bench.db"); }));
     }
     if (cutune::Device::count() == 0) {
       print(rows);
