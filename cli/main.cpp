@@ -197,7 +197,8 @@ int dispatch(TuneArgs& tune, const TuneTexts& texts, const Subcommands& subcomma
   cutune::announce_on_terminate("interrupted: every configuration measured so far is stored in " + tune.db +
                                  "; run the same command again to resume\n");
 #ifdef CUTUNE_HAVE_MPI
-  if (tune.wanted && tune.kernel.empty() && tune.spec.empty() && tune.problem.empty() && cutune::cluster::launched_by_mpi()) {
+  const bool named = !tune.kernel.empty() || !tune.spec.empty() || !tune.problem.empty();
+  if (tune.wanted && !named && cutune::cluster::launched_by_mpi()) {
     throw cutune::InputError("under mpirun / srun, --wanted tunes one kernel: name it with --kernel");
   }
 #endif

@@ -103,7 +103,8 @@ std::vector<std::string> wanted_kernels(const TuneArgs& args, Database& db, cons
   for (const auto& w : db.wanted()) {
     if (!same_device(w.device, device) || std::find(names.begin(), names.end(), w.kernel.name) != names.end()) continue;
     if (builtin.count(w.kernel.name) == 0) {
-      std::cout << w.kernel.name << ": not a built-in kernel; tune its wanted shapes with --kernel FILE.json --wanted\n";
+      std::cout << w.kernel.name
+                << ": not a built-in kernel; tune its wanted shapes with --kernel FILE.json --wanted\n";
       continue;
     }
     names.push_back(w.kernel.name);
@@ -135,7 +136,9 @@ int run_wanted(const TuneArgs& args) {
               << run.shapes << "\n";
     status = std::max(status, run_tune(run));
   }
-  if (!any) std::cout << "nothing to tune: every shape wanted on " << device.name << " under this convention is tuned\n";
+  if (!any) {
+    std::cout << "nothing to tune: every shape wanted on " << device.name << " under this convention is tuned\n";
+  }
   return status;
 }
 

@@ -174,7 +174,8 @@ std::string memo_key(char rule, const BestQuery& q) {
   return key;
 }
 
-std::optional<BestConfig> find_best(Database::Statements& s, const std::filesystem::path& path, const BestQuery& query) {
+std::optional<BestConfig> find_best(Database::Statements& s, const std::filesystem::path& path,
+                                    const BestQuery& query) {
   const auto hash = resolve_hash(s, query, false);
   if (!hash) return std::nullopt;
   const auto device_id = s.device_id(query.device);

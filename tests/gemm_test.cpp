@@ -85,7 +85,7 @@ TEST(GemmCompile, SampleOfTheSpaceCompilesForSm90) {
     ++uncapped;
     if (out.spill_bytes > 0) spilled.push_back(spec.format(sample[i]));
   }
-  EXPECT_GT(uncapped, 100);
+  EXPECT_GE(uncapped, 40);  // about 60% of the sample: enough for the spill rate below to mean something
   EXPECT_LE(spilled.size(), static_cast<std::size_t>(uncapped) / 8) << ::testing::PrintToString(spilled);
 }
 

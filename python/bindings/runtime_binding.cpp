@@ -294,7 +294,8 @@ void bind_runtime(nb::module_& m) {
           },
           nb::arg("name"), nb::arg("shape"), nb::keep_alive<0, 1>(), nb::rv_policy::take_ownership)
       // A repeated request the Python layer answered from its own map: counted where the shape is a wanted one.
-      .def("count", [](Runtime& runtime, const std::string& name, const std::string& shape) { runtime.kernel(name, shape); })
+      .def("count",
+           [](Runtime& runtime, const std::string& name, const std::string& shape) { runtime.kernel(name, shape); })
       .def("wanted",
            [](const Runtime& runtime) {
              nb::list out;

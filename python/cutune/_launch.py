@@ -174,8 +174,8 @@ class Kernel:
 
     @property
     def choice(self) -> Dict[str, Any]:
-        """Which rule chose the configuration (exact shape, nearest tuned shape, same compute capability, spec default) and the measurement
-        behind it."""
+        """Which rule chose the configuration (exact shape, predicted, same compute capability, spec default) and the
+        measurement behind it."""
         return dict(self._native.choice)
 
     @property

@@ -124,7 +124,7 @@ class Best:
     version: str                  #: the kernel's version (hash of source and spec)
     device: Dict[str, Any]        #: the GPU whose measurement it is: name, arch, sm_count
     shape: str                    #: the shape that was measured (differs from the one asked for unless rule is exact)
-    rule: str                     #: exact shape, nearest tuned shape, same compute capability, spec default
+    rule: str                     #: exact shape, predicted, same compute capability, spec default
     rule_text: str                #: the rule with its details, as `tune best` prints it
     flush: str
     measured: bool                #: False when the rule is the spec's default configuration

@@ -145,8 +145,8 @@ def space(kernel: Optional[PathLike] = None, shape: Optional[ShapeLike] = None, 
 def best(kernel: PathLike, shape: ShapeLike, *, db: PathLike = "cutune.db", gpu: Optional[str] = None,
          exact: bool = False, flush: Optional[str] = None) -> Best:
     """The stored best configuration of `kernel` at `shape` in `db`, as `tune best` finds it: this machine's GPU (or
-    `gpu` by name, or the only GPU stored), falling back to the nearest tuned shape and to GPUs of the same
-    architecture unless `exact`. Raises cutune.InputError when there is none."""
+    `gpu` by name, or the only GPU stored); unless `exact`, for an untuned shape the measured configuration predicted
+    fastest there, else a GPU of the same architecture. Raises cutune.InputError when there is none."""
     return Best._of(_cutune.best(kernel=os.fspath(kernel), shape=_shape_text(shape), db=os.fspath(db), gpu=gpu or "",
                                  exact=exact, flush=flush or ""))
 

@@ -1,5 +1,5 @@
 // What both consumers check through the installed cutune: a database opened, one result stored, and the best
-// configuration found for a nearby shape by the fallback rule (no GPU needed).
+// configuration predicted for a nearby shape from what was measured (no GPU needed).
 #pragma once
 
 #include <cutune/database.hpp>
@@ -26,7 +26,7 @@ inline int run_consumer(int argc, char** argv) {
     db.record(db.begin_run(gpu, {spec.name, spec.hash}, "consumer"), "1024x1024", result);
     const cutune::BestConfig chosen = cutune::choose_config(&db, spec, gpu, spec.parse_shape("2048x2048"));
     std::cout << "rule: " << cutune::to_string(chosen.match) << "\nconfig: " << chosen.result.config << "\n";
-    return chosen.match == cutune::Match::NearestShape && chosen.result.config == result.config ? 0 : 1;
+    return chosen.match == cutune::Match::Predicted && chosen.result.config == result.config ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;
