@@ -185,6 +185,11 @@ int main(int argc, char** argv) {
                                [&](int) { db.best_with_fallback(nearest); }, commit));
       rows.push_back(time_each("lookup: best_with_fallback(), same compute capability, file changed", cold,
                                [&](int) { db.best_with_fallback(same_arch); }, commit));
+      // What the first request of an untuned shape costs a Runtime besides the lookup: the 8 fastest results of each
+      // tuned shape read, and each of those configurations predicted at the shape (runtime/fallback_model.hpp).
+      rows.push_back(time_each("choose_config(), untuned shape (fallback model over 12 shapes)", 200, [&](int) {
+        cutune::choose_config(&db, spec, h200, spec.parse_shape(nearest.shape));
+      }));
       rows.push_back(time_each("open the database (as a new Runtime does)", 50,
                                [&](int) { cutune::Database again(dir / "bench.db"); }));
     }

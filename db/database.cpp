@@ -156,22 +156,38 @@ std::vector<TunedResults> Database::top_results(const DeviceIdentity& device, co
                                                L2Flush flush, int per_shape) {
   auto& db = detail::connection(db_, path_);
   return detail::guarded(path_, "reading the fastest results", [&] {
-    SQLite::Statement query(db,
-        "SELECT " + std::string(detail::kResultColumns) + ", r.shape FROM (SELECT id, row_number() OVER (PARTITION BY "
-        "shape ORDER BY status, median_ms, config) AS n FROM results WHERE device_id = (SELECT d.id FROM devices d "
-        "WHERE " + detail::kDeviceKeyMatch + ") AND kernel_id = (SELECT id FROM kernels WHERE name = :kernel AND "
-        "hash = :hash) AND flush = :flush AND current = 1 AND " + detail::kUsableStatus + " AND median_ms IS NOT NULL) "
-        "f JOIN results r ON r.id = f.id WHERE f.n <= :per_shape ORDER BY r.shape, f.n");
-    detail::bind_device_key(query, device);
-    query.bind(":kernel", kernel.name);
-    query.bind(":hash", kernel.hash);
-    query.bind(":flush", std::string(to_string(flush)));
-    query.bind(":per_shape", per_shape);
+    // The tuned shapes (the `tuned` table), then each one's fastest rows by walking results_best: a few rows read per
+    // shape, however many configurations each has.
+    SQLite::Statement ids(db, "SELECT (SELECT d.id FROM devices d WHERE " + std::string(detail::kDeviceKeyMatch) +
+                                  "), (SELECT id FROM kernels WHERE name = :kernel AND hash = :hash)");
+    detail::bind_device_key(ids, device);
+    ids.bind(":kernel", kernel.name);
+    ids.bind(":hash", kernel.hash);
+    if (!ids.executeStep() || ids.getColumn(0).isNull() || ids.getColumn(1).isNull()) {
+      return std::vector<TunedResults>{};
+    }
+    const std::int64_t device_id = ids.getColumn(0).getInt64(), kernel_id = ids.getColumn(1).getInt64();
+    const std::string convention(to_string(flush));
+    SQLite::Statement shapes(db, "SELECT shape FROM tuned WHERE kernel_id = ? AND device_id = ? AND flush = ? "
+                                 "ORDER BY shape");
+    shapes.bind(1, kernel_id);
+    shapes.bind(2, device_id);
+    shapes.bind(3, convention);
+    SQLite::Statement top(db,
+        "SELECT " + std::string(detail::kResultColumns) + " FROM results r WHERE r.device_id = :device AND "
+        "r.kernel_id = :kernel AND r.flush = :flush AND r.shape = :shape AND r.current = 1 AND r." +
+        detail::kUsableStatus + " AND r.median_ms IS NOT NULL ORDER BY r.status, r.median_ms, r.config LIMIT :n");
     std::vector<TunedResults> out;
-    while (query.executeStep()) {
-      const std::string shape = query.getColumn(detail::kResultColumnCount).getString();
-      if (out.empty() || out.back().shape != shape) out.push_back({shape, {}});
-      out.back().results.push_back(detail::read_result(query, path_));
+    while (shapes.executeStep()) {
+      TunedResults t{shapes.getColumn(0).getString(), {}};
+      top.bind(":device", device_id);
+      top.bind(":kernel", kernel_id);
+      top.bind(":flush", convention);
+      top.bind(":shape", t.shape);
+      top.bind(":n", per_shape);
+      while (top.executeStep()) t.results.push_back(detail::read_result(top, path_));
+      top.reset();
+      if (!t.results.empty()) out.push_back(std::move(t));
     }
     return out;
   });

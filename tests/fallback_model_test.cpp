@@ -104,3 +104,35 @@ TEST_F(FallbackModelDb, ChooseConfigPredictsFromEveryTunedShape) {
 
 }  // namespace
 }  // namespace cutune::testing
+
+namespace cutune::testing {
+namespace {
+
+TEST_F(FallbackModelDb, TopResultsAreTheFastestUsableOfEachTunedShape) {
+  const DeviceIdentity h100 = synthetic_device("NVIDIA H100 80GB HBM3", 9, 0, 132);
+  const KernelIdentity kernel{"k", "0123456789abcdef"};
+  Database db(path("top.db"));
+  const auto run = db.begin_run(h100, kernel, "tune");
+  for (int c = 0; c < 12; ++c) db.record(run, "64x64", ok_result("A=" + std::to_string(c), 12.0 - c));
+  db.record(run, "64x64", failed_result("A=99", Status::WrongResult, "mismatch"));
+  Result unverified = ok_result("A=98", 0.1);  // faster, but verified results come first
+  unverified.status = Status::Unverified;
+  db.record(run, "64x64", unverified);
+  db.record(run, "8x8", ok_result("B=1", 1.0));
+  db.record(run, "9x9", failed_result("B=2", Status::CompileError, "no"));  // not tuned: no shape of its own
+  const auto written = db.begin_run(h100, kernel, "tune", L2Flush::Write);
+  db.record(written, "64x64", ok_result("W=1", 0.01));  // another convention
+
+  const auto top = db.top_results(h100, kernel, L2Flush::Read, 3);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].shape, "64x64");
+  ASSERT_EQ(top[0].results.size(), 3u);
+  EXPECT_EQ(top[0].results[0].config, "A=11");
+  EXPECT_EQ(top[0].results[2].config, "A=9");
+  EXPECT_EQ(top[1].shape, "8x8");
+  EXPECT_EQ(db.top_results(h100, kernel, L2Flush::Read, 20)[0].results.back().config, "A=98");
+  EXPECT_TRUE(db.top_results(synthetic_device("Other", 9, 0, 132), kernel, L2Flush::Read, 3).empty());
+}
+
+}  // namespace
+}  // namespace cutune::testing
