@@ -100,8 +100,9 @@ std::vector<std::string> wanted_kernels(const TuneArgs& args, Database& db, cons
   std::set<std::string> builtin;
   for (const auto& name : builtin_kernels()) builtin.insert(name);
   std::vector<std::string> names;
+  std::set<std::string> seen;
   for (const auto& w : db.wanted()) {
-    if (!same_device(w.device, device) || std::find(names.begin(), names.end(), w.kernel.name) != names.end()) continue;
+    if (!same_device(w.device, device) || !seen.insert(w.kernel.name).second) continue;
     if (builtin.count(w.kernel.name) == 0) {
       std::cout << w.kernel.name
                 << ": not a built-in kernel; tune its wanted shapes with --kernel FILE.json --wanted\n";
