@@ -12,16 +12,12 @@
 #include "cutune/database.hpp"
 #include "cutune/device.hpp"
 #include "cutune/error.hpp"
+#include "cutune/lookup_keys.hpp"
 #include "cutune/templates.hpp"
 
 namespace cutune::cli {
 
 namespace {
-
-bool same_device(const DeviceIdentity& a, const DeviceIdentity& b) {
-  return normalized_device_name(a.name) == normalized_device_name(b.name) && a.cc_major == b.cc_major &&
-         a.cc_minor == b.cc_minor && a.sm_count == b.sm_count;
-}
 
 // A shape of another rank (a spec file that changed its shape names, say) is not this kernel's to tune.
 bool parses(const KernelSpec& spec, const std::string& shape) {
@@ -82,7 +78,7 @@ std::vector<std::string> untuned_wanted_shapes(Database& db, const KernelSpec& s
   std::vector<std::string> shapes;
   std::set<std::string> seen;
   for (const auto& w : db.wanted()) {
-    if (w.kernel.name != spec.name || w.flush != flush || !same_device(w.device, device)) continue;
+    if (w.kernel.name != spec.name || w.flush != flush || !same_device_key(w.device, device)) continue;
     // Asked for by any version of the kernel; tuned means a result of the version that tunes now.
     WantedShape now = w;
     now.kernel.hash = spec.hash;
@@ -102,7 +98,7 @@ std::vector<std::string> wanted_kernels(const TuneArgs& args, Database& db, cons
   std::vector<std::string> names;
   std::set<std::string> seen;
   for (const auto& w : db.wanted()) {
-    if (!same_device(w.device, device) || !seen.insert(w.kernel.name).second) continue;
+    if (!same_device_key(w.device, device) || !seen.insert(w.kernel.name).second) continue;
     if (builtin.count(w.kernel.name) == 0) {
       std::cout << w.kernel.name
                 << ": not a built-in kernel; tune its wanted shapes with --kernel FILE.json --wanted\n";

@@ -4,6 +4,7 @@
 #include <limits>
 #include <tuple>
 
+#include "cutune/lookup_keys.hpp"
 #include "lookup.hpp"
 
 namespace cutune {
@@ -24,32 +25,6 @@ class Use {
  private:
   SQLite::Statement& statement_;
 };
-
-// The logs of a shape's dimensions, or nullopt unless it is "AxBx..." of positive integers.
-std::optional<std::vector<double>> log_dims(const std::string& shape) {
-  std::vector<double> logs;
-  const char* p = shape.c_str();
-  while (true) {
-    char* end = nullptr;
-    const long long value = std::strtoll(p, &end, 10);
-    if (end == p || value <= 0) return std::nullopt;
-    logs.push_back(std::log(static_cast<double>(value)));
-    if (*end == '\0') return logs;
-    if (*end != 'x') return std::nullopt;
-    p = end + 1;
-  }
-}
-
-// Distance between shapes; infinite when they cannot be compared (other rank, unparsable).
-double distance(const std::optional<std::vector<double>>& query, const std::string& query_text,
-                const std::string& shape) {
-  if (shape == query_text) return 0.0;
-  const auto other = log_dims(shape);
-  if (!query || !other || other->size() != query->size()) return std::numeric_limits<double>::infinity();
-  double sum = 0.0;
-  for (std::size_t i = 0; i < other->size(); ++i) sum += ((*other)[i] - (*query)[i]) * ((*other)[i] - (*query)[i]);
-  return std::sqrt(sum);
-}
 
 const std::string kTuned = std::string("r.current = 1 AND r.") + kUsableStatus + " AND r.median_ms IS NOT NULL";
 
@@ -188,7 +163,6 @@ std::optional<BestConfig> find_best(Database::Statements& s, const std::filesyst
 // depends on row order.
 std::optional<BestConfig> nearest_on_device(Database::Statements& s, const std::filesystem::path& path,
                                             std::int64_t device_id, std::int64_t kernel_id, const BestQuery& query) {
-  const auto logs = detail::log_dims(query.shape);
   std::string nearest;
   double nearest_distance = std::numeric_limits<double>::infinity();
   {
@@ -198,7 +172,7 @@ std::optional<BestConfig> nearest_on_device(Database::Statements& s, const std::
     shapes->bind(3, std::string(to_string(query.flush)));
     while (shapes->executeStep()) {
       const std::string shape = shapes->getColumn(0).getString();
-      const double d = detail::distance(logs, query.shape, shape);
+      const double d = shape_distance(query.shape, shape);
       if (d < nearest_distance || (d == nearest_distance && std::isfinite(d) && shape < nearest)) {
         nearest = shape;
         nearest_distance = d;
@@ -224,7 +198,6 @@ std::optional<BestConfig> nearest_on_architecture(Database::Statements& s, const
     std::string shape;
     std::int64_t device_id;
   };
-  const auto logs = detail::log_dims(query.shape);
   std::optional<Candidate> chosen;
   {
     detail::Use rows(s.arch_shapes);
@@ -238,7 +211,7 @@ std::optional<BestConfig> nearest_on_architecture(Database::Statements& s, const
       c.name = rows->getColumn(1).getString();
       c.sm_gap = std::abs(rows->getColumn(2).getInt() - query.device.sm_count);
       c.shape = rows->getColumn(3).getString();
-      c.distance = detail::distance(logs, query.shape, c.shape);
+      c.distance = shape_distance(query.shape, c.shape);
       if (!std::isfinite(c.distance)) continue;
       const auto rank = [](const Candidate& x) { return std::tie(x.distance, x.sm_gap, x.name, x.shape); };
       if (!chosen || rank(c) < rank(*chosen)) chosen = std::move(c);

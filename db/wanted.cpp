@@ -9,14 +9,14 @@
 
 #include "cutune/database.hpp"
 #include "cutune/error.hpp"
+#include "cutune/lookup_keys.hpp"
 #include "store.hpp"
 
 namespace cutune {
 
 bool same_key(const WantedShape& a, const WantedShape& b) {
-  return a.kernel.name == b.kernel.name && a.kernel.hash == b.kernel.hash && a.device.name == b.device.name &&
-         a.device.cc_major == b.device.cc_major && a.device.cc_minor == b.device.cc_minor &&
-         a.device.sm_count == b.device.sm_count && a.flush == b.flush && a.shape == b.shape;
+  return a.kernel.name == b.kernel.name && a.kernel.hash == b.kernel.hash && same_device_key(a.device, b.device) &&
+         a.flush == b.flush && a.shape == b.shape;
 }
 
 namespace {

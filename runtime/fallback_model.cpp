@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cutune/error.hpp"
+#include "cutune/lookup_keys.hpp"
 #include "cutune/space.hpp"
 
 namespace cutune::detail {
@@ -27,17 +28,6 @@ double volume(const Shape& s) {
   return v;
 }
 
-double distance(const Shape& a, const Shape& b) {
-  if (a.dims.size() != b.dims.size()) return std::numeric_limits<double>::infinity();
-  double sum = 0.0;
-  for (std::size_t i = 0; i < a.dims.size(); ++i) {
-    const double d = std::log(static_cast<double>(std::max<std::int64_t>(a.dims[i], 1))) -
-                     std::log(static_cast<double>(std::max<std::int64_t>(b.dims[i], 1)));
-    sum += d * d;
-  }
-  return std::sqrt(sum);
-}
-
 // Per-unit work times waves, up to a constant: the time of the launch's work at a shape. The units are the blocks of
 // the grid as if the GPU had unboundedly many SMs: a grid's blocks, and a persistent grid's tiles, which its blocks
 // take in turns; the waves count them over the GPU's block slots.
@@ -55,7 +45,7 @@ double predict_ms(const KernelSpec& spec, const Config& config, const Result& me
   const double fixed = std::min(kLaunchMs, 0.5 * measured.median_ms);
   const double scaled =
       (measured.median_ms - fixed) * wave_work(spec, config, to, slots) / wave_work(spec, config, at, slots);
-  return (fixed + scaled) * (1.0 + kDistancePenalty * distance(at, to));
+  return (fixed + scaled) * (1.0 + kDistancePenalty * shape_distance(at.str(), to.str()));
 }
 
 std::optional<BestConfig> predict_best(const KernelSpec& spec, const DeviceIdentity& device, const Shape& shape,
@@ -75,7 +65,7 @@ std::optional<BestConfig> predict_best(const KernelSpec& spec, const DeviceIdent
     } catch (const Error&) {
       continue;  // another rank of shape (an older spec's): not comparable
     }
-    const double d = distance(at, shape);
+    const double d = shape_distance(t.shape, shape.str());
     for (const Result& r : t.results) {
       Evidence& e = nearest[r.config];
       if (d < e.distance) e = {&r, at, d};

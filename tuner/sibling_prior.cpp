@@ -5,13 +5,10 @@
 #include <cstdlib>
 #include <tuple>
 
+#include "cutune/lookup_keys.hpp"
+
 namespace cutune::detail {
 namespace {
-
-bool same_device(const DeviceIdentity& a, const DeviceIdentity& b) {
-  return normalized_device_name(a.name) == normalized_device_name(b.name) && a.cc_major == b.cc_major &&
-         a.cc_minor == b.cc_minor && a.sm_count == b.sm_count;
-}
 
 int cc_distance(const DeviceIdentity& a, const DeviceIdentity& b) {
   return std::abs((a.cc_major * 10 + a.cc_minor) - (b.cc_major * 10 + b.cc_minor));
@@ -24,7 +21,7 @@ Prior sibling_prior(Database& database, const DeviceIdentity& self, const Kernel
   std::vector<TunedEntry> others;
   for (auto& e : database.entries()) {
     if (e.kernel.name == kernel.name && e.kernel.hash == kernel.hash && e.shape == shape && e.flush == flush &&
-        !same_device(e.device, self)) {
+        !same_device_key(e.device, self)) {
       others.push_back(std::move(e));
     }
   }
