@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "replay_inputs.hpp"
 #include "cutune/error.hpp"
 #include "cutune/kt_cache.hpp"
 #include "cutune/prior.hpp"
@@ -31,6 +32,7 @@ struct ReplayArgs {
   std::vector<std::string> priors;  ///< other caches of the same kernel (other GPUs): the prior
   std::size_t prior_first = kPriorFirst;
   std::string report;  ///< an HTML page of the convergence curves, besides the tables
+  ReplayKernel kernel;  ///< the kernel and shape the cache was recorded of, when given
 };
 
 RecordedSpace recorded_space(const KtCache& cache, bool valid_only) {
@@ -160,6 +162,7 @@ ReplayOptions replay_options(const ReplayArgs& args, std::size_t batch, const Kt
   options.batch = batch;
   for (const auto& path : args.priors) options.prior.siblings.push_back(sibling_of(path, cache, recorded));
   options.prior_first = args.prior_first;
+  add_kernel_knowledge(args.kernel, cache, recorded, options);
   return options;
 }
 
@@ -171,6 +174,8 @@ void print_header(const ReplayArgs& args, const KtCache& cache, const RecordedSp
             << recorded.optimum_ms() << " ms, " << args.seeds << " seeds"
             << (options.batch > 1 ? ", " + std::to_string(options.batch) + " evaluations pending at once" : std::string())
             << prior_note(options.prior, options.prior_first)
+            << (options.inputs.empty() ? "" : ", the launch's waves of " + args.kernel.kernel + " at " + args.kernel.shape)
+            << (options.start.empty() ? "" : ", " + std::to_string(options.start.size()) + " start configurations first")
             << (cache.truncated ? " (the cache file was cut off; read up to its last whole record)" : "") << "\n\n";
 }
 
@@ -277,6 +282,16 @@ void add_replay_command(CLI::App& app, Subcommands& out) {
                   "only)")
       ->capture_default_str();
   cmd->add_option("--report", args->report, "also write an HTML page of the strategies' convergence curves");
+  cmd->add_option("--kernel", args->kernel.kernel,
+                  "the cutune kernel (built-in name or spec file) the cache was recorded of: the default strategy then "
+                  "draws its first proposals from the launches whose waves keep the GPU busiest, as `tune` does; needs "
+                  "--shape");
+  cmd->add_option("--shape", args->kernel.shape, "with --kernel: the shape the cache was recorded at");
+  cmd->add_option("--sm-count", args->kernel.sm_count, "with --kernel: the recording GPU's multiprocessors")
+      ->capture_default_str();
+  cmd->add_flag("--start", args->kernel.start, "with --kernel: every run asks the spec's start configurations first, as `tune` does");
+  cmd->add_flag("--no-inputs", args->kernel.no_inputs,
+                "with --kernel: leave the launch's waves out of the search (its start configurations stay)");
   out.push_back({cmd, [args] { return run_replay(*args); }});
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cutune/error.hpp"
+#include "cutune/launch_inputs.hpp"
 #include "cutune/lookup_keys.hpp"
 #include "cutune/space.hpp"
 
@@ -17,8 +18,6 @@ namespace {
 
 // A launch's fixed cost, which no volume scales: a few microseconds (launch, first loads, the epilogue's tail).
 constexpr double kLaunchMs = 0.005;
-// An SM count no GPU has: a persistent grid (min(tiles, PERSIST * SM_COUNT)) resolves to its units of work.
-constexpr std::int64_t kUnboundedSms = std::int64_t{1} << 20;
 // How much less a measurement counts per unit of distance between the logs of the shapes' dimensions.
 constexpr double kDistancePenalty = 0.05;
 
@@ -28,13 +27,11 @@ double volume(const Shape& s) {
   return v;
 }
 
-// Per-unit work times waves, up to a constant: the time of the launch's work at a shape. The units are the blocks of
-// the grid as if the GPU had unboundedly many SMs: a grid's blocks, and a persistent grid's tiles, which its blocks
-// take in turns; the waves count them over the GPU's block slots.
+// Per-unit work times waves, up to a constant: the time of the launch's work at a shape. The units of work
+// (work_units(): a grid's blocks, a persistent grid's tiles) are counted in waves over the GPU's block slots.
 double wave_work(const KernelSpec& spec, const Config& config, const Shape& shape, double slots) {
-  const Launch launch = spec.resolve(spec.launch, config, shape, kUnboundedSms);
-  const double blocks = std::max(1.0, static_cast<double>(launch.grid[0] * launch.grid[1] * launch.grid[2]));
-  return std::ceil(blocks / slots) * volume(shape) / blocks;
+  const double units = work_units(spec, config, shape);
+  return std::ceil(units / slots) * volume(shape) / units;
 }
 
 }  // namespace

@@ -48,13 +48,13 @@ std::vector<std::size_t> ask_batch(Strategy& strategy, std::size_t want) {
 
 SeedRun run_seed(std::string_view strategy_name, const RecordedSpace& recorded, const std::vector<std::size_t>& budgets,
                  double optimum, std::uint64_t seed, std::size_t batch, const std::vector<std::size_t>& start,
-                 const Prior& prior) {
+                 const Prior& prior, const SearchInputs& inputs) {
   const std::size_t largest = budgets.back();
   SeedRun run;
   run.evals_to_5pct = run.evals_to_1pct = static_cast<double>(largest + 1);
   double best = kInfinity;
   std::size_t evals = 0, next_budget = 0;
-  for (std::size_t index : replay_order(strategy_name, recorded, largest, batch, seed, start, prior)) {
+  for (std::size_t index : replay_order(strategy_name, recorded, largest, batch, seed, start, prior, inputs)) {
     const auto& time = recorded.times_ms[index];
     ++evals;
     if (time && *time < best) best = *time;
@@ -79,12 +79,12 @@ std::vector<double> sorted_times(const RecordedSpace& recorded) {
 
 std::vector<std::size_t> replay_order(std::string_view strategy_name, const RecordedSpace& recorded, std::size_t budget,
                                       std::size_t batch, std::uint64_t seed, const std::vector<std::size_t>& start,
-                                      const Prior& prior) {
+                                      const Prior& prior, const SearchInputs& inputs) {
   if (batch == 0) throw InputError("replay needs a batch of at least one configuration");
   if (recorded.times_ms.size() != recorded.space.size()) recorded.optimum_ms();  // throws for the mismatch
   for (std::size_t i : start)
     if (i >= recorded.space.size()) throw InputError("start configuration " + std::to_string(i) + " is outside the space");
-  auto strategy = start_first(make_strategy(strategy_name, recorded.space, seed, prior), start);
+  auto strategy = start_first(make_strategy(strategy_name, recorded.space, seed, prior, inputs), start);
   detail::Rng tell_order(seed ^ kTellOrderStream);
   std::vector<std::size_t> told;
   while (told.size() < budget) {
@@ -168,7 +168,7 @@ ReplayResult replay(std::string_view strategy, const RecordedSpace& recorded, co
       }
       try {
         runs[s] = run_seed(strategy, recorded, budgets, optimum, options.first_seed + s, options.batch, start,
-                           options.prior);
+                           options.prior, options.inputs);
       } catch (...) {
         if (!failed.exchange(true)) error = std::current_exception();
       }

@@ -156,6 +156,7 @@ std::unique_ptr<Strategy> make_annealing_strategy(const Space& space, std::uint6
 std::unique_ptr<Strategy> make_genetic_strategy(const Space& space, std::uint64_t seed);
 std::unique_ptr<Strategy> make_local_search_strategy(const Space& space, std::uint64_t seed);
 std::unique_ptr<Strategy> make_bayes_strategy(const Space& space, std::uint64_t seed);
-std::unique_ptr<Strategy> make_portfolio_strategy(const Space& space, std::uint64_t seed, const Prior& prior);
+std::unique_ptr<Strategy> make_portfolio_strategy(const Space& space, std::uint64_t seed, const Prior& prior,
+                                                  const SearchInputs& inputs);
 
 }  // namespace cutune::detail

@@ -32,13 +32,25 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& spac
 }
 
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& space, std::uint64_t seed, const Prior& prior) {
+  return make_strategy(name, space, seed, prior, SearchInputs{});
+}
+
+std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& space, std::uint64_t seed, const Prior& prior,
+                                        const SearchInputs& inputs) {
+  if (!inputs.empty() && inputs.values.size() != inputs.names.size() * space.size()) {
+    throw InputError("search inputs hold " + std::to_string(inputs.values.size()) + " values, not " +
+                     std::to_string(inputs.names.size()) + " for each of " + std::to_string(space.size()) +
+                     " configurations");
+  }
+  for (std::size_t k : inputs.favour_high)
+    if (k >= inputs.names.size()) throw InputError("search inputs favour input " + std::to_string(k) + " of " + std::to_string(inputs.names.size()));
   if (name == "exhaustive") return std::make_unique<ExhaustiveStrategy>(space.size());
   if (name == "random") return detail::make_random_strategy(space, seed);
   if (name == "annealing") return detail::make_annealing_strategy(space, seed);
   if (name == "genetic") return detail::make_genetic_strategy(space, seed);
   if (name == "local_search") return detail::make_local_search_strategy(space, seed);
   if (name == "bayes") return detail::make_bayes_strategy(space, seed);
-  if (name == "portfolio") return detail::make_portfolio_strategy(space, seed, prior);
+  if (name == "portfolio") return detail::make_portfolio_strategy(space, seed, prior, inputs);
   std::string known;
   for (const auto& n : strategy_names()) known += (known.empty() ? "" : ", ") + n;
   throw InputError("unknown strategy '" + std::string(name) + "' (known: " + known + ")");

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "cutune/cubin_cache.hpp"
+#include "cutune/launch_inputs.hpp"
 #include "cutune/error.hpp"
 #include "measure/workbench.hpp"
 #include "specs/log.hpp"
@@ -153,7 +154,10 @@ void ShapeRun::start_strategy() {
     logger()->info("prior: {} stored results of this kernel version and shape on {}", sibling.times.size(), sibling.name);
   }
   clock_.enter(Phase::Search);
-  strategy_ = start_first(make_strategy(options_.strategy, space_, options_.seed, prior),
+  // What the launch geometry says of each configuration here (blocks, waves over this GPU's SMs, the last wave's
+  // fill): the default strategy's model learns from it beside the parameters.
+  const SearchInputs inputs = launch_inputs(spec_, space_.configs(), shape_, tuner_.limits_);
+  strategy_ = start_first(make_strategy(options_.strategy, space_, options_.seed, prior, inputs),
                           interrupted_first(stored_, index_of_,
                                             with_prior_first(start_indices(spec_, options_.start, index_of_), prior)));
   // What the cubin cache holds. Among candidates it rates about as well, the strategy takes those: a repeated run then

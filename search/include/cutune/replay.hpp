@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cutune/search_inputs.hpp"
 #include "cutune/prior.hpp"
 #include "cutune/space.hpp"
 
@@ -39,6 +40,9 @@ struct ReplayOptions {
   /// (make_strategy()), and each run asks the `prior_first` fastest of each other GPU first, after `start`.
   Prior prior;
   std::size_t prior_first = kPriorFirst;
+  /// What is known of each configuration before it is measured (search_inputs.hpp; launch_inputs() computes a spec's):
+  /// the default strategy's initial design favours what it says (make_strategy()). Empty: nothing changes.
+  SearchInputs inputs;
   /// Asked before each seed's run: true ends the replay with Interrupted (Ctrl-C, SIGTERM).
   std::function<bool()> stop;
 };
@@ -78,11 +82,11 @@ ReplayResult replay(std::string_view strategy, const RecordedSpace& recorded, co
 
 /// One run of `strategy` with seed `seed`, as replay() runs each seed: the configurations told, in the order told,
 /// at most `budget` of them (fewer only when the strategy proposes nothing more). `start` is asked first, and the
-/// strategy is made with `prior` (the prior's first proposals are the caller's to put into `start`). Throws
+/// strategy is made with `prior` and `inputs` (the prior's first proposals are the caller's to put into `start`). Throws
 /// InputError for an unknown strategy or a batch of 0.
 std::vector<std::size_t> replay_order(std::string_view strategy, const RecordedSpace& recorded, std::size_t budget,
                                       std::size_t batch, std::uint64_t seed, const std::vector<std::size_t>& start = {},
-                                      const Prior& prior = {});
+                                      const Prior& prior = {}, const SearchInputs& inputs = {});
 
 /// The expected number of evaluations random sampling without replacement needs to first draw a configuration
 /// within `tolerance` of the optimum (0.05: 5%): (N + 1) / (K + 1) for K such configurations among N.

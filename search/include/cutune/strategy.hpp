@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cutune/search_inputs.hpp"
 #include "cutune/prior.hpp"
 #include "cutune/space.hpp"
 
@@ -85,5 +86,11 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& spac
 /// other strategies ignore it, and an empty prior changes nothing. The prior's winners are not proposed by the
 /// strategy: put prior_first() into start_first() for that.
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& space, std::uint64_t seed, const Prior& prior);
+/// The same, with what is known of each configuration of `space` before it is measured (search_inputs.hpp: for a
+/// kernel, how full its launch's waves keep the GPU): `portfolio` draws its initial design from the configurations
+/// that the inputs favour; the other strategies ignore them, and empty inputs change nothing. Throws InputError when
+/// `inputs` does not hold one row per configuration or favours an input it does not have.
+std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& space, std::uint64_t seed, const Prior& prior,
+                                        const SearchInputs& inputs);
 
 }  // namespace cutune

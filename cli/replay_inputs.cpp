@@ -1,0 +1,57 @@
+// What a kernel's spec adds to a replay of its recorded space (replay_inputs.hpp).
+#include "replay_inputs.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "commands.hpp"
+#include "cutune/error.hpp"
+#include "cutune/launch_inputs.hpp"
+
+namespace cutune::cli {
+namespace {
+
+// The cache's configurations in the spec's parameter order (the cache may list its parameters in another order).
+std::vector<Config> in_spec_order(const KernelSpec& spec, const KtCache& cache, const Space& space) {
+  const std::vector<std::string> names = cache.parameter_names();
+  std::vector<std::size_t> from(spec.parameters.size());
+  if (names.size() != spec.parameters.size()) {
+    throw InputError("--kernel " + spec.name + ": the cache has " + std::to_string(names.size()) + " parameters, the spec " +
+                     std::to_string(spec.parameters.size()));
+  }
+  for (std::size_t p = 0; p < spec.parameters.size(); ++p) {
+    const auto it = std::find(names.begin(), names.end(), spec.parameters[p].name);
+    if (it == names.end()) throw InputError("--kernel " + spec.name + ": the cache has no parameter " + spec.parameters[p].name);
+    from[p] = static_cast<std::size_t>(it - names.begin());
+  }
+  std::vector<Config> out;
+  out.reserve(space.size());
+  for (const auto& config : space.configs()) {
+    Config c;
+    for (std::size_t p = 0; p < from.size(); ++p) c.values.push_back(config.values[from[p]]);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_kernel_knowledge(const ReplayKernel& kernel, const KtCache& cache, const RecordedSpace& recorded,
+                          ReplayOptions& options) {
+  if (kernel.kernel.empty()) return;
+  if (kernel.shape.empty()) throw InputError("--kernel needs --shape, the shape the cache was recorded at");
+  if (kernel.sm_count < 1) throw InputError("--sm-count must be at least 1");
+  const KernelSpec spec = load_chosen_kernel(kernel.kernel, "", "", nullptr, false);
+  const Shape shape = spec.parse_shape(kernel.shape);
+  const std::vector<Config> configs = in_spec_order(spec, cache, recorded.space);
+  DeviceLimits limits;
+  limits.sm_count = kernel.sm_count;
+  if (!kernel.no_inputs) options.inputs = launch_inputs(spec, configs, shape, limits);
+  if (!kernel.start) return;
+  std::map<std::string, std::size_t> index_of;
+  for (std::size_t i = 0; i < configs.size(); ++i) index_of.emplace(spec.format(configs[i]), i);
+  for (const auto& first : spec.start)
+    if (const auto it = index_of.find(spec.format(first)); it != index_of.end()) options.start.push_back(it->second);
+}
+
+}  // namespace cutune::cli

@@ -1,0 +1,26 @@
+// SearchInputs: quantities known of every configuration of a space before anything is compiled or measured (for a
+// kernel spec at a shape on a GPU: its launch's units of work, how many waves they take over the SMs, how full those
+// waves are), handed to the search beside the parameters themselves.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace cutune {
+
+/// Per configuration of a space, the value of each named input, and which inputs the search should favour high.
+struct SearchInputs {
+  std::vector<std::string> names;
+  /// Row after row: configuration c's values are at [c * names.size(), (c + 1) * names.size()). NaN: unknown there.
+  std::vector<double> values;
+  /// Inputs (positions in `names`) whose higher values usually run faster: the default strategy draws its initial
+  /// design from the configurations at or above the space's median of each (launch_inputs(): the share of the
+  /// waves' block slots that has work, so that the first outcomes are not spent on grids that leave most SMs idle).
+  std::vector<std::size_t> favour_high;
+
+  bool empty() const { return names.empty(); }
+  double at(std::size_t config, std::size_t input) const { return values[config * names.size() + input]; }
+};
+
+}  // namespace cutune
