@@ -34,6 +34,14 @@
 //
 // Stream-K (STREAMK=1 or 2) shares the tiles' K slabs among the persistent blocks as units of work (TileWalk below);
 // gemm_sm90_streamk.cu, compiled after this file by the 16-bit specs, finishes the tiles split between blocks.
+//
+// Ping-pong (PINGPONG=1, the 16-bit kernel with WG=2 persistent blocks): the two consumer warpgroups take the block's
+// tiles in turns, each a whole BM x BN tile, instead of sharing each tile's rows. Their main loops run one after the
+// other, so that one warpgroup's epilogue (C through registers and shared memory) runs while the other's wgmmas keep
+// the tensor cores busy. The producer is unchanged: it loads every tile's slabs in order into the one ring, each stage
+// read by one warpgroup only. The turn passes through two named barriers (turn_wait / turn_pass): a warpgroup starts a
+// tile's main loop once the other has issued and waited for the last wgmma of the tile before. That order is also what
+// keeps mbarrier parity unambiguous: a warpgroup never waits for a slab more than one ring's phase ahead of the loads.
 #if PATH == 1
 #ifndef WG
 #define WG 1
@@ -53,6 +61,9 @@
 #ifndef STREAMK
 #define STREAMK 0
 #endif
+#ifndef PINGPONG
+#define PINGPONG 0
+#endif
 
 namespace gemm_sm90 {
 using namespace gemm_tc_shared;
@@ -69,9 +80,11 @@ static_assert(PERSIST == 0 || SPLITK == 1, "persistent blocks walk whole tiles (
 static_assert(STREAMK == 0 || PERSIST >= 1 && CM * CN == 1, "stream-K shares iterations among persistent blocks");
 constexpr bool kMulticast = MC == 1;
 static_assert(!kMulticast || CM == 2 && CN == 1 && SPLITK == 1, "multicast of B within a cluster of two tiles along M");
-// Arrivals that free a stage: every consumer thread, or with multicast one per consumer warpgroup of either block (its
-// wgmmas, which alone read the stage there, complete for the whole warpgroup at once).
-constexpr unsigned kReleases = kMulticast ? 2 * WG : kConsumerThreads;
+static_assert(PINGPONG == 0 || WG == 2 && PERSIST >= 1 && STREAMK == 0, "ping-pong: two consumers taking turns at tiles");
+constexpr int kReaders = PINGPONG ? 1 : WG;  // consumer warpgroups that read each stage
+// Arrivals that free a stage: every thread of the warpgroups that read it, or with multicast one per such warpgroup of
+// either block (its wgmmas, which alone read the stage there, complete for the whole warpgroup at once).
+constexpr unsigned kReleases = kMulticast ? 2 * kReaders : 128 * kReaders;
 
 // A shared-memory matrix descriptor (PTX ISA, "matrix descriptor format"): start address, leading and stride byte
 // offsets, each as (x & 0x3FFFF) >> 4 in 14 bits at bits 0, 16 and 32; base offset 0 (stages are 1024-byte aligned);
@@ -239,6 +252,22 @@ __device__ __forceinline__ void give_registers() {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGISTERS));
   } else {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(REGISTERS));
+  }
+}
+// Ping-pong's turns: consumer warpgroup `consumer` waits for its turn (named barrier 4 + consumer), or hands the turn to
+// the other (an arrival there, which the other's wait completes): 128 threads arrive and 128 wait on each use.
+__device__ __forceinline__ void turn_wait(int consumer) {
+  if (consumer == 0) {
+    asm volatile("bar.sync 4, 256;" ::: "memory");
+  } else {
+    asm volatile("bar.sync 5, 256;" ::: "memory");
+  }
+}
+__device__ __forceinline__ void turn_pass(int consumer) {
+  if (consumer == 0) {
+    asm volatile("bar.arrive 5, 256;" ::: "memory");
+  } else {
+    asm volatile("bar.arrive 4, 256;" ::: "memory");
   }
 }
 // The consumer warpgroups only (the producer has left): named barrier 1.
@@ -423,6 +452,12 @@ __device__ __forceinline__ bool next_tile(int M, int N, int K, Block& block) {
   }
 }
 
+// Whether the block has a unit after the current one (a copy of its walk looks ahead).
+__device__ __forceinline__ bool has_next_tile(int M, int N, int K, const Block& block) {
+  Block ahead = block;
+  return next_tile(M, N, K, ahead);
+}
+
 // Test builds only (-DCUTUNE_TEST_SKIP_SLAB=s): whether slab i of this block is slab s of K, whose wgmmas the kernel
 // then leaves out, which verification must notice.
 __device__ __forceinline__ bool skipped(const Block& block, int i) {
@@ -456,9 +491,11 @@ __device__ __forceinline__ void finish_block() {
 
 // The consumers' main loop when wgmma reads both operands from shared memory (the 16-bit kernels): per slab, wait
 // for its stage, hand the accumulators to `multiply(stage)`'s wgmmas, and release the stage once they are done, one
-// slab later (wait_group 1: this slab's wgmmas keep the tensor cores busy meanwhile). Returns after every wgmma.
-template <unsigned STAGE, typename Multiply>
-__device__ __forceinline__ void consume_slabs(const Block& block, Multiply&& multiply) {
+// slab later (wait_group 1: this slab's wgmmas keep the tensor cores busy meanwhile). `issued()` runs once the last
+// slab's wgmmas are issued (ping-pong hands the turn over there, so that the other warpgroup's first wgmmas follow
+// these without a gap). Returns after every wgmma.
+template <unsigned STAGE, typename Multiply, typename Issued>
+__device__ __forceinline__ void consume_slabs(const Block& block, Multiply&& multiply, Issued&& issued) {
 #pragma unroll 1
   for (int i = 0; i < block.slabs; ++i) {
     const int it = block.it + i;
@@ -469,6 +506,7 @@ __device__ __forceinline__ void consume_slabs(const Block& block, Multiply&& mul
     wgmma_wait<1>();
     if (i > 0) stage_release(block.ring, it - 1);
   }
+  issued();
   wgmma_wait<0>();
   // The next tile's slabs may take the last stage now, while this tile's C is stored.
   if (PERSIST) stage_release(block.ring, block.it + block.slabs - 1);

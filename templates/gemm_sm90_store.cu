@@ -43,16 +43,17 @@ struct StagedC {
   }
 };
 
-// Stages this warpgroup's rows of the tile (alpha * acc + beta * C) round by round at `staging` and has thread 0 store
-// each round with TMA (one bulk group per round, clipped at M and N). Before a round's buffer is written again, the
-// store that last read it must be done reading: at most kSets - 1 younger groups may still be reading, across tiles too.
+// Stages this warpgroup's rows of the tile (alpha * acc + beta * C), MR * 64 of them from row `row0` of C, round by
+// round at `staging` and has thread 0 store each round with TMA (one bulk group per round, clipped at M and N). Before
+// a round's buffer is written again, the store that last read it must be done reading: at most kSets - 1 younger
+// groups may still be reading, across tiles too.
 template <int MR, int ACCS, typename Acc>
-__device__ __forceinline__ void store_tile(const Acc& acc, const Tile& tile, int consumer, unsigned staging,
+__device__ __forceinline__ void store_tile(const Acc& acc, const Tile& tile, int consumer, int row0, unsigned staging,
                                            const CUtensorMap* c_map, int M, int N, const elem_t* C, float alpha,
                                            float beta) {
   using S = StagedC<MR>;
   static_assert(S::writes_are_conflict_free(), "the staged writes of C are free of bank conflicts");
-  const int t = threadIdx.x % 128, row0 = tile.m0 + consumer * MR * 64;
+  const int t = threadIdx.x % 128;
 #pragma unroll
   for (int r = 0; r < S::kBoxes / S::kPerRound; ++r) {
     const unsigned set = staging + (r % S::kSets) * S::kPerRound * S::kBox;

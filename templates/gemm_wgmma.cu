@@ -23,7 +23,8 @@
 // (gemm_wgmma_swap.cu, compiled after this file). With PERSIST=1 a block computes tile after tile (gemm_sm90.cu): the
 // consumers store one tile's C while the producer already loads the next tile's slabs; with MC=1 the two blocks of a
 // cluster share B's loads (TMA multicast); with STREAMK the persistent blocks share the tiles' iterations
-// (gemm_sm90_streamk.cu).
+// (gemm_sm90_streamk.cu); with PINGPONG=1 the two consumer warpgroups take whole tiles in turns, one's epilogue under
+// the other's main loop.
 #ifndef SWAP
 #define SWAP 0
 #endif
@@ -33,13 +34,14 @@ namespace gemm_wgmma_detail {
 using namespace gemm_sm90;
 using gemm_wgmma_ops::Mma;
 
-constexpr int kMR = BM / (64 * WG);               // m64 wgmma tiles per consumer warpgroup
+constexpr int kMR = BM / (64 * kReaders);         // m64 wgmma tiles per consumer warpgroup (ping-pong: the whole tile)
+constexpr int kRowShare = PINGPONG ? 0 : 1;       // 1: consumer warpgroup c owns rows c * kMR * 64 ... of the tile
 constexpr int kAccs = BN / 2;                     // accumulator registers per m64 tile and thread
 constexpr unsigned kStageA = BM * kRow, kStageB = BN * kRow, kStage = kStageA + kStageB;  // bytes per stage
 constexpr unsigned kBoxB = 64 * kRow;             // one 64 x 64 box of B
 static_assert(TYPE == 1 || TYPE == 2, "PATH 1 multiplies 16-bit elements (BF16 or FP16)");
 static_assert(BK == 64, "a slab is one 128-byte swizzle row of 16-bit elements deep");
-static_assert(kMR >= 1 && BM % (64 * WG) == 0, "each consumer warpgroup owns whole m64 tiles");
+static_assert(kMR >= 1 && BM % (64 * kReaders) == 0, "each consumer warpgroup owns whole m64 tiles");
 static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "wgmma n64, n128, n192 or n256");
 static_assert(kMR * kAccs <= 128, "at most 128 accumulator registers per thread");
 
@@ -113,9 +115,13 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads, PERSIS
   if (!start_block<kRing, kStageA, BN / 64, kBoxB, 64, kReallocate>(M, N, K, &a_map, &b_map, smem_raw, block)) return;
   const Tile& tile = block.tile;
   const int consumer = threadIdx.x / 128 - 1, t = threadIdx.x % 128;
+  const int row0_of_consumer = kRowShare * consumer * kMR * 64;  // within the tile
   float acc[kMR][kAccs];
+  int unit = 0;  // the block's units so far (ping-pong: consumer warpgroup unit % 2 computes the unit)
 #pragma unroll 1
   do {  // each of the block's tiles (one unless PERSIST >= 1)
+    if (PINGPONG && unit % 2 != consumer) continue;  // the other warpgroup's tile
+    if (PINGPONG && unit > 0) turn_wait(consumer);
 #pragma unroll
     for (int mr = 0; mr < kMR; ++mr)
 #pragma unroll
@@ -128,8 +134,11 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads, PERSIS
       for (int ks = 0; ks < BK / 16; ++ks) {
         const u64 b = b_descriptor(stage, ks);
 #pragma unroll
-        for (int mr = 0; mr < kMR; ++mr) Mma<BN>::run(acc[mr], a_descriptor(stage, consumer * kMR + mr, ks), b, 1);
+        for (int mr = 0; mr < kMR; ++mr)
+          Mma<BN>::run(acc[mr], a_descriptor(stage, kRowShare * consumer * kMR + mr, ks), b, 1);
       }
+    }, [&] {  // the other warpgroup's main loop follows, and runs under this one's epilogue
+      if (PINGPONG && has_next_tile(M, N, K, block)) turn_pass(consumer);
     });
 #pragma unroll
     for (int mr = 0; mr < kMR; ++mr) pin(acc[mr]);  // every accumulator read below comes after the wait
@@ -138,12 +147,13 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads, PERSIS
     if (!streamk_reduce<kMR * kAccs>(&acc[0][0], workspace, counters, block, M, N, K)) continue;  // another block stores it
 
     if constexpr (EPI_VEC == 64) {
-      gemm_sm90_store::store_tile<kMR, kAccs>(acc, tile, consumer, block.ring.base + STAGES * kStage + consumer * kStageC,
-                                              &c_map, M, N, C, alpha, beta);
+      gemm_sm90_store::store_tile<kMR, kAccs>(acc, tile, consumer, tile.m0 + row0_of_consumer,
+                                              block.ring.base + STAGES * kStage + consumer * kStageC, &c_map, M, N, C,
+                                              alpha, beta);
       continue;
     }
     // N is a multiple of 8 here (TMA's row strides): every pair inside C is stored as one, and every 8-column chunk.
-    const int row0 = tile.m0 + consumer * kMR * 64;
+    const int row0 = tile.m0 + row0_of_consumer;
 #pragma unroll
     for (int mr = 0; mr < kMR; ++mr)
 #pragma unroll
@@ -166,7 +176,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads, PERSIS
           }
         }
       }
-  } while (next_tile(M, N, K, block));
+  } while (++unit, next_tile(M, N, K, block));
   if (EPI_VEC == 64 && threadIdx.x % 128 == 0) bulk_wait_all<0>();  // the last stores are written before the block ends
   finish_block();
 }

@@ -70,7 +70,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_swap_detail::kThreads)
 #pragma unroll
       for (int nr = 0; nr < kNR; ++nr) MmaT<BM>::run(acc[nr], bt_descriptor(stage, consumer * kNR + nr, ks), b, 1);
     }
-  });
+  }, [] {});
 #pragma unroll
   for (int nr = 0; nr < kNR; ++nr) pin(acc[nr]);  // every accumulator read below comes after the wait
 

@@ -133,8 +133,9 @@ TEST_P(GemmWgmmaSwapGpu, MissingSlabIsCaught) {
 // across tiles), multicast of B within a cluster (MC=1: odd numbers of tile rows leave the last cluster's second block
 // beyond C, loading for the first without storing), TMA stores of C (EPI_VEC 64: clipped at the edges, C read for
 // beta; EPI_SLICE 1: a box at a time in alternating buffers, 2: in one buffer) and stream-K (STREAMK 1: every tile's
-// slabs shared by the persistent blocks, partial tiles summed through the workspace; 2: the last wave's tiles only).
-// Partial tiles at the edges, a partial last k-slab. One kernel and variant per instance.
+// slabs shared by the persistent blocks, partial tiles summed through the workspace; 2: the last wave's tiles only) and
+// ping-pong (PINGPONG=1: the consumer warpgroups take turns at whole tiles; blocks with an odd number of tiles leave
+// the second warpgroup's last turn empty). Partial tiles at the edges, a partial last k-slab. One kernel and variant per instance.
 struct Variant {
   const char* kernel;
   const char* where;
@@ -151,7 +152,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{"gemm_bf16", "EPI_SLICE == 1", "tma_store_sliced"},
                       Variant{"gemm_f16", "EPI_SLICE == 2", "tma_store_one_buffer"},
                       Variant{"gemm_bf16", "STREAMK == 1", "streamk"}, Variant{"gemm_f16", "STREAMK == 2", "streamk_dp"},
-                      Variant{"gemm_bf16", "STREAMK == 2", "streamk_dp"}),
+                      Variant{"gemm_bf16", "STREAMK == 2", "streamk_dp"},
+                      Variant{"gemm_bf16", "PINGPONG == 1", "pingpong"}, Variant{"gemm_f16", "PINGPONG == 1", "pingpong"}),
     [](const ::testing::TestParamInfo<Variant>& info) {
       return std::string(info.param.kernel) + "_" + info.param.name;
     });

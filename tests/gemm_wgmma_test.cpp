@@ -36,14 +36,14 @@ struct Path1 {
 };
 const std::vector<Path1> kPaths = {
     {"gemm_tf32", 3180, 0, {64, 128, 192, 256}, {64, 128, 256}, {32}, {2, 3, 4, 5, 6}, {1, 4}, 4},
-    {"gemm_bf16", 16608, 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8, 64}, 8},
-    {"gemm_f16", 16608, 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8, 64}, 8}};
+    {"gemm_bf16", 17476, 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8, 64}, 8},
+    {"gemm_f16", 17476, 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8, 64}, 8}};
 // The parameters PATH 1 tunes (and the 16-bit kernels' persistence, stream-K, multicast and epilogue slices); the
 // others are pinned to one value for it.
 const std::vector<std::string> kTuned = {"BM", "BN", "STAGES", "SPLITK", "GROUP_M", "EPI_VEC", "WG", "CM", "CN"};
 std::vector<std::string> tuned(const KernelSpec& spec) {
   std::vector<std::string> names = kTuned;
-  if (spec.name != "gemm_tf32") names.insert(names.end(), {"PERSIST", "STREAMK", "MC", "EPI_SLICE"});
+  if (spec.name != "gemm_tf32") names.insert(names.end(), {"PERSIST", "STREAMK", "MC", "EPI_SLICE", "PINGPONG"});
   return names;
 }
 // The 16-bit kernels' SWAP=1 alone (for the compile sample: every value it takes, not only those SWAP=0 lacks).
@@ -61,6 +61,10 @@ std::vector<Config> wgmma_configs(const KernelSpec& spec, const char* shape, con
 }
 
 bool swapped(const KernelSpec& spec, const Config& c) { return spec.name != "gemm_tf32" && value(spec, c, "SWAP") == 1; }
+// Consumer warpgroups that share each tile: WG, or one with ping-pong (each warpgroup takes whole tiles in turns).
+std::int64_t readers(const KernelSpec& spec, const Config& c) {
+  return value(spec, c, "WG") - (spec.name != "gemm_tf32" ? value(spec, c, "PINGPONG") : 0);
+}
 std::vector<Config> swapped_configs(const KernelSpec& spec, const std::vector<Config>& all) {
   std::vector<Config> out;
   for (const Config& c : all)
@@ -81,8 +85,12 @@ TEST(GemmWgmmaSpace, EveryValueOfEveryParameterAppears) {
       const std::int64_t bm = value(spec, c, "BM"), bn = value(spec, c, "BN"), wg = value(spec, c, "WG");
       const bool swap = swapped(spec, c);
       swaps += swap;
-      EXPECT_EQ(path.shared(bm, bn, swap) % (64 * wg), 0);
-      EXPECT_LE(path.shared(bm, bn, swap) / (64 * wg) * path.width(bm, bn, swap), 256);  // <= 128 accumulators
+      const std::int64_t share = readers(spec, c);
+      EXPECT_EQ(path.shared(bm, bn, swap) % (64 * share), 0);
+      EXPECT_LE(path.shared(bm, bn, swap) / (64 * share) * path.width(bm, bn, swap), 256);  // <= 128 accumulators
+      // Ping-pong: two persistent consumer warpgroups, whole tiles each.
+      if (share < wg) EXPECT_TRUE(wg == 2 && value(spec, c, "PERSIST") == 1 && !swap && value(spec, c, "STREAMK") == 0)
+          << spec.format(c);
       // SWAP=1: wgmma n16..n128; the deeper pipelines are its own; SWAP=0 keeps the m64 tiles it had.
       if (swap) EXPECT_TRUE(bm <= 128 && bm % 16 == 0) << spec.format(c);
       if (!swap && spec.name != "gemm_tf32") EXPECT_TRUE(bm >= 64 && value(spec, c, "STAGES") <= 5) << spec.format(c);
@@ -118,6 +126,7 @@ TEST(GemmWgmmaSpace, EveryValueOfEveryParameterAppears) {
     if (name != "gemm_tf32") EXPECT_EQ(seen["STREAMK"], (Values{0, 1, 2})) << name;
     if (name != "gemm_tf32") EXPECT_EQ(seen["MC"], (Values{0, 1})) << name;
     if (name != "gemm_tf32") EXPECT_EQ(seen["EPI_SLICE"], (Values{0, 1, 2})) << name;
+    if (name != "gemm_tf32") EXPECT_EQ(seen["PINGPONG"], (Values{0, 1})) << name;
     for (const char* pinned : {"WARPS_M", "WARPS_N", "SWIZZLE", "PREFETCH", "ALIGNED"}) {
       EXPECT_EQ(seen[pinned].size(), 1u) << name << " " << pinned;
     }
@@ -223,7 +232,8 @@ TEST(GemmWgmmaSpace, TensorMapsFollowTheTile) {
   };
   for (const Case& k :
        {Case{"gemm_bf16", "PATH=1,BM=256,BN=128,BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,"
-                          "GROUP_M=1,EPI_VEC=8,ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=0,MC=0,STREAMK=0,EPI_SLICE=0",
+                          "GROUP_M=1,EPI_VEC=8,ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=0,MC=0,STREAMK=0,EPI_SLICE=0,"
+                          "PINGPONG=0",
              ElementType::BFloat16, 520, 1024, 64, 256, 128, 64},
         Case{"gemm_tf32", "PATH=1,BM=192,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,"
                           "GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1",
@@ -282,6 +292,13 @@ TEST(GemmWgmmaSpace, TensorMapsFollowTheTile) {
                                                                         "EPI_SLICE=1"));
     EXPECT_EQ(spec.resolve(spec.launch, sliced, shape, 132).shared_memory,
               std::int64_t{4} * (k.bm + k.bn) * 128 + std::int64_t{2} * k.bm * 128 + 1024 + 128);
+    // Ping-pong (persistent, 128 x 128 tiles): each warpgroup stores whole tiles, BM rows, and stages them apart.
+    const Config pingpong = spec.parse_config(
+        "PATH=1,BM=128,BN=128,BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=64,"
+        "ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=1,MC=0,STREAMK=0,EPI_SLICE=0,PINGPONG=1");
+    EXPECT_EQ(tensor_map_layout(spec, spec.arguments[maps[2]], pingpong, shape).box[1], 128u);
+    EXPECT_EQ(spec.resolve(spec.launch, pingpong, shape, 132).shared_memory,
+              std::int64_t{4} * 256 * 128 + 2 * std::int64_t{2} * 128 * 128 + 1024 + 128);
   }
   // TF32's EPI_VEC 4 stages the tile in the ring, which grows where the tile is larger than the stages.
   const KernelSpec tf32 = load_kernel("gemm_tf32");
@@ -338,7 +355,8 @@ TEST(GemmWgmmaCompile, SampleCompilesForSm90a) {
     const std::int64_t wg = value(*job.spec, job.config, "WG");
     const std::int64_t bm = value(*job.spec, job.config, "BM"), bn = value(*job.spec, job.config, "BN");
     const bool swap = swapped(*job.spec, job.config);
-    const std::int64_t per_warpgroup = job.path->shared(bm, bn, swap) / (64 * wg);  // m64 tiles or 64-column chunks
+    // m64 tiles or 64-column chunks of each consumer warpgroup
+    const std::int64_t per_warpgroup = job.path->shared(bm, bn, swap) / (64 * readers(*job.spec, job.config));
     const bool tf32 = job.path->kernel == "gemm_tf32";
     const std::int64_t registers =
         per_warpgroup * job.path->width(bm, bn, swap) / 2 + (tf32 ? 2 * per_warpgroup * 16 : 0);
@@ -355,6 +373,31 @@ TEST(GemmWgmmaCompile, SampleCompilesForSm90a) {
   EXPECT_GT(reallocating, 0u);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::printf("%zu PATH 1 compiles for sm_90a on %u threads in %.0f s\n", jobs.size(), pool.threads(), seconds);
+}
+
+// Ping-pong's tiles compile for sm_90a without spills or serialized wgmmas, and those of 128 accumulators a thread
+// (128 x 128, 64 x 256) from the 168 registers that setmaxnreg needs at launch.
+TEST(GemmWgmmaCompile, PingPongCompilesForSm90a) {
+  const KernelSpec spec = load_kernel("gemm_bf16");
+  CompilePool pool;
+  std::vector<std::pair<std::string, std::future<CompileOutput>>> jobs;
+  for (const char* tile : {"BM=128,BN=128", "BM=64,BN=256", "BM=64,BN=128", "BM=128,BN=64"}) {
+    const std::string text = std::string("PATH=1,") + tile +
+                             ",BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=8,EPI_VEC=64,"
+                             "ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=1,MC=0,STREAMK=0,EPI_SLICE=0,PINGPONG=1";
+    const Config c = spec.parse_config(text);
+    ASSERT_EQ(invalid_config(spec, text, "8192x8192x256"), std::nullopt) << text;
+    jobs.emplace_back(text, pool.submit([&spec, c] { return compile_config(spec, c, "sm_90"); }));
+  }
+  for (auto& [text, future] : jobs) {
+    const CompileOutput out = future.get();
+    ASSERT_TRUE(out.ok) << text << "\n" << out.log;
+    EXPECT_EQ(out.spill_bytes, 0) << text;
+    EXPECT_EQ(out.log.find("wgmma"), std::string::npos) << text << "\n" << out.log;
+    const bool full = text.find("BM=128,BN=128") != std::string::npos || text.find("BN=256") != std::string::npos;
+    if (full) EXPECT_EQ(out.registers, 168) << text;
+    else EXPECT_LE(out.registers, 168) << text;
+  }
 }
 
 }  // namespace
