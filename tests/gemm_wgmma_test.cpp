@@ -72,6 +72,38 @@ std::vector<Config> swapped_configs(const KernelSpec& spec, const std::vector<Co
   return out;
 }
 
+// What every PATH 1 configuration of `path`'s kernel must be: its tile shared among its consumers in whole m64 tiles of
+// at most 128 accumulators, its target, its launch.
+void expect_path1_configuration(const Path1& path, const KernelSpec& spec, const Config& c) {
+  const std::int64_t bm = value(spec, c, "BM"), bn = value(spec, c, "BN"), wg = value(spec, c, "WG");
+  const bool swap = swapped(spec, c);
+  const std::int64_t share = readers(spec, c);
+  EXPECT_EQ(path.shared(bm, bn, swap) % (64 * share), 0);
+  EXPECT_LE(path.shared(bm, bn, swap) / (64 * share) * path.width(bm, bn, swap), 256);  // <= 128 accumulators
+  // Ping-pong: two persistent consumer warpgroups, whole tiles each.
+  if (share < wg) EXPECT_TRUE(wg == 2 && value(spec, c, "PERSIST") == 1 && !swap && value(spec, c, "STREAMK") == 0)
+      << spec.format(c);
+  // SWAP=1: wgmma n16..n128; the deeper pipelines are its own; SWAP=0 keeps the m64 tiles it had.
+  if (swap) EXPECT_TRUE(bm <= 128 && bm % 16 == 0) << spec.format(c);
+  if (!swap && spec.name != "gemm_tf32") EXPECT_TRUE(bm >= 64 && value(spec, c, "STAGES") <= 5) << spec.format(c);
+  EXPECT_EQ(required_targets(spec, c), std::vector<std::string>{"sm_90a"});
+  const Launch l = spec.resolve(spec.launch, c, spec.parse_shape("4096x4096x4096"), 132);
+  EXPECT_EQ(l.threads(), 128 * (wg + 1));
+  EXPECT_LE(l.shared_memory, 227 * 1024);
+  EXPECT_EQ(l.cluster_size(), value(spec, c, "CM") * value(spec, c, "CN"));
+  EXPECT_EQ(l.grid[0] % l.cluster_size(), 0);
+  // Persistent blocks: PERSIST per SM of the 132 given, in whole clusters (4096 x 4096 has more tiles).
+  const std::int64_t persist = spec.name == "gemm_tf32" ? 0 : value(spec, c, "PERSIST");
+  if (persist > 0) EXPECT_EQ(l.grid[0], persist * 132 / l.cluster_size() * l.cluster_size()) << spec.format(c);
+  // Stream-K: persistent blocks of one-block clusters.
+  if (spec.name != "gemm_tf32" && value(spec, c, "STREAMK") > 0)
+    EXPECT_TRUE(persist > 0 && l.cluster_size() == 1) << spec.format(c);
+  if (persist > 0) EXPECT_TRUE(!swap && value(spec, c, "SPLITK") == 1) << spec.format(c);
+  // Multicast of B: two tiles along M share it.
+  if (spec.name != "gemm_tf32" && value(spec, c, "MC") == 1)
+    EXPECT_TRUE(!swap && l.cluster_size() == 2 && value(spec, c, "CM") == 2) << spec.format(c);
+}
+
 TEST(GemmWgmmaSpace, EveryValueOfEveryParameterAppears) {
   for (const Path1& path : kPaths) {
     const std::string& name = path.kernel;
@@ -82,34 +114,8 @@ TEST(GemmWgmmaSpace, EveryValueOfEveryParameterAppears) {
     std::size_t swaps = 0;
     for (const Config& c : all) {
       for (const auto& p : spec.parameters) seen[p.name].insert(value(spec, c, p.name));
-      const std::int64_t bm = value(spec, c, "BM"), bn = value(spec, c, "BN"), wg = value(spec, c, "WG");
-      const bool swap = swapped(spec, c);
-      swaps += swap;
-      const std::int64_t share = readers(spec, c);
-      EXPECT_EQ(path.shared(bm, bn, swap) % (64 * share), 0);
-      EXPECT_LE(path.shared(bm, bn, swap) / (64 * share) * path.width(bm, bn, swap), 256);  // <= 128 accumulators
-      // Ping-pong: two persistent consumer warpgroups, whole tiles each.
-      if (share < wg) EXPECT_TRUE(wg == 2 && value(spec, c, "PERSIST") == 1 && !swap && value(spec, c, "STREAMK") == 0)
-          << spec.format(c);
-      // SWAP=1: wgmma n16..n128; the deeper pipelines are its own; SWAP=0 keeps the m64 tiles it had.
-      if (swap) EXPECT_TRUE(bm <= 128 && bm % 16 == 0) << spec.format(c);
-      if (!swap && spec.name != "gemm_tf32") EXPECT_TRUE(bm >= 64 && value(spec, c, "STAGES") <= 5) << spec.format(c);
-      EXPECT_EQ(required_targets(spec, c), std::vector<std::string>{"sm_90a"});
-      const Launch l = spec.resolve(spec.launch, c, spec.parse_shape("4096x4096x4096"), 132);
-      EXPECT_EQ(l.threads(), 128 * (wg + 1));
-      EXPECT_LE(l.shared_memory, 227 * 1024);
-      EXPECT_EQ(l.cluster_size(), value(spec, c, "CM") * value(spec, c, "CN"));
-      EXPECT_EQ(l.grid[0] % l.cluster_size(), 0);
-      // Persistent blocks: PERSIST per SM of the 132 given, in whole clusters (4096 x 4096 has more tiles).
-      const std::int64_t persist = spec.name == "gemm_tf32" ? 0 : value(spec, c, "PERSIST");
-      if (persist > 0) EXPECT_EQ(l.grid[0], persist * 132 / l.cluster_size() * l.cluster_size()) << spec.format(c);
-      // Stream-K: persistent blocks of one-block clusters.
-      if (spec.name != "gemm_tf32" && value(spec, c, "STREAMK") > 0)
-        EXPECT_TRUE(persist > 0 && l.cluster_size() == 1) << spec.format(c);
-      if (persist > 0) EXPECT_TRUE(!swap && value(spec, c, "SPLITK") == 1) << spec.format(c);
-      // Multicast of B: two tiles along M share it.
-      if (spec.name != "gemm_tf32" && value(spec, c, "MC") == 1)
-        EXPECT_TRUE(!swap && l.cluster_size() == 2 && value(spec, c, "CM") == 2) << spec.format(c);
+      swaps += swapped(spec, c);
+      expect_path1_configuration(path, spec, c);
     }
     EXPECT_EQ(swaps, path.swapped) << name;
     EXPECT_EQ(seen["BM"], path.bm) << name;
@@ -292,13 +298,6 @@ TEST(GemmWgmmaSpace, TensorMapsFollowTheTile) {
                                                                         "EPI_SLICE=1"));
     EXPECT_EQ(spec.resolve(spec.launch, sliced, shape, 132).shared_memory,
               std::int64_t{4} * (k.bm + k.bn) * 128 + std::int64_t{2} * k.bm * 128 + 1024 + 128);
-    // Ping-pong (persistent, 128 x 128 tiles): each warpgroup stores whole tiles, BM rows, and stages them apart.
-    const Config pingpong = spec.parse_config(
-        "PATH=1,BM=128,BN=128,BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=64,"
-        "ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=1,MC=0,STREAMK=0,EPI_SLICE=0,PINGPONG=1");
-    EXPECT_EQ(tensor_map_layout(spec, spec.arguments[maps[2]], pingpong, shape).box[1], 128u);
-    EXPECT_EQ(spec.resolve(spec.launch, pingpong, shape, 132).shared_memory,
-              std::int64_t{4} * 256 * 128 + 2 * std::int64_t{2} * 128 * 128 + 1024 + 128);
   }
   // TF32's EPI_VEC 4 stages the tile in the ring, which grows where the tile is larger than the stages.
   const KernelSpec tf32 = load_kernel("gemm_tf32");
@@ -306,6 +305,23 @@ TEST(GemmWgmmaSpace, TensorMapsFollowTheTile) {
                                           "SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1");
   EXPECT_EQ(tf32.resolve(tf32.launch, staged, tf32.parse_shape("300x1028x520"), 132).shared_memory,
             256 * (128 + 4) * 4 + 1024 + 128);
+}
+
+// Ping-pong (persistent, 128 x 128 tiles): each warpgroup stores whole tiles, BM rows, and stages them apart.
+TEST(GemmWgmmaSpace, PingPongStagesWholeTilesPerWarpgroup) {
+  for (const char* name : {"gemm_bf16", "gemm_f16"}) {
+    const KernelSpec spec = load_kernel(name);
+    const Shape shape = spec.parse_shape("4096x4096x4096");
+    const Config pingpong = spec.parse_config(
+        "PATH=1,BM=128,BN=128,BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=64,"
+        "ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=1,MC=0,STREAMK=0,EPI_SLICE=0,PINGPONG=1");
+    const auto c_map = std::find_if(spec.arguments.begin(), spec.arguments.end(), [](const auto& a) { return a.name == "c_map"; });
+    ASSERT_NE(c_map, spec.arguments.end()) << name;
+    EXPECT_EQ(tensor_map_layout(spec, *c_map, pingpong, shape).box[1], 128u) << name;
+    EXPECT_EQ(spec.resolve(spec.launch, pingpong, shape, 132).shared_memory,
+              std::int64_t{4} * 256 * 128 + 2 * std::int64_t{2} * 128 * 128 + 1024 + 128)
+        << name;
+  }
 }
 
 // A sample of PATH 1 holding every value of every tuned parameter compiles for sm_90a through NVRTC, without spills
