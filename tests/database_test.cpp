@@ -195,6 +195,33 @@ TEST_F(DatabaseTest, RecordingAgainReplaces) {
   EXPECT_EQ(all[0].message, "");
 }
 
+// Whichever run records a configuration last holds its current result, and a run that measures it again takes it
+// back; earlier measurements stay as history.
+TEST_F(DatabaseTest, TheLatestMeasurementIsCurrentWhicheverRunRecordsIt) {
+  Database db(path_);
+  const auto first = db.begin_run(device_, kernel_, "tune");
+  const auto second = db.begin_run(device_, kernel_, "tune");
+  const auto current = [&] {
+    const auto all = db.results(device_, kernel_, shape_);
+    EXPECT_EQ(all.size(), 1u);
+    return all.empty() ? 0.0 : all[0].median_ms;
+  };
+  const auto record = [&](std::int64_t run, double ms) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // measured_at is in microseconds
+    db.record(run, shape_, ok("BM=64", ms));
+  };
+  record(first, 0.5);
+  EXPECT_EQ(current(), 0.5);
+  record(second, 0.75);
+  EXPECT_EQ(current(), 0.75);
+  record(first, 0.25);
+  EXPECT_EQ(current(), 0.25);
+  record(second, 0.9);
+  EXPECT_EQ(current(), 0.9);
+  record(second, 0.8);
+  EXPECT_EQ(current(), 0.8);
+}
+
 TEST_F(DatabaseTest, RecordForUnknownRunIsRefused) {
   Database db(path_);
   EXPECT_THROW(db.record(42, shape_, ok("A=1", 1.0)), DatabaseError);
