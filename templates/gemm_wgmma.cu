@@ -103,6 +103,33 @@ using StagedC = gemm_sm90_store::StagedC<kMR>;
 constexpr unsigned kStageC = EPI_VEC == 64 ? StagedC::kBytes : 0;  // bytes per consumer warpgroup
 static_assert(kStage % 1024 == 0, "the staged boxes start where the swizzle pattern does");
 
+// EPI_VEC 2 or 8: this warpgroup's rows of the tile, from row `row0` and column `n0` of C, stored from the registers.
+// N is a multiple of 8 here (TMA's row strides): every pair inside C is stored as one, and every 8-column chunk.
+__device__ __forceinline__ void store_from_registers(const float (&acc)[kMR][kAccs], int row0, int n0, int t, int M,
+                                                     int N, elem_t* C, float alpha, float beta) {
+#pragma unroll
+  for (int mr = 0; mr < kMR; ++mr)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = row0 + mr * 64 + acc_row(t, 2 * h);
+      elem_t* crow = C + (u64)row * N;
+      if constexpr (EPI_VEC == 8) {
+#pragma unroll
+        for (int jj = 0; jj < BN / 32; ++jj) {
+          float v[8];
+          quad_gather(v, &acc[mr][16 * jj + 2 * h], t % 4);
+          const int col = n0 + 8 * (4 * jj + t % 4);
+          if (row < M && col < N) store_out<8>(crow + col, v, alpha, beta);
+        }
+      } else {
+        if (row >= M) continue;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+          store_pair(crow, n0 + acc_col(t, 4 * j), N, &acc[mr][4 * j + 2 * h], alpha, beta, true);
+      }
+    }
+}
+
 }  // namespace gemm_wgmma_detail
 
 extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads, PERSIST == 2 ? 2 : 1)
@@ -152,30 +179,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads, PERSIS
                                               alpha, beta);
       continue;
     }
-    // N is a multiple of 8 here (TMA's row strides): every pair inside C is stored as one, and every 8-column chunk.
-    const int row0 = tile.m0 + row0_of_consumer;
-#pragma unroll
-    for (int mr = 0; mr < kMR; ++mr)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int row = row0 + mr * 64 + acc_row(t, 2 * h);
-        elem_t* crow = C + (u64)row * N;
-        if constexpr (EPI_VEC == 8) {
-#pragma unroll
-          for (int jj = 0; jj < BN / 32; ++jj) {
-            float v[8];
-            quad_gather(v, &acc[mr][16 * jj + 2 * h], t % 4);
-            const int col = tile.n0 + 8 * (4 * jj + t % 4);
-            if (row < M && col < N) store_out<8>(crow + col, v, alpha, beta);
-          }
-        } else {
-          if (row >= M) continue;
-#pragma unroll
-          for (int j = 0; j < BN / 8; ++j) {
-            store_pair(crow, tile.n0 + acc_col(t, 4 * j), N, &acc[mr][4 * j + 2 * h], alpha, beta, true);
-          }
-        }
-      }
+    store_from_registers(acc, tile.m0 + row0_of_consumer, tile.n0, t, M, N, C, alpha, beta);
   } while (++unit, next_tile(M, N, K, block));
   if (EPI_VEC == 64 && threadIdx.x % 128 == 0) bulk_wait_all<0>();  // the last stores are written before the block ends
   finish_block();
