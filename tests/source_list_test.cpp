@@ -124,15 +124,15 @@ TEST(SourceListBuiltIn, TensorCoreGemmsJoinTheirFiles) {
   for (const char* name : {"gemm_bf16", "gemm_f16"}) {
     const KernelSpec spec = load_kernel(name);
     EXPECT_EQ(spec.source_name,
-              "gemm_tc_shared.cu+gemm_tc.cu+gemm_sm90.cu+gemm_sm90_streamk.cu+gemm_sm90_store.cu+gemm_sm90_transposed.cu+"
-              "gemm_wgmma_ops.cu+gemm_wgmma.cu+gemm_wgmma_swap.cu")
+              "gemm_tc_shared.cu+gemm_tc.cu+gemm_sm90_ptx.cu+gemm_sm90.cu+gemm_sm90_streamk.cu+gemm_sm90_store.cu+"
+              "gemm_sm90_transposed.cu+gemm_wgmma_ops.cu+gemm_wgmma.cu+gemm_wgmma_swap.cu")
         << name;
     EXPECT_EQ(spec.source.find("#line 1 \"gemm_tc_shared.cu\"\n"), 0u) << name;
     EXPECT_NE(spec.source.find("#line 1 \"gemm_wgmma.cu\"\n"), std::string::npos) << name;
   }
   EXPECT_EQ(load_kernel("gemm_tf32").source_name,
-            "gemm_tc_shared.cu+gemm_tc.cu+gemm_sm90.cu+gemm_sm90_transposed.cu+gemm_wgmma_tf32_ops.cu+"
-            "gemm_wgmma_tf32.cu");
+            "gemm_tc_shared.cu+gemm_tc.cu+gemm_sm90_ptx.cu+gemm_sm90.cu+gemm_sm90_transposed.cu+"
+            "gemm_wgmma_tf32_ops.cu+gemm_wgmma_tf32.cu");
 }
 
 }  // namespace

@@ -48,12 +48,12 @@ def stages_and_links(root):
 def reachable(direct):
     below = {}
     for stage in direct:
-        seen, todo = set(), [stage]
-        while todo:
-            for nxt in direct.get(todo.pop(), ()):
+        seen, pending = set(), [stage]
+        while pending:
+            for nxt in direct.get(pending.pop(), ()):
                 if nxt not in seen:
                     seen.add(nxt)
-                    todo.append(nxt)
+                    pending.append(nxt)
         below[stage] = seen | {stage}
     return below
 
