@@ -13,20 +13,14 @@
 
 #include "cutune/compiler.hpp"
 #include "cutune/templates.hpp"
+#include "fake_worker_support.hpp"
 #include "measure/compiler_processes.hpp"
 
 namespace cutune {
 namespace {
 
-constexpr const char* kSpec = R"json({"name": "k", "source": "k.cu", "kernel": "k", "shape": ["N"],
-  "parameters": {"X": [1, 2]}, "block": [32], "grid": ["ceil_div(N, 32)"],
-  "arguments": [{"name": "out", "type": "float*", "size": "N", "output": true}, {"name": "n", "type": "int", "value": "N"}],
-  "reference": {"kernel": "k", "block": [32], "grid": ["ceil_div(N, 32)"]}, "metric": {"bytes": "4 * N"}})json";
-constexpr const char* kSource =
-    "extern \"C\" __global__ void k(float* out, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  if (i < n) out[i] = X * i;\n"
-    "}\n";
+const std::string kSpec = testing::tiny_spec_json(R"("X": [1, 2])", "k");
+constexpr const char* kSource = testing::kTinySource;
 
 // Processes whose parent is this one: the compiler processes still running.
 int children() {

@@ -16,6 +16,7 @@
 #include "cutune/compiler.hpp"
 #include "cutune/error.hpp"
 #include "cutune/tuner.hpp"
+#include "fake_worker_support.hpp"
 #include "measure/compiler_processes.hpp"
 #include "measure/evaluator.hpp"
 #include "measure/worker_protocol.hpp"
@@ -24,16 +25,6 @@ namespace cutune::detail {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr const char* kSpec = R"json({"name": "k", "source": "k.cu", "kernel": "k", "shape": ["N"],
-  "parameters": {"MODE": [0, 1, 2, 5, 6, 7, 8], "X": [1, 2]}, "block": [32], "grid": ["ceil_div(N, 32)"],
-  "arguments": [{"name": "out", "type": "float*", "size": "N", "output": true}, {"name": "n", "type": "int", "value": "N"}],
-  "reference": {"kernel": "k_ref", "block": [32], "grid": ["ceil_div(N, 32)"]}, "metric": {"bytes": "4 * N"}})json";
-constexpr const char* kSource =
-    "extern \"C\" __global__ void k(float* out, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  if (i < n) out[i] = X * i;\n"
-    "}\n";
 
 // Lines of `path` equal to `line`.
 int count_lines(const fs::path& path, const std::string& line) {
@@ -62,7 +53,8 @@ class OutsideKillTest : public ::testing::Test {
   OutsideKillTest()
       : dir_(fs::temp_directory_path() / ("cutune_kill_" + std::to_string(::getpid()) + "_" +
                                           ::testing::UnitTest::GetInstance()->current_test_info()->name())),
-        spec_(KernelSpec::from_json(kSpec, kSource, "k.cu")) {
+        spec_(KernelSpec::from_json(testing::tiny_spec_json(R"("MODE": [0, 1, 2, 5, 6, 7, 8], "X": [1, 2])"),
+                                    testing::kTinySource, "k.cu")) {
     fs::create_directories(dir_);
     ::setenv("CUTUNE_FAKE_LOG", (dir_ / "evaluations").c_str(), 1);
     ::setenv("CUTUNE_FAKE_KILL_LOG", (dir_ / "kills").c_str(), 1);
@@ -79,23 +71,10 @@ class OutsideKillTest : public ::testing::Test {
   static void kills(int n) { ::setenv("CUTUNE_FAKE_KILLS", std::to_string(n).c_str(), 1); }
 
   std::unique_ptr<Evaluator> start(double floor_s = 5.0, int max_failures = 8) {
-    WorkerSettings settings;
-    settings.executable = CUTUNE_FAKE_WORKER_EXE;
-    settings.timeout_floor_s = floor_s;
-    settings.max_consecutive_failures = max_failures;
-    auto evaluator = make_worker_evaluator(settings);
-    evaluator->prepare(spec_, Shape{{1000}});
-    return evaluator;
+    return testing::start_fake_worker(spec_, floor_s, max_failures);
   }
-  Result evaluate(Evaluator& e, const std::string& config, CompileOutput compiled = ok_binary()) {
+  Result evaluate(Evaluator& e, const std::string& config, CompileOutput compiled = testing::fake_binary()) {
     return e.evaluate(spec_.parse_config(config), compiled, 0.0);
-  }
-  static CompileOutput ok_binary() {
-    CompileOutput c;
-    c.ok = true;
-    c.cubin = std::string("\0cubin\0", 7);
-    c.lowered_name = "k";
-    return c;
   }
   // How many times the worker was sent `config` to evaluate.
   int sent(const std::string& config) const { return count_lines(dir_ / "evaluations", "0 evaluate " + config); }
@@ -188,7 +167,7 @@ TEST_F(OutsideKillTest, AnInterruptedCompileTravelsToTheWorker) {
   c.interrupted = true;
   c.log = "the compiler process died of signal 9 (Killed) from outside";
   EXPECT_TRUE(compile_output_from_message(to_message(c)).interrupted);
-  EXPECT_FALSE(compile_output_from_message(to_message(ok_binary())).interrupted);
+  EXPECT_FALSE(compile_output_from_message(to_message(testing::fake_binary())).interrupted);
   auto e = start();
   const Result r = evaluate(*e, "MODE=0,X=1", c);
   EXPECT_EQ(r.status, Status::Interrupted);

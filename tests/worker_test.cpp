@@ -8,37 +8,24 @@
 
 #include "cutune/error.hpp"
 #include "cutune/tuner.hpp"
+#include "fake_worker_support.hpp"
 #include "measure/evaluator.hpp"
 #include "measure/worker_protocol.hpp"
 
 namespace cutune::detail {
 namespace {
 
-constexpr const char* kSpec = R"json({"name": "k", "source": "k.cu", "kernel": "k", "shape": ["N"],
-  "parameters": {"MODE": [0, 1, 2, 3, 4], "X": [1, 2]}, "block": [32], "grid": ["ceil_div(N, 32)"],
-  "arguments": [{"name": "out", "type": "float*", "size": "N", "output": true}, {"name": "n", "type": "int", "value": "N"}],
-  "reference": {"kernel": "k_ref", "block": [32], "grid": ["ceil_div(N, 32)"]}, "metric": {"bytes": "4 * N"}})json";
-
 class WorkerTest : public ::testing::Test {
  protected:
-  WorkerTest() : spec_(KernelSpec::from_json(kSpec, "// no device code is needed by the fake worker\n", "k.cu")) {}
+  WorkerTest()
+      : spec_(KernelSpec::from_json(testing::tiny_spec_json(R"("MODE": [0, 1, 2, 3, 4], "X": [1, 2])"),
+                                    "// no device code is needed by the fake worker\n", "k.cu")) {}
 
   std::unique_ptr<Evaluator> start(double floor_s = 5.0, int max_failures = 8) {
-    WorkerSettings settings;
-    settings.executable = CUTUNE_FAKE_WORKER_EXE;
-    settings.timeout_floor_s = floor_s;
-    settings.max_consecutive_failures = max_failures;
-    auto evaluator = make_worker_evaluator(settings);
-    evaluator->prepare(spec_, Shape{{1000}});
-    return evaluator;
+    return testing::start_fake_worker(spec_, floor_s, max_failures);
   }
-  Result evaluate(Evaluator& e, const std::string& config) { return e.evaluate(spec_.parse_config(config), compiled(), 0.0); }
-  static CompileOutput compiled() {
-    CompileOutput c;
-    c.ok = true;
-    c.cubin = std::string("\0cubin\0", 7);
-    c.lowered_name = "k";
-    return c;
+  Result evaluate(Evaluator& e, const std::string& config) {
+    return e.evaluate(spec_.parse_config(config), testing::fake_binary(), 0.0);
   }
 
   KernelSpec spec_;
