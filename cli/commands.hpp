@@ -195,6 +195,10 @@ KernelSpec load_chosen_kernel(const std::string& kernel, const std::string& spec
 
 /// Splits "8192x8192,4000x3000" and parses each; throws InputError on the first bad one.
 std::vector<Shape> parse_shapes(const KernelSpec& spec, const std::string& text);
+/// The shapes of a T1 problem: its one problem size, which `text` (--shapes) may only repeat; throws InputError else.
+std::vector<Shape> problem_shapes(const KernelSpec& spec, const Shape& problem_shape, const std::string& text);
+/// --kernel, --spec and --problem on `cmd`, each excluding the others (load_chosen_kernel() checks that one is given).
+void add_kernel_options(CLI::App& cmd, std::string& kernel, std::string& spec, std::string& problem);
 
 /// The GPUs that --devices (or --device) names, opened into `opened` (the first one's Device also measures in this
 /// process under --no-isolate). Throws InputError for a bad list, a GPU that does not exist or a mix of models, and

@@ -1,0 +1,155 @@
+// `tune best`: the stored best configuration of a kernel at a shape, by the runtime's fallback chain.
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "cutune/database.hpp"
+#include "cutune/device.hpp"
+#include "cutune/error.hpp"
+#include "cutune/resources.hpp"
+#include "cutune/runtime.hpp"
+#include "cutune/templates.hpp"
+
+namespace cutune::cli {
+namespace {
+
+// What the configuration asks of the GPU, as measured with it, and what that means on the measured device.
+void print_resources(const Result& r, const DeviceIdentity& device, std::string_view unit) {
+  if (r.threads_per_block <= 0 && r.registers <= 0) {
+    std::cout << "resources not recorded (measured by an older cutune, or imported from another tool)\n";
+    return;
+  }
+  const DerivedResources d = derived_resources(r, device);
+  std::cout << "resource " << r.registers << " registers per thread (" << r.spill_bytes << " bytes spilled), "
+            << r.static_smem_bytes << " B static + " << r.dynamic_smem_bytes << " B dynamic shared memory per block\n";
+  if (r.threads_per_block > 0) {
+    std::cout << "launch   " << r.blocks << " blocks of " << r.threads_per_block << " threads";
+    if (r.blocks_per_sm > 0) {
+      std::cout << "; " << r.blocks_per_sm << " blocks per SM (occupancy " << std::fixed << std::setprecision(1)
+                << 100.0 * d.occupancy << "%), " << std::setprecision(2) << d.waves << " waves on " << device.sm_count
+                << " SMs" << std::defaultfloat << std::setprecision(6);
+    }
+    std::cout << "\n";
+  }
+  if (std::isfinite(d.fraction_of_peak)) {
+    std::cout << "peak     " << std::fixed << std::setprecision(1) << 100.0 * d.fraction_of_peak << "% of "
+              << std::setprecision(0) << r.peak << " " << unit << std::defaultfloat << std::setprecision(6) << "\n";
+  }
+}
+
+// The devices with results of this kernel under this L2 convention (of --gpu's name when given), each once.
+std::vector<DeviceIdentity> stored_devices(Database& db, const std::string& kernel, L2Flush flush,
+                                           const std::string& gpu) {
+  std::vector<DeviceIdentity> candidates;
+  for (const auto& e : db.entries()) {
+    if (e.kernel.name != kernel || e.flush != flush) continue;
+    if (!gpu.empty() && e.device.name != normalized_device_name(gpu)) continue;
+    bool seen = false;
+    for (const auto& d : candidates) seen = seen || (d.name == e.device.name && d.cc_major == e.device.cc_major &&
+                                                      d.cc_minor == e.device.cc_minor && d.sm_count == e.device.sm_count);
+    if (!seen) candidates.push_back(e.device);
+  }
+  return candidates;
+}
+
+// This machine's first GPU unless --gpu names one; else the one device the database holds results of.
+DeviceIdentity best_device(const BestArgs& args, const std::vector<DeviceIdentity>& candidates, const KernelSpec& spec,
+                           L2Flush flush) {
+  if (args.gpu.empty() && Device::count() > 0) return Device(0).identity();
+  if (candidates.size() == 1) return candidates.front();
+  if (candidates.empty()) {
+    throw InputError("no results for " + spec.name + (args.gpu.empty() ? "" : " on '" + args.gpu + "'") +
+                     " measured under L2 flush " + std::string(to_string(flush)) + " in " + args.db);
+  }
+  std::string names;
+  for (const auto& d : candidates) names += (names.empty() ? "" : ", ") + d.name;
+  throw InputError("results for several devices (" + names + "): choose one with --gpu");
+}
+
+// Which fallback rule matched, and from where.
+std::string rule_text(const BestConfig& found, const DeviceIdentity& device) {
+  std::ostringstream rule;
+  rule << to_string(found.match);
+  if (found.match == Match::NearestShape || found.match == Match::SameArchitecture) {
+    rule << " (" << found.shape << ", log distance " << std::setprecision(3) << found.distance << ")";
+  } else if (found.match == Match::Predicted) {
+    rule << " fastest of this GPU's measured configurations (measured at " << found.shape << ", log distance "
+         << std::setprecision(3) << found.distance << ")";
+  } else if (found.match == Match::Default) {
+    rule << " (nothing of this version tuned on " << device.arch() << ")";
+  }
+  return rule.str();
+}
+
+}  // namespace
+
+void add_best_command(CLI::App& app, Subcommands& out) {
+  auto args = std::make_shared<BestArgs>();
+  auto* cmd = app.add_subcommand("best", "print the stored best configuration for a kernel and shape");
+  cmd->add_option("--kernel,-k", args->kernel, "kernel name or spec file")->required();
+  cmd->add_option("--shape,-s", args->shape, "shape, e.g. 8192x8192")->required();
+  cmd->add_option("--db", args->db, "SQLite database file")->capture_default_str();
+  cmd->add_option("--gpu", args->gpu, "device name as stored (default: this machine's GPU, or the only one stored)");
+  cmd->add_flag("--exact", args->exact, "only a result for this very shape and GPU (no fallback)");
+  add_flush_option(*cmd, args->flush,
+                   "only results measured under this L2 convention: read, write or none (default: the spec's "
+                   "\"measure\", else read)");
+  out.push_back({cmd, [args] { return run_best(*args); }});
+}
+
+FoundBest find_best(const BestArgs& args) {
+  FoundBest out{load_kernel(args.kernel), {}, {}, {}, {}};
+  const KernelSpec& spec = out.spec;
+  const Shape shape = spec.parse_shape(args.shape);
+  const L2Flush flush = spec.l2_flush(flush_from_option(args.flush));
+  if (!std::filesystem::exists(args.db)) throw InputError("database '" + args.db + "' does not exist");
+  Database db(args.db);
+  const DeviceIdentity device = best_device(args, stored_devices(db, spec.name, flush, args.gpu), spec, flush);
+
+  // The fallback chain answers for shapes and GPUs nobody tuned; --exact asks for this very shape only.
+  const std::optional<BestConfig> found = args.exact ? db.best({spec.name, spec.hash, device, shape.str(), flush})
+                                                     : choose_config(&db, spec, device, shape, flush);
+  if (!found) {
+    throw InputError("no correct configuration of " + spec.name + " (this version, " + spec.hash + ") for shape " +
+                     shape.str() + " on " + device.name + " measured under L2 flush " +
+                     std::string(to_string(flush)) + " in " + args.db);
+  }
+  if (auto why = invalid_config(spec, found->result.config, found->shape)) {  // choose_config checked the others
+    throw DatabaseError("database " + args.db + ": the stored best configuration of " + spec.name + " at " +
+                        found->shape + " is not valid: " + *why);
+  }
+  out.device = device;
+  out.flush = flush;
+  out.found = *found;
+  out.rule = rule_text(*found, device);
+  return out;
+}
+
+int run_best(const BestArgs& args) {
+  const FoundBest best = find_best(args);
+  const KernelSpec& spec = best.spec;
+  const BestConfig* found = &best.found;
+  const L2Flush flush = best.flush;
+  const Result& r = found->result;
+  std::cout << "kernel   " << spec.name << " (" << found->kernel.hash << ")\n"
+            << "device   " << found->device.name << " (" << found->device.arch() << ", " << found->device.sm_count << " SMs)\n"
+            << "shape    " << found->shape << "\n"
+            << "rule     " << best.rule << "\n"
+            << "flush    " << to_string(flush) << " (the L2 state before each timed launch)\n"
+            << "config   " << r.config << "\n";
+  if (r.status == Status::Unverified) {
+    std::cout << "verified no: measured with --verify none, its outputs were never compared with a reference\n";
+  }
+  if (found->match != Match::Default) {
+    std::cout << "time     " << r.median_ms << " ms (median of " << r.samples_ms.size() << ")\n"
+              << "spent    " << result_times(r) << "\n";
+    if (spec.metric.has_rate()) std::cout << "metric   " << r.metric << " " << spec.metric.unit() << "\n";
+    print_resources(r, found->device, spec.metric.unit());
+  }
+  return 0;
+}
+
+}  // namespace cutune::cli
