@@ -65,8 +65,8 @@ class PortfolioStrategy final : public SearchStrategy {
     for (std::size_t p = 0; p < index_.dimensions(); ++p)
       if (index_.levels(p) == 2) two_valued_.push_back(p);
     const auto columns = prior_columns(index_, prior, seed);
-    favourites_ = prior_favourites(index_, columns, kPriorLevels / kFavouriteShare);
     model_.add_columns(index_, columns);
+    favourites_ = prior_favourites(index_, columns, kPriorLevels / kFavouriteShare);
     favoured_ = favoured_by(inputs, index_.size());
   }
 

@@ -42,8 +42,11 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& spac
                      std::to_string(inputs.names.size()) + " for each of " + std::to_string(space.size()) +
                      " configurations");
   }
-  for (std::size_t k : inputs.favour_high)
-    if (k >= inputs.names.size()) throw InputError("search inputs favour input " + std::to_string(k) + " of " + std::to_string(inputs.names.size()));
+  for (std::size_t k : inputs.favour_high) {
+    if (k >= inputs.names.size()) {
+      throw InputError("search inputs favour input " + std::to_string(k) + " of " + std::to_string(inputs.names.size()));
+    }
+  }
   if (name == "exhaustive") return std::make_unique<ExhaustiveStrategy>(space.size());
   if (name == "random") return detail::make_random_strategy(space, seed);
   if (name == "annealing") return detail::make_annealing_strategy(space, seed);

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "cutune/cubin_cache.hpp"
-#include "cutune/launch_inputs.hpp"
 #include "cutune/error.hpp"
+#include "cutune/launch_inputs.hpp"
 #include "measure/workbench.hpp"
 #include "specs/log.hpp"
 #include "tuner/dispatch.hpp"
@@ -154,8 +154,8 @@ void ShapeRun::start_strategy() {
     logger()->info("prior: {} stored results of this kernel version and shape on {}", sibling.times.size(), sibling.name);
   }
   clock_.enter(Phase::Search);
-  // What the launch geometry says of each configuration here (blocks, waves over this GPU's SMs, the last wave's
-  // fill): the default strategy's model learns from it beside the parameters.
+  // What the launch geometry says of each configuration here (units of work, waves over this GPU's SMs, how full
+  // they keep it): the default strategy draws its initial design from the launches that keep it busiest.
   const SearchInputs inputs = launch_inputs(spec_, space_.configs(), shape_, tuner_.limits_);
   strategy_ = start_first(make_strategy(options_.strategy, space_, options_.seed, prior, inputs),
                           interrupted_first(stored_, index_of_,

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cutune/search_inputs.hpp"
 #include "cutune/prior.hpp"
+#include "cutune/search_inputs.hpp"
 #include "cutune/space.hpp"
 
 namespace cutune {
