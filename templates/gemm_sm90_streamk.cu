@@ -1,5 +1,6 @@
-// Stream-K's fixup for the 16-bit wgmma kernel (gemm_wgmma.cu): the specs compile it after gemm_sm90.cu, whose
-// TileWalk hands each persistent block its units of work.
+// Stream-K's fixup for the wgmma kernels (gemm_wgmma.cu, gemm_wgmma_tf32.cu): the specs compile it after gemm_sm90.cu,
+// whose TileWalk hands each persistent block its units of work. It adds accumulators register by register, whatever
+// part of the tile each register stands for, so the transposed product's layout (TF32) needs nothing of its own.
 //
 // Stream-K (STREAMK=1, persistent blocks of single-block clusters): the shared tiles' MAC-loop iterations (one BK slab
 // of one tile each) are split evenly among the grid's blocks, block b taking iterations [b I / G, (b + 1) I / G) of I
@@ -9,7 +10,7 @@
 // block's first unit can start inside a tile and only its last can end inside one) and adds its slabs to the tile's
 // count in `counters`; the block whose slabs complete the count adds the partials in the order of K (so the sums are
 // the same every run) and stores the tile. No block waits for another, so no schedule of the blocks can deadlock.
-#if PATH == 1 && TYPE != 0
+#if PATH == 1
 
 namespace gemm_sm90 {
 
@@ -66,4 +67,4 @@ __device__ __forceinline__ bool streamk_reduce(float* acc, float* workspace, uns
 }
 
 }  // namespace gemm_sm90
-#endif  // PATH == 1 && TYPE != 0
+#endif  // PATH == 1

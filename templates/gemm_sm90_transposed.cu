@@ -102,5 +102,75 @@ __device__ __forceinline__ void store_transposed(const float (&acc)[NR][ACCS], c
   }
 }
 
+// EPI_VEC 64 (TF32): this warpgroup's chunks of C written with TMA stores that run on while it goes on to its next
+// tile. A chunk (BM rows by 64 columns) is staged at `staging` as two boxes of 32 floats (128 bytes, the swizzle span)
+// by BM rows with the 128-byte swizzle that c_map's stores undo (row m's 16-byte chunk c at chunk c ^ (m % 8)), then
+// one thread stores both boxes (clipped at M and N) as one bulk group; before the staging is written again, the last
+// group must have read it. COL keeps each warp's registers within one box (warps 0-1: the chunk's columns 0..31).
+__device__ __forceinline__ void st_shared(unsigned at, float v) {
+  asm volatile("st.shared.f32 [%0], %1;" ::"r"(at), "f"(v) : "memory");
+}
+constexpr unsigned kBoxT = BM * kRow;  // one staged box: 32 floats by BM rows
+__host__ __device__ constexpr unsigned boxed_at(int m, int n) {
+  return (n / 32) * kBoxT + m * kRow + (((n % 32) / 4) ^ (m % 8)) * 16 + (n % 4) * 4;
+}
+// Checked when the kernel compiles, for its COL: a warp's staged write of one register touches each bank at most twice
+// (the swizzle is TMA's, not chosen for these writes: rows 2 tig + const meet columns 16 apart in pairs).
+template <typename COL>
+__host__ __device__ constexpr bool boxed_writes_at_most_two_way() {
+  for (int q = 0; q < 4; ++q)
+    for (int r = 0; r < BM / 2; ++r) {
+      int bank[32] = {};
+      for (int lane = 0; lane < 32; ++lane) {
+        const int t = 32 * q + lane;
+        if (++bank[boxed_at(acc_col(t, r), COL{}(acc_row(t, r))) / 4 % 32] > 2) return false;
+      }
+    }
+  return true;
+}
+template <typename COL, int NR, int ACCS>
+__device__ __forceinline__ void store_transposed_tma(const float (&acc)[NR][ACCS], const Tile& tile, int consumer,
+                                                     unsigned staging, const CUtensorMap* c_map, int M, int N,
+                                                     const elem_t* C, float alpha, float beta) {
+  static_assert(ACCS == BM / 2 && NR * 64 * WG == BN, "kNR chunks of 64 columns by BM rows per warpgroup");
+  static_assert(epilogue_covers_chunk<COL>(), "the accumulators stand for each element of a chunk of C once");
+  static_assert(boxed_writes_at_most_two_way<COL>(), "a warp's staged writes meet at most two to a bank");
+  const int t = threadIdx.x % 128, n0 = tile.n0 + consumer * NR * 64;
+  // Register r stands for row 8 (r / 4) + 2 (t % 4) + r % 2 of the tile and column COL(acc_row(t, r)) of the chunk:
+  // two rows below 8 and two columns per thread, so four staged addresses, 8 rows further every 4 registers.
+  unsigned at[2][2];
+  int col[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    col[h] = COL{}(acc_row(t, 2 * h));
+#pragma unroll
+    for (int odd = 0; odd < 2; ++odd) at[odd][h] = staging + boxed_at(acc_col(t, odd), col[h]);
+  }
+#pragma unroll
+  for (int nr = 0; nr < NR; ++nr) {
+    if (t == 0) bulk_wait_read<0>();  // the last chunk's stores have read the staging
+    warpgroup_sync(consumer);
+    if (beta == 0.0f) {  // C is not read: the common case, kept apart so that it needs no more registers
+#pragma unroll
+      for (int r = 0; r < ACCS; ++r) st_shared(at[r % 2][r % 4 / 2] + (r / 4) * 8 * kRow, alpha * acc[nr][r]);
+    } else {
+#pragma unroll
+      for (int r = 0; r < ACCS; ++r) {
+        const int m = tile.m0 + acc_col(t, r), n = n0 + 64 * nr + col[r % 4 / 2];
+        float v = alpha * acc[nr][r];
+        if (m < M && n < N) v += beta * gemm_tc_shared::to_float(C[(u64)m * N + n]);
+        st_shared(at[r % 2][r % 4 / 2] + (r / 4) * 8 * kRow, v);
+      }
+    }
+    fence_proxy_async();  // the writes above reach the TMA unit
+    warpgroup_sync(consumer);
+    if (t == 0) {
+      tma_store(c_map, staging, n0 + 64 * nr, tile.m0);
+      tma_store(c_map, staging + kBoxT, n0 + 64 * nr + 32, tile.m0);
+      bulk_commit();
+    }
+  }
+}
+
 }  // namespace gemm_sm90
 #endif  // PATH == 1

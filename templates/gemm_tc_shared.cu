@@ -107,15 +107,10 @@ struct alignas(64) CUtensorMap {
 #else
 #include <cuda.h>
 #endif
-// The tensor maps of A and B (TMA loads) and, for the 16-bit kernels, of C (TMA stores, EPI_VEC 64), after the
-// workspace; QUALIFIER is __grid_constant__ for the tuned kernel, whose TMA instructions read the maps where the launch
-// put them.
-#if TYPE == 0
-#define GEMM_TC_MAPS(QUALIFIER) , const QUALIFIER CUtensorMap a_map, const QUALIFIER CUtensorMap b_map
-#else
+// The tensor maps of A and B (TMA loads) and of C (TMA stores, EPI_VEC 64), after the workspace; QUALIFIER is
+// __grid_constant__ for the tuned kernel, whose TMA instructions read the maps where the launch put them.
 #define GEMM_TC_MAPS(QUALIFIER) \
   , const QUALIFIER CUtensorMap a_map, const QUALIFIER CUtensorMap b_map, const QUALIFIER CUtensorMap c_map
-#endif
 // The tuned kernel's parameters, the same on both paths (the spec's arguments).
 #define GEMM_TC_PARAMETERS                                                                                    \
   int M, int N, int K, float alpha, const elem_t* __restrict__ A, const elem_t* __restrict__ B, float beta, \

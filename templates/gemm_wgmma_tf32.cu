@@ -1,6 +1,7 @@
 // The wgmma + TMA instruction path (PATH=1) of the TF32 tensor-core GEMM gemm_tf32, for sm_90a: the spec compiles it
 // after gemm_tc_shared.cu, gemm_tc.cu, gemm_sm90.cu (the pipeline both wgmma kernels share, described there),
-// gemm_sm90_transposed.cu (the transposed product's epilogue) and gemm_wgmma_tf32_ops.cu (the instructions).
+// gemm_sm90_streamk.cu (stream-K's fixup), gemm_sm90_transposed.cu (the transposed product's epilogues) and
+// gemm_wgmma_tf32_ops.cu (the instructions).
 //
 // wgmma reads 32-bit operands from shared memory K-major only (no transpose bit). A (row-major M x K) is K-major, B
 // (row-major K x N) is not, so the kernel computes the transposed product C^T = B^T A^T: wgmma's A operand (64 x 8)
@@ -15,7 +16,10 @@
 // wgmma.mma_async.m64n{BM}k8 per chunk. Once a slab's wgmmas are done (wait_group 1, one slab later) the consumers
 // release its stage. The accumulators then go to C with alpha, beta and bounds checks: EPI_VEC 1 stores each element
 // where it is (a warp's store writes 16-byte pieces of 4 rows), EPI_VEC 4 stages the tile in shared memory (the stages
-// are free after the main loop) so that consecutive threads store consecutive 16-byte chunks of rows.
+// are free after the main loop) so that consecutive threads store consecutive 16-byte chunks of rows, and EPI_VEC 64
+// stages a 64-column chunk at a time after the ring and writes it with TMA stores, which run on under the next tile.
+// With PERSIST=1 a block computes tile after tile (gemm_sm90.cu), the producer loading the next tile's slabs while the
+// consumers store C; with STREAMK the persistent blocks share the tiles' slabs of K (gemm_sm90_streamk.cu).
 //
 // Shared-memory layouts, agreed between the tensor maps (128-byte swizzle) and the loads:
 //   A, K-major: as in the 16-bit kernel, row m of the box at byte 128 m, its 16-byte chunk c at chunk c ^ (m % 8);
@@ -42,14 +46,17 @@ constexpr unsigned kStageA = BM * kRow;
 constexpr unsigned kBoxB = BK * kRow;          // one box of B: 32 columns (128 bytes) by BK k-rows
 constexpr unsigned kStage = kStageA + BN / 32 * kBoxB;
 constexpr unsigned kStaged = transposed_staging_bytes<EPI_VEC == 4>();
-constexpr unsigned kRing = STAGES * kStage > kStaged ? STAGES * kStage : kStaged;
+constexpr unsigned kStaging = STAGES * kStage > kStaged ? STAGES * kStage : kStaged;  // EPI_VEC 64's boxes from here
+constexpr unsigned kRing = kStaging + (EPI_VEC == 64 ? WG * 2 * kBoxT : 0);
 static_assert(TYPE == 0, "this PATH 1 multiplies TF32 (float) elements");
 static_assert(BK == 32, "a slab is one 128-byte swizzle row of floats deep");
 static_assert(BM == 64 || BM == 128 || BM == 192 || BM == 256, "wgmma n64, n128, n192 or n256");
 static_assert(kNR >= 1 && BN % (64 * WG) == 0, "each consumer warpgroup owns whole 64-column chunks");
 static_assert(kNR * kAccs <= 128, "at most 128 accumulator registers per thread");
 static_assert(kNR * kAccs + 2 * kFrags <= 192, "accumulators and two fragment buffers fit the registers");
-static_assert(EPI_VEC == 1 || EPI_VEC == 4, "EPI_VEC 1 (in place) or 4 (staged rows)");
+static_assert(EPI_VEC == 1 || EPI_VEC == 4 || EPI_VEC == 64, "EPI_VEC 1 (in place), 4 (staged rows) or 64 (TMA)");
+static_assert(EPI_VEC != 4 || PERSIST == 0, "EPI_VEC 4 stages C in the ring, which the next tile's loads fill");
+static_assert(PERSIST <= 1, "one persistent block per SM");
 
 // The column (0..63) of a 64-column chunk of C that wgmma row R of the chunk stands for. Warp q's rows 16 q..16 q + 15
 // are loaded by its lanes as rows g = lane / 4 and g + 8 (h = 1), and one load instruction reads 8 rows g at 4 k-rows
@@ -120,39 +127,32 @@ __device__ __forceinline__ void load_fragments(unsigned (&f)[kFrags], unsigned c
 }
 
 // Two consumer warpgroups whose accumulators and fragments need more than the 168 registers of the launch reallocate
-// (gemm_sm90.cu says why and how); the compile test checks where this rule leaves the 168 that it relies on.
-constexpr bool kReallocate = WG == 2 && kNR * kAccs + 2 * kFrags > 128;
+// (gemm_sm90.cu says why and how), and with persistent blocks (whose walk and fixup stay live) those of 128 too; the
+// compile test checks where this rule leaves the 168 that it relies on.
+constexpr bool kReallocate = WG == 2 && kNR * kAccs + 2 * kFrags >= (PERSIST ? 128 : 129);
 
-}  // namespace gemm_wgmma_tf32_detail
-
-extern "C" __global__ void __launch_bounds__(gemm_wgmma_tf32_detail::kThreads)
-    gemm_tc(GEMM_TC_PARAMETERS) {
-  using namespace gemm_wgmma_tf32_detail;
-  (void)A, (void)B;  // read through the tensor maps
-  extern __shared__ unsigned char smem_raw[];
-  Block block;
-  if (!start_block<kRing, kStageA, BN / 32, kBoxB, 32, kReallocate>(M, N, K, &a_map, &b_map, smem_raw, block)) return;
-  const Tile& tile = block.tile;
+// One unit of work's main loop (a tile, or with stream-K a run of its slabs), for this consumer warpgroup: the
+// accumulators start at zero; per slab, wait for its stage, load the fragments of B^T into the buffer not in use, hand
+// them and the accumulators to the wgmmas, and once the previous slab's wgmmas are done (wait_group 1) release its
+// stage and its fragment buffer. Slab i of the unit is slab block.it + i of the ring. Returns after every wgmma; with
+// persistent blocks the unit's last stage is released then, for the next unit's loads.
+__device__ __forceinline__ void multiply_unit(const Block& block, float (&acc)[kNR][kAccs], unsigned chunks,
+                                              const unsigned (&at)[4]) {
   const Ring& ring = block.ring;
-  const int slabs = block.slabs;
-  const int consumer = threadIdx.x / 128 - 1, t = threadIdx.x % 128;
-  unsigned at[4];
+  unsigned fa[kFrags], fb[kFrags];  // live in the main loop only, not under the epilogue
 #pragma unroll
-  for (int e = 0; e < 4; ++e) at[e] = fragment_offset(t / 32, t % 32, e, 0);
-  const unsigned chunks = kStageA + consumer * kNR * 2 * kBoxB;  // this warpgroup's columns in a stage
-  float acc[kNR][kAccs];
+  for (int e = 0; e < kFrags; ++e) fa[e] = fb[e] = 0u;  // pinned as "the previous slab's" by slab 0 (or no slab)
 #pragma unroll
   for (int nr = 0; nr < kNR; ++nr)
 #pragma unroll
     for (int r = 0; r < kAccs; ++r) acc[nr][r] = 0.0f;
-  unsigned fa[kFrags], fb[kFrags];
 #pragma unroll
-  for (int e = 0; e < kFrags; ++e) fa[e] = fb[e] = 0u;  // pinned as "the previous slab's" by slab 0 (or no slab)
-
-  // Slab i with fragment buffer `cur`; `prev` holds slab i - 1's, which the wait below releases.
+  for (int nr = 0; nr < kNR; ++nr) pin(acc[nr]);  // zeroed before the first wgmma: ptxas then keeps them in flight
+  // Slab i with fragment buffer `cur`; `prev` holds the slab before's, which the wait below releases.
   auto slab = [&](int i, unsigned (&cur)[kFrags], unsigned (&prev)[kFrags]) {
-    stage_wait(ring, i);
-    const unsigned stage = ring.base + (i % STAGES) * kStage;
+    const int it = block.it + i;
+    stage_wait(ring, it);
+    const unsigned stage = ring.base + (it % STAGES) * kStage;
     load_fragments(cur, stage + chunks, at);
     wgmma_fence();  // the fragments' and accumulators' registers are handed to the wgmmas
     if (!skipped(block, i)) {
@@ -168,24 +168,52 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_tf32_detail::kThreads)
     // its fragment registers reused from here on, not before.
     wgmma_wait<1>();
     pin(prev);
-    if (i > 0) stage_release(ring, i - 1);
+    if (i > 0) stage_release(ring, it - 1);
   };
   int i = 0;
 #pragma unroll 1
-  for (; i + 1 < slabs; i += 2) {
+  for (; i + 1 < block.slabs; i += 2) {
     slab(i, fa, fb);
     slab(i + 1, fb, fa);
   }
-  if (i < slabs) slab(i, fa, fb);
+  if (i < block.slabs) slab(i, fa, fb);
   wgmma_wait<0>();
   pin(fa);
   pin(fb);
 #pragma unroll
-  for (int nr = 0; nr < kNR; ++nr) pin(acc[nr]);  // every accumulator read below comes after the wait
+  for (int nr = 0; nr < kNR; ++nr) pin(acc[nr]);  // every accumulator read after this comes after the wait
+  if (PERSIST) stage_release(ring, block.it + block.slabs - 1);
+}
 
-  if (SPLITK > 1 && !splitk_reduce<kNR * kAccs>(&acc[0][0], workspace, counters, tile, ring.last_slice)) return;
+}  // namespace gemm_wgmma_tf32_detail
 
-  // Accumulator r of chunk nr is C's element (m0 + acc_col, n of the chunk's column chunk_col(acc_row)).
-  store_transposed<ChunkColumn, EPI_VEC == 4>(acc, tile, consumer, smem_raw, ring.base, M, N, C, alpha, beta);
+extern "C" __global__ void __launch_bounds__(gemm_wgmma_tf32_detail::kThreads)
+    gemm_tc(GEMM_TC_PARAMETERS) {
+  using namespace gemm_wgmma_tf32_detail;
+  (void)A, (void)B;  // read through the tensor maps
+  extern __shared__ unsigned char smem_raw[];
+  Block block;
+  if (!start_block<kRing, kStageA, BN / 32, kBoxB, 32, kReallocate>(M, N, K, &a_map, &b_map, smem_raw, block)) return;
+  const Tile& tile = block.tile;
+  const int consumer = threadIdx.x / 128 - 1, t = threadIdx.x % 128;
+  unsigned at[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) at[e] = fragment_offset(t / 32, t % 32, e, 0);
+  const unsigned chunks = kStageA + consumer * kNR * 2 * kBoxB;  // this warpgroup's columns in a stage
+  float acc[kNR][kAccs];
+#pragma unroll 1
+  do {  // each of the block's units of work (one unless PERSIST = 1)
+    multiply_unit(block, acc, chunks, at);
+    if (SPLITK > 1 && !splitk_reduce<kNR * kAccs>(&acc[0][0], workspace, counters, tile, block.ring.last_slice)) return;
+    if (!streamk_reduce<kNR * kAccs>(&acc[0][0], workspace, counters, block, M, N, K)) continue;  // another block stores it
+    // Accumulator r of chunk nr is C's element (m0 + acc_col, n of the chunk's column chunk_col(acc_row)).
+    if constexpr (EPI_VEC == 64) {
+      store_transposed_tma<ChunkColumn>(acc, tile, consumer, block.ring.base + kStaging + consumer * 2 * kBoxT, &c_map,
+                                        M, N, C, alpha, beta);
+    } else {
+      store_transposed<ChunkColumn, EPI_VEC == 4>(acc, tile, consumer, smem_raw, block.ring.base, M, N, C, alpha, beta);
+    }
+  } while (next_tile(M, N, K, block));
+  if (EPI_VEC == 64 && t == 0) bulk_wait_all<0>();  // the last stores are written before the block ends
 }
 #endif  // PATH == 1

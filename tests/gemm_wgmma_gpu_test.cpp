@@ -153,7 +153,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{"gemm_f16", "EPI_SLICE == 2", "tma_store_one_buffer"},
                       Variant{"gemm_bf16", "STREAMK == 1", "streamk"}, Variant{"gemm_f16", "STREAMK == 2", "streamk_dp"},
                       Variant{"gemm_bf16", "STREAMK == 2", "streamk_dp"},
-                      Variant{"gemm_bf16", "PINGPONG == 1", "pingpong"}, Variant{"gemm_f16", "PINGPONG == 1", "pingpong"}),
+                      Variant{"gemm_bf16", "PINGPONG == 1", "pingpong"}, Variant{"gemm_f16", "PINGPONG == 1", "pingpong"},
+                      Variant{"gemm_tf32", "PERSIST == 1 and STREAMK == 0", "persist"},
+                      Variant{"gemm_tf32", "EPI_VEC == 64", "tma_store"},
+                      Variant{"gemm_tf32", "STREAMK == 1", "streamk"}, Variant{"gemm_tf32", "STREAMK == 2", "streamk_dp"}),
     [](const ::testing::TestParamInfo<Variant>& info) {
       return std::string(info.param.kernel) + "_" + info.param.name;
     });
@@ -186,7 +189,7 @@ TEST(GemmWgmmaStreamKGpu, SameBitsEveryRun) {
   Device device;
   if (!runs_wgmma(device)) GTEST_SKIP() << "PATH 1 (sm_90a) does not run on " << device.identity().arch();
   MeasureOptions options = testing::quick_measure();
-  for (const char* name : {"gemm_bf16", "gemm_f16"}) {
+  for (const char* name : {"gemm_bf16", "gemm_f16", "gemm_tf32"}) {
     KernelSpec family = load_kernel(name);
     family.restrict_to("STREAMK >= 1");
     const Shape shape = family.parse_shape("1000x1000x1000");
@@ -217,7 +220,7 @@ TEST(GemmWgmmaTf32Gpu, RuntimeLaunchesPath1WithItsTensorMaps) {
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(base.json);
   const Config chosen = base.parse_config(
       "PATH=1,BM=128,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=2,GROUP_M=1,EPI_VEC=4,"
-      "ALIGNED=1,WG=2,CM=2,CN=1");
+      "ALIGNED=1,WG=2,CM=2,CN=1,PERSIST=0,STREAMK=0");
   for (std::size_t p = 0; p < base.parameters.size(); ++p)
     j["parameters"][base.parameters[p].name]["default"] = chosen.values[p].as_int();
   const KernelSpec spec = KernelSpec::from_json(j.dump(), base.source, base.source_name);
@@ -242,7 +245,7 @@ TEST(GemmWgmmaTf32Gpu, RuntimeLaunchesPath1WithItsTensorMaps) {
   CU_CHECK(cuMemcpyHtoD, d_counters.get(), zeros.data(), d_counters.bytes());
   const CUdeviceptr pa = d_a.get(), pb = d_b.get(), pc = d_c.get(), pcount = d_counters.get(), pw = d_workspace.get();
   for (int run = 0; run < 2; ++run) {  // twice: the split-K counters must be left as found
-    gemm(nullptr, m, n, k, 1.0f, pa, pb, 0.0f, pc, pcount, pw, pa, pb);
+    gemm(nullptr, m, n, k, 1.0f, pa, pb, 0.0f, pc, pcount, pw, pa, pb, pc);
     CU_CHECK(cuCtxSynchronize);
     CU_CHECK(cuMemcpyDtoH, c.data(), pc, d_c.bytes());
     // The tensor cores' inputs (the top 19 bits) multiplied exactly: what is left is the FP32 accumulation, below

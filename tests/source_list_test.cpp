@@ -131,8 +131,8 @@ TEST(SourceListBuiltIn, TensorCoreGemmsJoinTheirFiles) {
     EXPECT_NE(spec.source.find("#line 1 \"gemm_wgmma.cu\"\n"), std::string::npos) << name;
   }
   EXPECT_EQ(load_kernel("gemm_tf32").source_name,
-            "gemm_tc_shared.cu+gemm_tc.cu+gemm_sm90_ptx.cu+gemm_sm90.cu+gemm_sm90_transposed.cu+"
-            "gemm_wgmma_tf32_ops.cu+gemm_wgmma_tf32.cu");
+            "gemm_tc_shared.cu+gemm_tc.cu+gemm_sm90_ptx.cu+gemm_sm90.cu+gemm_sm90_streamk.cu+"
+            "gemm_sm90_transposed.cu+gemm_wgmma_tf32_ops.cu+gemm_wgmma_tf32.cu");
 }
 
 }  // namespace
