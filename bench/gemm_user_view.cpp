@@ -16,6 +16,10 @@
 //    of --repeats launches counts. cutune's output is checked against cuBLAS's before and after the timing.
 // 3. A table per type: TFLOP/s of both under the first convention, cuBLAS time / cutune time under each (above 1:
 //    cutune faster). Only the tables and short progress lines go to stdout; samples and choices go to stderr.
+// 4. The decode shapes (M <= 64) are bound by memory, not by the tensor cores: for each, the bytes it must move (A and
+//    B read, C written, once each) per second under each convention, against the device-to-device copy bandwidth
+//    measured in the same run: of a 512 MB cudaMemcpyAsync back to back (read and written bytes per second, median
+//    of 10), and of a copy that moves as many bytes as the GEMM, timed under the same convention as the GEMM.
 #include <CLI/CLI.hpp>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -93,7 +97,8 @@ struct Events {
 // Median milliseconds of the two launches under one convention, interleaved: kWarmup runs of each, then `repeats` of
 // each, cutune first in even rounds and cuBLAS first in odd ones, every run after the L2 state was set.
 std::pair<double, double> time_pair(const std::function<void()>& ours, const std::function<void()>& theirs, L2State& l2,
-                                    const std::string& convention, cudaStream_t stream, int repeats) {
+                                    const std::string& convention, cudaStream_t stream, int repeats,
+                                    const std::pair<const char*, const char*>& names = {"cutune", "cuBLAS"}) {
   Events timed(4 * static_cast<std::size_t>(repeats));
   l2.hold(stream);
   for (int i = 0; i < kWarmup; ++i) {
@@ -123,8 +128,8 @@ std::pair<double, double> time_pair(const std::function<void()>& ours, const std
     }
   }
   const cutune::Timing a = cutune::summarize(samples[0]), b = cutune::summarize(samples[1]);
-  fmt::print(stderr, "  {:<5} cutune {:.4f} ms (spread {:.3f}), cuBLAS {:.4f} ms (spread {:.3f})\n", convention,
-             a.median, a.spread, b.median, b.spread);
+  fmt::print(stderr, "  {:<5} {} {:.4f} ms (spread {:.3f}), {} {:.4f} ms (spread {:.3f})\n", convention, names.first,
+             a.median, a.spread, names.second, b.median, b.spread);
   return {a.median, b.median};
 }
 
@@ -132,7 +137,29 @@ struct Row {
   std::string shape{}, config{}, problem{};  // problem: why the row has no ratios
   std::vector<double> ours_ms{}, theirs_ms{};  // one per convention
   double flops = 0.0, difference = 0.0;
+  double bytes = 0.0;  // A and B read and C written, once each
+  bool memory_bound = false;  // M <= 64: streaming B is the work
+  std::vector<double> copy_ms{};  // memory-bound rows: a copy of bytes / 2 under each convention
 };
+
+// Read and written bytes per second of a device-to-device cudaMemcpyAsync of 512 MB, median of 10 after 2 untimed.
+double copy_bandwidth(cudaStream_t stream) {
+  constexpr std::size_t kBytes = std::size_t{512} << 20;
+  const DeviceBuffer from(kBytes), to(kBytes);
+  check(cudaMemset(from.get(), 1, kBytes), "cudaMemset");
+  Events events(2);
+  std::vector<double> ms;
+  for (int i = 0; i < 12; ++i) {
+    check(cudaEventRecord(events.events[0], stream), "cudaEventRecord");
+    check(cudaMemcpyAsync(to.get(), from.get(), kBytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync");
+    check(cudaEventRecord(events.events[1], stream), "cudaEventRecord");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    float t = 0.0f;
+    check(cudaEventElapsedTime(&t, events.events[0], events.events[1]), "cudaEventElapsedTime");
+    if (i >= 2) ms.push_back(t);
+  }
+  return 2.0 * kBytes / (cutune::summarize(ms).median * 1e-3);
+}
 
 // The largest |cutune - cuBLAS| over the largest |cuBLAS| element of the two outputs; infinite where one is NaN.
 double relative_difference(const Element& e, const DeviceBuffer& ours, const DeviceBuffer& theirs) {
@@ -145,6 +172,20 @@ double relative_difference(const Element& e, const DeviceBuffer& ours, const Dev
     largest = std::max(largest, std::abs(y));
   }
   return diff / std::max(largest, 1e-30);
+}
+
+// A memory-bound row's yardstick: a device-to-device copy that reads and writes as many bytes as the GEMM moves, timed
+// under each convention as the GEMMs are (two copies of the same buffers, interleaved, the first one's median kept).
+void time_copies(Row& row, L2State& l2, const std::vector<std::string>& conventions, cudaStream_t stream, int repeats) {
+  const std::size_t bytes = static_cast<std::size_t>(row.bytes / 2) / 16 * 16;
+  const DeviceBuffer from(bytes), to(bytes);
+  check(cudaMemset(from.get(), 1, bytes), "cudaMemset");
+  const auto copy = [&] {
+    check(cudaMemcpyAsync(to.get(), from.get(), bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync");
+  };
+  for (const auto& convention : conventions) {
+    row.copy_ms.push_back(time_pair(copy, copy, l2, convention, stream, repeats, {"copy", "copy"}).first);
+  }
 }
 
 // One shape through the runtime API against cuBLAS, under each convention.
@@ -171,6 +212,8 @@ Row measure_shape(cutune::Runtime& runtime, const std::string& kernel, const std
   const int m = static_cast<int>(gemm.shape().dims[0]), n = static_cast<int>(gemm.shape().dims[1]),
             k = static_cast<int>(gemm.shape().dims[2]);
   row.flops = 2.0 * m * n * k;
+  row.bytes = (double(m) * k + double(k) * n + double(m) * n) * e.bytes;
+  row.memory_bound = m <= 64;
   std::mt19937 rng(7);
   const DeviceBuffer a(cutune::bench::random_elements(e, count_of("A"), rng));
   const DeviceBuffer b(cutune::bench::random_elements(e, count_of("B"), rng));
@@ -209,6 +252,7 @@ Row measure_shape(cutune::Runtime& runtime, const std::string& kernel, const std
     row.ours_ms.push_back(o);
     row.theirs_ms.push_back(t);
   }
+  if (row.memory_bound && row.problem.empty()) time_copies(row, l2, conventions, stream, repeats);
   if (row.problem.empty()) verify("after");
   if (!row.problem.empty()) fmt::print(stderr, "error: {} {}: {}\n", kernel, shape_text, row.problem);
   return row;
@@ -250,6 +294,23 @@ bool print_table(const std::string& kernel, const std::vector<Row>& rows,
              kernel, faster_under_all, measured, means.empty() ? "-" : means,
              measured < rows.size() ? fmt::format("; {} FAILED", rows.size() - measured) : "");
   return measured == rows.size();
+}
+
+// The memory-bound rows of one type: bytes moved per second under each convention, cutune's and cuBLAS's, as a share
+// of the copy bandwidth.
+void print_bandwidth(const std::vector<Row>& rows, const std::vector<std::string>& conventions, double copy) {
+  for (const auto& r : rows) {
+    if (!r.memory_bound || !r.problem.empty()) continue;
+    std::string line = fmt::format("{:<16} moves {:.1f} MB:", r.shape, r.bytes * 1e-6);
+    for (std::size_t c = 0; c < conventions.size(); ++c) {
+      const double ours = r.bytes / (r.ours_ms[c] * 1e-3), theirs = r.bytes / (r.theirs_ms[c] * 1e-3);
+      const double same = r.bytes / (r.copy_ms[c] * 1e-3);
+      line += fmt::format("  {}: cutune {:.0f} GB/s ({:.0f}% / {:.0f}%), cuBLAS {:.0f} ({:.0f}% / {:.0f}%), copy {:.0f}",
+                          conventions[c], ours * 1e-9, 100.0 * ours / copy, 100.0 * ours / same, theirs * 1e-9,
+                          100.0 * theirs / copy, 100.0 * theirs / same, same * 1e-9);
+    }
+    fmt::print("{}\n", line);
+  }
 }
 
 // Tunes every type's GEMM at `shapes` into the database at `path`; "kernel shape" -> the tuner's best configuration.
@@ -391,6 +452,7 @@ int main(int argc, char** argv) {
     L2State l2(device.l2_bytes());
     cudaStream_t stream = nullptr;
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    const double copy = copy_bandwidth(stream);
     std::vector<std::pair<std::string, std::vector<Row>>> tables;
     for (const auto& type : o.types) {
       tables.emplace_back("gemm_" + type,
@@ -408,6 +470,19 @@ int main(int argc, char** argv) {
                "the L2 ({} MB, clean lines), none = back to back\n", device.l2_bytes() >> 19);
     bool ok = true;
     for (const auto& [kernel, rows] : tables) ok = print_table(kernel, rows, o.conventions) && ok;
+    if (std::any_of(tables.begin(), tables.end(), [](const auto& t) {
+          return std::any_of(t.second.begin(), t.second.end(), [](const Row& r) { return r.memory_bound; });
+        })) {
+      fmt::print("\nMemory-bound shapes (M <= 64): A, B and C moved once per launch, per second, and as a share of the "
+                 "device-to-device copy bandwidth measured here: of a 512 MB cudaMemcpyAsync back to back, {:.0f} GB/s "
+                 "(read + written) / of a copy moving as many bytes as the GEMM, under the same convention (its GB/s "
+                 "last)\n",
+                 copy * 1e-9);
+      for (const auto& [kernel, rows] : tables) {
+        fmt::print("{}\n", kernel);
+        print_bandwidth(rows, o.conventions, copy);
+      }
+    }
     if (o.keep_db) fmt::print(stderr, "database kept: {}\n", db_files.path.string());
     return ok ? 0 : 1;
   } catch (const std::exception& ex) {
