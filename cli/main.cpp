@@ -121,9 +121,9 @@ void add_search_options(CLI::App& app, TuneArgs& tune, TuneTexts& texts) {
   app.add_option("--strategy", tune.strategy,
                  "search strategy: " + strategies + " (default " + std::string(cutune::kDefaultStrategy) +
                      ": Bayesian optimisation and refinement around the best configuration, with evaluations moved to whichever "
-                     "pays, because no single strategy is best on every space; in the replay benchmark of nine recorded "
-                     "spaces it needs no more evaluations than Kernel Tuner's best strategy on all nine and fewer than "
-                     "cutune's other strategies on six; exhaustive is as good when the budget covers the whole space)");
+                     "pays, because no single strategy is best on every space; how it compares with the others and with "
+                     "Kernel Tuner's, on the spaces it was developed on and on others: docs/search.md; exhaustive is as "
+                     "good when the budget covers the whole space)");
   app.add_option("--seed", tune.seed, "the strategy's random seed: the same seed, space, outcomes and cubin cache "
                                       "give the same proposals")->capture_default_str();
   app.add_option("--start", tune.start,

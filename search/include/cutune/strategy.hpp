@@ -61,9 +61,8 @@ class ExhaustiveStrategy final : public Strategy {
 };
 
 /// No single strategy wins on every space, so the default is a portfolio that moves its proposals to whichever of its
-/// rules is paying; in the replay benchmark against Kernel Tuner's strategies (bench/RESULTS.md, "Search against
-/// Kernel Tuner") it is ahead of or level with the best of them on 9 of 9 recorded spaces. Exhaustive search remains the
-/// right choice when the budget covers the whole space.
+/// rules is paying (how it compares with the others and with Kernel Tuner's: docs/search.md). Exhaustive search
+/// remains the right choice when the budget covers the whole space.
 inline constexpr std::string_view kDefaultStrategy = "portfolio";
 
 /// The names make_strategy() accepts: exhaustive, random, annealing (simulated annealing), genetic (genetic
