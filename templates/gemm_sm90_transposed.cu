@@ -1,9 +1,10 @@
 // The epilogue of the wgmma kernels that compute the transposed product C^T = B^T A^T (TF32's PATH 1, and the 16-bit
 // kernels' SWAP=1): the specs compile it after gemm_sm90.cu and before the kernel's file.
 //
-// Both kernels' consumer warpgroups each own kNR = BN / (64 WG) chunks of 64 columns of C and all BM rows: wgmma's M
-// runs along N, its N (BM) along M. Accumulator r of chunk nr of thread t is C's element (m0 + acc_col(t, r),
-// n0 + 64 (consumer kNR + nr) + COL(acc_row(t, r))), where COL maps a wgmma row to its column of the chunk: the
+// Both kernels' consumer warpgroups each own kNR = BN / (64 WG) chunks of 64 columns of C and all BM rows (TF32's
+// ping-pong: each warpgroup its whole tiles, kNR = BN / 64, from column 0): wgmma's M runs along N, its N (BM) along M.
+// Accumulator r of chunk nr of thread t is C's element (m0 + acc_col(t, r), n0 + 64 (consumer kNR + nr) +
+// COL(acc_row(t, r))), where COL maps a wgmma row to its column of the chunk: the
 // identity where wgmma reads B^T from shared memory (16-bit), a permutation where the TF32 kernel loads it into
 // registers in a bank-friendly order. Staged (EPI_VEC 16 bytes' worth of elements) the tile goes through shared
 // memory, so that consecutive threads store consecutive 16-byte chunks of rows of C; otherwise each element is stored
@@ -63,9 +64,9 @@ template <typename COL, bool STAGED, int NR, int ACCS>
 __device__ __forceinline__ void store_transposed(const float (&acc)[NR][ACCS], const Tile& tile, int consumer,
                                                  unsigned char* smem_raw, unsigned ring_base, int M, int N,
                                                  elem_t* C, float alpha, float beta) {
-  static_assert(ACCS == BM / 2 && NR * 64 * WG == BN, "kNR chunks of 64 columns by BM rows per warpgroup");
+  static_assert(ACCS == BM / 2 && NR * 64 * kReaders == BN, "kNR chunks of 64 columns by BM rows per warpgroup");
   static_assert(epilogue_covers_chunk<COL>(), "the accumulators stand for each element of a chunk of C once");
-  const int t = threadIdx.x % 128, col0 = consumer * NR * 64;
+  const int t = threadIdx.x % 128, col0 = (PINGPONG ? 0 : consumer) * NR * 64;
   if constexpr (STAGED) {
     static_assert(staged_stores_are_conflict_free<COL>(), "a warp's staged stores hit 32 banks");
     constexpr int kVec = 16 / sizeof(elem_t);
@@ -132,10 +133,10 @@ template <typename COL, int NR, int ACCS>
 __device__ __forceinline__ void store_transposed_tma(const float (&acc)[NR][ACCS], const Tile& tile, int consumer,
                                                      unsigned staging, const CUtensorMap* c_map, int M, int N,
                                                      const elem_t* C, float alpha, float beta) {
-  static_assert(ACCS == BM / 2 && NR * 64 * WG == BN, "kNR chunks of 64 columns by BM rows per warpgroup");
+  static_assert(ACCS == BM / 2 && NR * 64 * kReaders == BN, "kNR chunks of 64 columns by BM rows per warpgroup");
   static_assert(epilogue_covers_chunk<COL>(), "the accumulators stand for each element of a chunk of C once");
   static_assert(boxed_writes_at_most_two_way<COL>(), "a warp's staged writes meet at most two to a bank");
-  const int t = threadIdx.x % 128, n0 = tile.n0 + consumer * NR * 64;
+  const int t = threadIdx.x % 128, n0 = tile.n0 + (PINGPONG ? 0 : consumer) * NR * 64;
   // Register r stands for row 8 (r / 4) + 2 (t % 4) + r % 2 of the tile and column COL(acc_row(t, r)) of the chunk:
   // two rows below 8 and two columns per thread, so four staged addresses, 8 rows further every 4 registers.
   unsigned at[2][2];

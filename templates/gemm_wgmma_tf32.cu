@@ -19,7 +19,9 @@
 // are free after the main loop) so that consecutive threads store consecutive 16-byte chunks of rows, and EPI_VEC 64
 // stages a 64-column chunk at a time after the ring and writes it with TMA stores, which run on under the next tile.
 // With PERSIST=1 a block computes tile after tile (gemm_sm90.cu), the producer loading the next tile's slabs while the
-// consumers store C; with STREAMK the persistent blocks share the tiles' slabs of K (gemm_sm90_streamk.cu).
+// consumers store C; with STREAMK the persistent blocks share the tiles' slabs of K (gemm_sm90_streamk.cu); with
+// PINGPONG=1 the two consumer warpgroups take whole tiles in turns (gemm_sm90.cu), one's epilogue under the other's
+// main loop.
 //
 // Shared-memory layouts, agreed between the tensor maps (128-byte swizzle) and the loads:
 //   A, K-major: as in the 16-bit kernel, row m of the box at byte 128 m, its 16-byte chunk c at chunk c ^ (m % 8);
@@ -38,7 +40,8 @@ namespace gemm_wgmma_tf32_detail {
 using namespace gemm_sm90;
 using gemm_wgmma_tf32_ops::MmaRs;
 
-constexpr int kNR = BN / (64 * WG);            // 64-column chunks of the tile per consumer warpgroup
+constexpr int kNR = BN / (64 * kReaders);      // 64-column chunks per consumer warpgroup (ping-pong: the whole tile)
+constexpr int kChunkShare = PINGPONG ? 0 : 1;  // 1: consumer warpgroup c owns chunks c * kNR ... of the tile
 constexpr int kAccs = BM / 2;                  // accumulator registers per chunk and thread (wgmma's N is BM)
 constexpr int kSteps = BK / 8;                 // k8 steps per slab
 constexpr int kFrags = kNR * kSteps * 4;       // fragment registers of one slab
@@ -51,7 +54,7 @@ constexpr unsigned kRing = kStaging + (EPI_VEC == 64 ? WG * 2 * kBoxT : 0);
 static_assert(TYPE == 0, "this PATH 1 multiplies TF32 (float) elements");
 static_assert(BK == 32, "a slab is one 128-byte swizzle row of floats deep");
 static_assert(BM == 64 || BM == 128 || BM == 192 || BM == 256, "wgmma n64, n128, n192 or n256");
-static_assert(kNR >= 1 && BN % (64 * WG) == 0, "each consumer warpgroup owns whole 64-column chunks");
+static_assert(kNR >= 1 && BN % (64 * kReaders) == 0, "each consumer warpgroup owns whole 64-column chunks");
 static_assert(kNR * kAccs <= 128, "at most 128 accumulator registers per thread");
 static_assert(kNR * kAccs + 2 * kFrags <= 192, "accumulators and two fragment buffers fit the registers");
 static_assert(EPI_VEC == 1 || EPI_VEC == 4 || EPI_VEC == 64, "EPI_VEC 1 (in place), 4 (staged rows) or 64 (TMA)");
@@ -134,10 +137,12 @@ constexpr bool kReallocate = WG == 2 && kNR * kAccs + 2 * kFrags >= (PERSIST ? 1
 // One unit of work's main loop (a tile, or with stream-K a run of its slabs), for this consumer warpgroup: the
 // accumulators start at zero; per slab, wait for its stage, load the fragments of B^T into the buffer not in use, hand
 // them and the accumulators to the wgmmas, and once the previous slab's wgmmas are done (wait_group 1) release its
-// stage and its fragment buffer. Slab i of the unit is slab block.it + i of the ring. Returns after every wgmma; with
-// persistent blocks the unit's last stage is released then, for the next unit's loads.
+// stage and its fragment buffer. Slab i of the unit is slab block.it + i of the ring. `issued()` runs once the last
+// slab's wgmmas are issued (ping-pong hands the turn over there). Returns after every wgmma; with persistent blocks the
+// unit's last stage is released then, for the next unit's loads.
+template <typename Issued>
 __device__ __forceinline__ void multiply_unit(const Block& block, float (&acc)[kNR][kAccs], unsigned chunks,
-                                              const unsigned (&at)[4]) {
+                                              const unsigned (&at)[4], Issued&& issued) {
   const Ring& ring = block.ring;
   unsigned fa[kFrags], fb[kFrags];  // live in the main loop only, not under the epilogue
 #pragma unroll
@@ -177,6 +182,7 @@ __device__ __forceinline__ void multiply_unit(const Block& block, float (&acc)[k
     slab(i + 1, fb, fa);
   }
   if (i < block.slabs) slab(i, fa, fb);
+  issued();
   wgmma_wait<0>();
   pin(fa);
   pin(fb);
@@ -199,11 +205,16 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_tf32_detail::kThreads)
   unsigned at[4];
 #pragma unroll
   for (int e = 0; e < 4; ++e) at[e] = fragment_offset(t / 32, t % 32, e, 0);
-  const unsigned chunks = kStageA + consumer * kNR * 2 * kBoxB;  // this warpgroup's columns in a stage
+  const unsigned chunks = kStageA + kChunkShare * consumer * kNR * 2 * kBoxB;  // this warpgroup's columns in a stage
   float acc[kNR][kAccs];
+  int unit = 0;  // the block's units so far (ping-pong: consumer warpgroup unit % 2 computes the unit)
 #pragma unroll 1
   do {  // each of the block's units of work (one unless PERSIST = 1)
-    multiply_unit(block, acc, chunks, at);
+    if (PINGPONG && unit % 2 != consumer) continue;  // the other warpgroup's tile
+    if (PINGPONG && unit > 0) turn_wait(consumer);
+    multiply_unit(block, acc, chunks, at, [&] {  // the other warpgroup's main loop follows, under this one's epilogue
+      if (PINGPONG && has_next_tile(M, N, K, block)) turn_pass(consumer);
+    });
     if (SPLITK > 1 && !splitk_reduce<kNR * kAccs>(&acc[0][0], workspace, counters, tile, block.ring.last_slice)) return;
     if (!streamk_reduce<kNR * kAccs>(&acc[0][0], workspace, counters, block, M, N, K)) continue;  // another block stores it
     // Accumulator r of chunk nr is C's element (m0 + acc_col, n of the chunk's column chunk_col(acc_row)).
@@ -213,7 +224,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_tf32_detail::kThreads)
     } else {
       store_transposed<ChunkColumn, EPI_VEC == 4>(acc, tile, consumer, smem_raw, block.ring.base, M, N, C, alpha, beta);
     }
-  } while (next_tile(M, N, K, block));
+  } while (++unit, next_tile(M, N, K, block));
   if (EPI_VEC == 64 && t == 0) bulk_wait_all<0>();  // the last stores are written before the block ends
 }
 #endif  // PATH == 1
