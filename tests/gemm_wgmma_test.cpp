@@ -397,6 +397,34 @@ TEST(GemmWgmmaCompile, SampleCompilesForSm90a) {
   std::printf("%zu PATH 1 compiles for sm_90a on %u threads in %.0f s\n", jobs.size(), pool.threads(), seconds);
 }
 
+// Every persistent TF32 tile (BM x BN, consumer warpgroups, ping-pong) compiles for sm_90a in its heaviest variant
+// (TMA stores, and stream-K's fixup where ping-pong allows it) without serialized wgmmas, spilling at most what the
+// fixup may: the sample above draws a few configurations of the whole path and could miss a tile that ptxas cannot fit
+// once the walk across tiles stays live (as 128 x 256 with two warpgroups, which the spec leaves out for that reason).
+TEST(GemmWgmmaCompile, EveryPersistentTf32TileCompilesForSm90a) {
+  const KernelSpec spec = load_kernel("gemm_tf32");
+  std::map<std::vector<std::int64_t>, Config> tiles;
+  for (const Config& c : wgmma_configs(spec, "4096x4096x4096")) {
+    const std::int64_t pingpong = value(spec, c, "PINGPONG");
+    if (value(spec, c, "PERSIST") == 0 || value(spec, c, "EPI_VEC") != 64) continue;
+    if (value(spec, c, "STREAMK") != (pingpong ? 0 : 1)) continue;
+    tiles.emplace(std::vector<std::int64_t>{value(spec, c, "BM"), value(spec, c, "BN"), value(spec, c, "WG"), pingpong},
+                  c);
+  }
+  EXPECT_EQ(tiles.size(), 12u);  // BM 64-256 by 64 (one warpgroup), by 128 (two), by 64 (two, ping-pong)
+  CompilePool pool;
+  std::vector<std::pair<Config, std::future<CompileOutput>>> jobs;
+  for (const auto& [tile, c] : tiles) {
+    jobs.emplace_back(c, pool.submit([&spec, c] { return compile_config(spec, c, "sm_90"); }));
+  }
+  for (auto& [c, future] : jobs) {
+    const CompileOutput out = future.get();
+    ASSERT_TRUE(out.ok) << spec.format(c) << "\n" << out.log;
+    EXPECT_LE(out.spill_bytes, value(spec, c, "STREAMK") > 0 ? 64 : 0) << spec.format(c);
+    EXPECT_EQ(out.log.find("wgmma"), std::string::npos) << spec.format(c) << "\n" << out.log;
+  }
+}
+
 // Ping-pong's tiles compile for sm_90a without spills or serialized wgmmas, and those of 128 accumulators a thread
 // (128 x 128, 64 x 256) from the 168 registers that setmaxnreg needs at launch.
 TEST(GemmWgmmaCompile, PingPongCompilesForSm90a) {
