@@ -13,6 +13,8 @@
 
 namespace gemm_sm90 {
 
+// 1: consumer warpgroup c owns chunks c kNR ... of each tile; 0 (ping-pong): each owns its whole tiles, from column 0.
+constexpr int kChunkShare = PINGPONG ? 0 : 1;
 constexpr int kLdc = BN + 4;  // staged rows of C, floats (16-byte aligned rows)
 // The ring's bytes needed for a staged BM x BN tile, which reuses the stages once every wgmma has read them.
 template <bool STAGED>
@@ -66,7 +68,7 @@ __device__ __forceinline__ void store_transposed(const float (&acc)[NR][ACCS], c
                                                  elem_t* C, float alpha, float beta) {
   static_assert(ACCS == BM / 2 && NR * 64 * kReaders == BN, "kNR chunks of 64 columns by BM rows per warpgroup");
   static_assert(epilogue_covers_chunk<COL>(), "the accumulators stand for each element of a chunk of C once");
-  const int t = threadIdx.x % 128, col0 = (PINGPONG ? 0 : consumer) * NR * 64;
+  const int t = threadIdx.x % 128, col0 = kChunkShare * consumer * NR * 64;
   if constexpr (STAGED) {
     static_assert(staged_stores_are_conflict_free<COL>(), "a warp's staged stores hit 32 banks");
     constexpr int kVec = 16 / sizeof(elem_t);
@@ -136,7 +138,7 @@ __device__ __forceinline__ void store_transposed_tma(const float (&acc)[NR][ACCS
   static_assert(ACCS == BM / 2 && NR * 64 * kReaders == BN, "kNR chunks of 64 columns by BM rows per warpgroup");
   static_assert(epilogue_covers_chunk<COL>(), "the accumulators stand for each element of a chunk of C once");
   static_assert(boxed_writes_at_most_two_way<COL>(), "a warp's staged writes meet at most two to a bank");
-  const int t = threadIdx.x % 128, n0 = tile.n0 + (PINGPONG ? 0 : consumer) * NR * 64;
+  const int t = threadIdx.x % 128, n0 = tile.n0 + kChunkShare * consumer * NR * 64;
   // Register r stands for row 8 (r / 4) + 2 (t % 4) + r % 2 of the tile and column COL(acc_row(t, r)) of the chunk:
   // two rows below 8 and two columns per thread, so four staged addresses, 8 rows further every 4 registers.
   unsigned at[2][2];

@@ -41,7 +41,6 @@ using namespace gemm_sm90;
 using gemm_wgmma_tf32_ops::MmaRs;
 
 constexpr int kNR = BN / (64 * kReaders);      // 64-column chunks per consumer warpgroup (ping-pong: the whole tile)
-constexpr int kChunkShare = PINGPONG ? 0 : 1;  // 1: consumer warpgroup c owns chunks c * kNR ... of the tile
 constexpr int kAccs = BM / 2;                  // accumulator registers per chunk and thread (wgmma's N is BM)
 constexpr int kSteps = BK / 8;                 // k8 steps per slab
 constexpr int kFrags = kNR * kSteps * 4;       // fragment registers of one slab
