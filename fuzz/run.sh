@@ -17,8 +17,7 @@ targets=("$@")
 build=${CUTUNE_FUZZ_BUILD:-build-fuzz}
 jobs=${CUTUNE_FUZZ_JOBS:-2}
 
-if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
-if [ -z "${CUDAToolkit_ROOT:-}" ] && [ -d /usr/local/cuda ]; then export CUDAToolkit_ROOT=/usr/local/cuda; fi
+source scripts/build_env.sh
 if [ ! -f "$build/build.ninja" ]; then
   # -O1 and line tables only (as OSS-Fuzz builds): a faster build; no -DNDEBUG, so that assertions (nlohmann::json's
   # among them) stay on.

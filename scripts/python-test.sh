@@ -8,8 +8,7 @@ cd "$(dirname "$0")/.."
 venv=build-python/test-venv
 rm -rf "$venv"
 /usr/bin/python3 -m venv --system-site-packages "$venv"
-if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
-if [ -z "${CUDAToolkit_ROOT:-}" ] && [ -d /usr/local/cuda ]; then export CUDAToolkit_ROOT=/usr/local/cuda; fi
+source scripts/build_env.sh
 start=$(date +%s)
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check .
 echo "pip install . took $(( $(date +%s) - start )) s"

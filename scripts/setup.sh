@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ libsqlitecpp-dev libsqlite3-dev libopenmpi-dev openmpi-bin libspdlog-dev libfmt-dev libcli11-dev
+packages=(cmake ninja-build g++ ccache libsqlitecpp-dev libsqlite3-dev libopenmpi-dev openmpi-bin libspdlog-dev libfmt-dev libcli11-dev
           nlohmann-json3-dev libgtest-dev zlib1g-dev libeigen3-dev
           libjs-vega           # Vega's modules, embedded into the report page at build time
           python3-jsonschema   # tests validate T4 exports against the schema
@@ -21,12 +21,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
-  export PATH=/usr/local/cuda/bin:$PATH
-fi
-if [ -z "${CUDAToolkit_ROOT:-}" ] && [ -d /usr/local/cuda ]; then
-  export CUDAToolkit_ROOT=/usr/local/cuda
-fi
+source scripts/build_env.sh
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build --parallel
