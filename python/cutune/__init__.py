@@ -26,12 +26,13 @@ from . import db  # noqa: E402
 from ._launch import Kernel, Runtime  # noqa: E402
 from ._results import Best, Result, ShapeResult, Space, TuneResult  # noqa: E402
 from ._tune import best, kernels, space, tune  # noqa: E402
+from ._tune_kernel import kernel_spec, tune_kernel  # noqa: E402
 from .errors import CudaError, DatabaseError, Error, InputError, NoDeviceError, SpecError  # noqa: E402
 
 __version__ = _cutune.__version__
 
 __all__ = [
-    "tune", "space", "best", "kernels", "Runtime", "Kernel", "db",
+    "tune", "space", "best", "kernels", "tune_kernel", "kernel_spec", "Runtime", "Kernel", "db",
     "Result", "ShapeResult", "TuneResult", "Best", "Space",
     "Error", "InputError", "SpecError", "DatabaseError", "CudaError", "NoDeviceError",
 ]

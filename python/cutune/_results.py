@@ -81,6 +81,7 @@ class TuneResult(Sequence[ShapeResult]):
         self.kernel = kernel
         self.db = db
         self._shapes = shapes
+        self.spec: Optional[str] = None  # cutune.tune_kernel: the spec it wrote
 
     @overload
     def __getitem__(self, key: int) -> ShapeResult: ...

@@ -11,13 +11,15 @@ from ._progress import progress_bar
 from ._results import Best, ShapeResult, Space, TuneResult
 
 PathLike = Union[str, "os.PathLike[str]"]
-ShapeLike = Union[str, Sequence[int]]
+ShapeLike = Union[str, int, Sequence[int]]
 Shapes = Union[str, Sequence[int], Sequence[ShapeLike]]
 
 
 def _shape_text(shape: ShapeLike) -> str:
     if isinstance(shape, str):
         return shape
+    if isinstance(shape, int):
+        return str(shape)  # a 1-D shape
     return "x".join(str(int(d)) for d in shape)
 
 
@@ -25,8 +27,8 @@ def _shapes_text(shapes: Optional[Shapes]) -> str:
     """"8192x8192", (8192, 8192), ["8192x8192", (4000, 3000)] -> "8192x8192,4000x3000"."""
     if shapes is None:
         return ""
-    if isinstance(shapes, str):
-        return shapes
+    if isinstance(shapes, (str, int)):
+        return _shape_text(shapes)
     items = list(shapes)
     if items and all(isinstance(d, int) for d in items):
         return _shape_text(items)  # one shape as a tuple of dimensions
