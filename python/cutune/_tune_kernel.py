@@ -224,7 +224,10 @@ def kernel_spec(kernel_name: str, kernel_source: Union[str, PathLike], problem_s
     if all(e is None for e in expected):
         spec["verify"] = {"mode": "none"}  # Kernel Tuner checks nothing without an answer
     if smem_args:
-        spec["shared_memory"] = smem_args["size"]
+        size = smem_args.get("size")
+        if callable(size) or not isinstance(size, (int, str)):
+            raise InputError(f"smem_args['size']: bytes, or an expression of the parameters as text, not {size!r}")
+        spec["shared_memory"] = size
     if compiler_options:
         spec["compile_options"] = list(compiler_options)
     path = out.path / f"{name}.json"

@@ -116,5 +116,7 @@ def test_what_cannot_be_read_is_refused(tmp_path):
         cutune.tune_kernel(arguments=args, folder=tmp_path, metrics={"GB/s": None}, **call)
     with pytest.raises(cutune.InputError, match="CUDA"):
         cutune.tune_kernel(arguments=args, folder=tmp_path, lang="OpenCL", **call)
+    with pytest.raises(cutune.InputError, match="smem_args"):
+        cutune.kernel_spec(arguments=args, folder=tmp_path, smem_args={"size": lambda p: 4 * p["block_size_x"]}, **call)
     with pytest.raises(cutune.InputError, match="bool"):
         cutune.kernel_spec(arguments=[numpy.zeros(4, numpy.complex64)], folder=tmp_path, **call)
