@@ -40,7 +40,7 @@ NOT_RUN = [
     (r"^ctest --test-dir build\b",
      "the test suite itself, of which this check is a test; CI runs README.md's line verbatim (.ci/run, checked here)"),
     (r"^(mpirun|srun)\b",
-     "needs an MPI job over several GPUs or nodes; tests/mpi_test.cpp runs the cluster code under mpirun on stand-ins"),
+     "needs an MPI job over several GPUs or nodes; tests/cluster/mpi_test.cpp runs the cluster code under mpirun on stand-ins"),
     (r"^(sbatch|jobid=\$\(sbatch)\b", "needs a Slurm cluster"),
     (r"^(pip|python3 -m pip) install\b", "installs into a Python environment and builds the extension (minutes)"),
     (r"^(fuzz/run\.sh|build-fuzz/|CC=clang)",

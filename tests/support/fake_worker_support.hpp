@@ -1,4 +1,4 @@
-// What the tests of worker and compiler processes share: a tiny spec whose MODE parameter tells tests/fake_worker.cpp
+// What the tests of worker and compiler processes share: a tiny spec whose MODE parameter tells tests/support/fake_worker.cpp
 // what to do (crash, hang, exit, ...), a kernel for real compiles, the worker client started against the fake worker,
 // and a compiled binary the fake worker accepts.
 #pragma once
@@ -29,7 +29,7 @@ inline constexpr const char* kTinySource =
     "  if (i < n) out[i] = X * i;\n"
     "}\n";
 
-/// The worker client against tests/fake_worker.cpp, prepared for `spec` at N = 1000.
+/// The worker client against tests/support/fake_worker.cpp, prepared for `spec` at N = 1000.
 inline std::unique_ptr<detail::Evaluator> start_fake_worker(const KernelSpec& spec, double floor_s, int max_failures) {
   detail::WorkerSettings settings;
   settings.executable = CUTUNE_FAKE_WORKER_EXE;
