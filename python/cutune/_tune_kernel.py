@@ -279,4 +279,5 @@ def tune_kernel(kernel_name: str, kernel_source: Union[str, PathLike], problem_s
     result = tune(spec=path, shapes=shape, db=db, budget=budget, strategy=strategy, devices=device,
                   repeats=iterations, progress=False if quiet else progress, **options)
     result.spec = str(path)
+    result.kernel = spec_name  # its name, as the database and `tune list` show it, rather than the spec's path
     return result
