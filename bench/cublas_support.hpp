@@ -6,12 +6,15 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "cutune/error.hpp"
 
 namespace cutune::bench {
@@ -79,6 +82,19 @@ inline void gemm_row_major(cublasHandle_t handle, const Element& e, std::int64_t
                      &alpha, b, e.type, static_cast<int>(n), a, e.type, static_cast<int>(k), &beta, c, e.type,
                      static_cast<int>(n), e.compute, CUBLAS_GEMM_DEFAULT),
         "cublasGemmEx");
+}
+
+/// The largest |ours - theirs| over the largest |theirs|, for C matrices of type `e` (infinite where ours is NaN).
+inline double relative_difference(const Element& e, const DeviceBuffer& ours, const DeviceBuffer& theirs) {
+  const std::vector<unsigned char> a = ours.download(), b = theirs.download();
+  double largest = 0.0, diff = 0.0;
+  for (std::size_t i = 0; i < a.size() / e.bytes; ++i) {
+    const double x = e.load(a.data(), i), y = e.load(b.data(), i);
+    const double d = std::abs(x - y);
+    diff = (d <= diff) ? diff : (std::isnan(d) ? INFINITY : d);
+    largest = std::max(largest, std::abs(y));
+  }
+  return diff / std::max(largest, 1e-30);
 }
 
 }  // namespace cutune::bench

@@ -49,6 +49,7 @@ namespace {
 using cutune::bench::check;
 using cutune::bench::DeviceBuffer;
 using cutune::bench::Element;
+using cutune::bench::relative_difference;
 
 constexpr int kWarmup = 3;  // untimed launches of each GEMM per convention
 
@@ -162,17 +163,6 @@ double copy_bandwidth(cudaStream_t stream) {
 }
 
 // The largest |cutune - cuBLAS| over the largest |cuBLAS| element of the two outputs; infinite where one is NaN.
-double relative_difference(const Element& e, const DeviceBuffer& ours, const DeviceBuffer& theirs) {
-  const std::vector<unsigned char> a = ours.download(), b = theirs.download();
-  double largest = 0.0, diff = 0.0;
-  for (std::size_t i = 0; i < a.size() / e.bytes; ++i) {
-    const double x = e.load(a.data(), i), y = e.load(b.data(), i);
-    const double d = std::abs(x - y);
-    diff = (d <= diff) ? diff : (std::isnan(d) ? INFINITY : d);
-    largest = std::max(largest, std::abs(y));
-  }
-  return diff / std::max(largest, 1e-30);
-}
 
 // A memory-bound row's yardstick: a device-to-device copy that reads and writes as many bytes as the GEMM moves, timed
 // under each convention as the GEMMs are (two copies of the same buffers, interleaved, the first one's median kept).

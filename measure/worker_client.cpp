@@ -7,6 +7,7 @@
 #include "cutune/error.hpp"
 #include "cutune/stop.hpp"
 #include "evaluator.hpp"
+#include "programs.hpp"
 #include "specs/log.hpp"
 #include "worker_process.hpp"
 #include "worker_protocol.hpp"
@@ -14,7 +15,6 @@
 namespace cutune::detail {
 namespace {
 
-namespace fs = std::filesystem;
 
 class WorkerEvaluator final : public Evaluator {
  public:
@@ -173,25 +173,6 @@ std::unique_ptr<Evaluator> make_worker_evaluator(const WorkerSettings& settings)
   return std::make_unique<WorkerEvaluator>(settings);
 }
 
-std::string find_worker_executable() {
-  if (const char* env = std::getenv("CUTUNE_WORKER"); env != nullptr && *env != '\0') return env;
-  std::error_code error;
-  const fs::path self = fs::read_symlink("/proc/self/exe", error);
-  std::vector<fs::path> candidates;
-  if (!error) {
-    candidates.push_back(self.parent_path() / "cutune-worker");
-    candidates.push_back(self.parent_path().parent_path() / "cutune-worker");
-    candidates.push_back(self.parent_path().parent_path() / "libexec" / "cutune" / "cutune-worker");
-  }
-#ifdef CUTUNE_WORKER_BUILD_PATH
-  candidates.emplace_back(CUTUNE_WORKER_BUILD_PATH);
-#endif
-#ifdef CUTUNE_WORKER_INSTALL_PATH
-  candidates.emplace_back(CUTUNE_WORKER_INSTALL_PATH);
-#endif
-  for (const auto& c : candidates)
-    if (::access(c.c_str(), X_OK) == 0) return c.string();
-  return {};
-}
+std::string find_worker_executable() { return find_program("cutune-worker", "CUTUNE_WORKER"); }
 
 }  // namespace cutune::detail

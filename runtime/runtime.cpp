@@ -2,6 +2,7 @@
 #include "cutune/runtime.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include "cutune/tensor_map.hpp"
 #include "specs/log.hpp"
 #include "fallback_model.hpp"
+#include "on_demand.hpp"
 #include "wanted_log.hpp"
 #include "measure/tensor_map_encode.hpp"
 #include "measure/workbench.hpp"
@@ -68,6 +70,15 @@ Config default_at(const KernelSpec& spec, const Shape& shape, const DeviceLimits
 std::string type_name(const Argument& a) {
   if (a.tensor_map) return "CUtensorMap (passed as the device pointer of its tensor)";
   return std::string(to_string(a.type)) + (a.is_buffer ? "*" : "");
+}
+
+// What `tune --kernel` is given for a spec passed as such: its name when it is a built-in kernel of this version,
+// else nothing (a spec of one's own is tuned on demand when asked for by its file).
+std::string builtin_tune_name(const KernelSpec& spec) {
+  for (const std::string& name : builtin_kernels()) {
+    if (name == spec.name) return load_kernel(name).hash == spec.hash ? name : std::string();
+  }
+  return {};
 }
 
 constexpr std::size_t kTensorAlignment = 16;  // cuTensorMapEncodeTiled: the tensor's address, in bytes
@@ -227,35 +238,95 @@ struct Runtime::Impl {
   struct Kept {
     std::unique_ptr<RuntimeKernel> kernel;
     detail::WantedLog::Entry* wanted = nullptr;
+    std::shared_ptr<detail::TuneJob> tuning;  // tuning on demand, until its end was seen
   };
   // By (name, version, shape); requests by name are also remembered by their own text, so that a repeated request
   // neither parses the spec again nor formats the shape.
   std::unordered_map<std::string, Kept> kernels;
   std::unordered_map<std::string, Kept*> requests;  // elements of an unordered_map keep their address
   detail::WantedLog wanted;
+  // Kernels handed out before tuning on demand replaced them: references to them stay valid.
+  std::vector<std::unique_ptr<RuntimeKernel>> replaced;
+  // Last, so that it stops (and with it the preparing of kernels, which uses the members above) before they go.
+  std::unique_ptr<detail::OnDemandTuner> on_demand;
 
   explicit Impl(int ordinal) : device(ordinal) {}
-  Kept& get(const KernelSpec& spec, const Shape& shape);
-  std::unique_ptr<RuntimeKernel> make(const KernelSpec& spec, const Shape& shape);
+  /// `name_or_spec`: what the application asked for, when it gave a name or a spec file (for tuning on demand).
+  Kept& get(const KernelSpec& spec, const Shape& shape, const std::string_view* name_or_spec);
+  BestConfig choose(const KernelSpec& spec, const Shape& shape) {
+    return choose_config(db ? &*db : nullptr, spec, device.identity(), shape, flush);
+  }
+  std::unique_ptr<RuntimeKernel> make(const KernelSpec& spec, const Shape& shape, BestConfig choice);
+  void start_on_demand(const RuntimeOptions& options);
+  std::unique_ptr<RuntimeKernel> prepare_tuned(const detail::TuneJob& job);
 
-  // A request answered: counted when its shape is a wanted one.
-  static const RuntimeKernel& counted(Kept& kept) {
+  // A request answered: the tuned kernel once tuning on demand prepared it, and counted when its shape is a wanted
+  // one.
+  const RuntimeKernel& answer(Kept& kept) {
+    if (kept.tuning != nullptr && kept.tuning->done()) adopt_tuned(kept);
     if (kept.wanted != nullptr) detail::WantedLog::count(*kept.wanted);
     return *kept.kernel;
   }
+  void adopt_tuned(Kept& kept) {
+    if (kept.tuning->ready != nullptr) {
+      replaced.push_back(std::move(kept.kernel));
+      kept.kernel = std::move(kept.tuning->ready);
+      kept.wanted = nullptr;  // the shape has a result of its own now
+    }
+    kept.tuning.reset();
+  }
 };
 
-Runtime::Impl::Kept& Runtime::Impl::get(const KernelSpec& spec, const Shape& shape) {
+// What `tune --kernel` is given for a spec asked for by name or file (as load_kernel() tells them apart): the name
+// of a built-in, a spec file's absolute path; for a spec passed as such (null), its name when it is a built-in.
+std::string tune_name(const std::string_view* name_or_spec, const KernelSpec& spec) {
+  if (name_or_spec == nullptr) return builtin_tune_name(spec);
+  if (!name_or_spec->ends_with(".json")) return spec.name;
+  std::error_code error;
+  return std::filesystem::absolute(*name_or_spec, error).string();
+}
+
+void Runtime::Impl::start_on_demand(const RuntimeOptions& options) {
+  if (!db) throw InputError("tuning on demand (tune_budget) needs a database to tune into");
+  const std::filesystem::path path = std::filesystem::absolute(options.database);
+  if (::access(path.c_str(), W_OK) != 0 || ::access(path.parent_path().c_str(), W_OK) != 0) {
+    throw InputError("tuning on demand stores its results in the database, and '" + options.database.string() +
+                     "' (or its folder) is not writable");
+  }
+  detail::OnDemandSettings settings;
+  settings.budget = options.tune_budget;
+  settings.program = detail::find_tune_program(options.tune_program);
+  settings.database = path;
+  if (cache) settings.cache_directory = std::filesystem::absolute(cache->directory());
+  settings.device = device.ordinal();
+  on_demand = std::make_unique<detail::OnDemandTuner>(
+      std::move(settings), [this](const detail::TuneJob& job) { return prepare_tuned(job); });
+}
+
+// On the tuning thread: the stored best of the shape, if tuning stored one, made ready while the application goes on.
+std::unique_ptr<RuntimeKernel> Runtime::Impl::prepare_tuned(const detail::TuneJob& job) {
+  BestConfig choice;
+  {
+    const std::lock_guard lock(mutex);  // the database connection is the requests' too
+    choice = choose(job.spec, job.shape);
+  }
+  if (choice.match != Match::Exact) return nullptr;
+  return make(job.spec, job.shape, std::move(choice));
+}
+
+Runtime::Impl::Kept& Runtime::Impl::get(const KernelSpec& spec, const Shape& shape,
+                                        const std::string_view* name_or_spec) {
   std::string key = spec.name;
   key += '\0';
   key += spec.hash;
   key += '\0';
   key += shape.str();
   if (auto it = kernels.find(key); it != kernels.end()) {
-    counted(it->second);
+    answer(it->second);
     return it->second;
   }
-  Kept kept{make(spec, shape)};
+  Kept kept;
+  kept.kernel = make(spec, shape, choose(spec, shape));
   const BestConfig& choice = kept.kernel->choice();
   if (choice.match != Match::Exact) {
     WantedShape key;
@@ -264,17 +335,25 @@ Runtime::Impl::Kept& Runtime::Impl::get(const KernelSpec& spec, const Shape& sha
     key.flush = choice.flush;
     key.shape = shape.str();
     kept.wanted = &wanted.note(std::move(key), db ? &*db : nullptr);
+    if (on_demand != nullptr) {
+      if (std::string tune_as = tune_name(name_or_spec, spec); !tune_as.empty()) {
+        kept.tuning = on_demand->submit(std::move(tune_as), spec, shape, choice.flush);
+      } else {
+        detail::logger()->warn("runtime: {} at {} is not tuned on demand: a spec of one's own is, when asked for by "
+                               "its file", spec.name, shape.str());
+      }
+    }
   }
   return kernels[key] = std::move(kept);
 }
 
-std::unique_ptr<RuntimeKernel> Runtime::Impl::make(const KernelSpec& spec, const Shape& shape) {
+std::unique_ptr<RuntimeKernel> Runtime::Impl::make(const KernelSpec& spec, const Shape& shape, BestConfig choice) {
   const auto start = std::chrono::steady_clock::now();
   auto k = std::make_unique<RuntimeKernel::Impl>();
   k->spec = spec;
   k->shape = shape;
   k->device = &device;
-  k->choice = choose_config(db ? &*db : nullptr, spec, device.identity(), shape, flush);
+  k->choice = std::move(choice);
   k->config = spec.parse_config(k->choice.result.config);
   k->geometry = spec.resolve(spec.launch, k->config, shape, device.limits().sm_count);
   for (const auto& a : spec.arguments) {
@@ -323,9 +402,11 @@ Runtime::Runtime(RuntimeOptions options)
   }
   if (!options.cache_directory.empty()) impl_->cache.emplace(options.cache_directory);
   impl_->flush = options.flush;
+  if (options.tune_budget > 0) impl_->start_on_demand(options);
 }
 
 Runtime::~Runtime() {
+  impl_->on_demand.reset();  // stops the tuning of a shape (what it measured is stored)
   const std::lock_guard lock(impl_->mutex);
   impl_->wanted.store(impl_->db ? &*impl_->db : nullptr);  // the counts of repeated requests
 }
@@ -344,16 +425,16 @@ const RuntimeKernel& Runtime::kernel(std::string_view name_or_spec, std::string_
   request += '\0';
   request += shape;
   const std::lock_guard lock(impl_->mutex);
-  if (auto it = impl_->requests.find(request); it != impl_->requests.end()) return Impl::counted(*it->second);
+  if (auto it = impl_->requests.find(request); it != impl_->requests.end()) return impl_->answer(*it->second);
   const KernelSpec spec = load_kernel(name_or_spec);
-  Impl::Kept& kept = impl_->get(spec, spec.parse_shape(shape));
+  Impl::Kept& kept = impl_->get(spec, spec.parse_shape(shape), &name_or_spec);
   impl_->requests.emplace(std::move(request), &kept);
   return *kept.kernel;
 }
 
 const RuntimeKernel& Runtime::kernel(const KernelSpec& spec, const Shape& shape) {
   const std::lock_guard lock(impl_->mutex);
-  return *impl_->get(spec, shape).kernel;
+  return *impl_->get(spec, shape, nullptr).kernel;
 }
 
 const DeviceIdentity& Runtime::device() const { return impl_->device.identity(); }

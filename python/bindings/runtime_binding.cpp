@@ -225,10 +225,12 @@ nb::dict wanted_dict(const WantedShape& w) {
 }
 
 void make_runtime(Runtime* self, const std::string& db, int device, std::optional<std::string> cache_dir,
-                  const std::string& flush) {
+                  const std::string& flush, int tune_budget) {
   RuntimeOptions options;
   options.database = db;
   options.device = device;
+  if (tune_budget < 0) throw InputError("tune_budget must be 0 (off) or more, got " + std::to_string(tune_budget));
+  options.tune_budget = tune_budget;
   if (cache_dir) options.cache_directory = *cache_dir;
   if (!flush.empty()) {
     options.flush = parse_l2_flush(flush);
@@ -286,16 +288,24 @@ void bind_runtime(nb::module_& m) {
       .def_prop_ro("geometry", &geometry_dict);
 
   nb::class_<Runtime>(m, "_Runtime")
-      .def("__init__", &make_runtime, nb::arg("db"), nb::arg("device"), nb::arg("cache_dir").none(), nb::arg("flush"))
+      .def("__init__", &make_runtime, nb::arg("db"), nb::arg("device"), nb::arg("cache_dir").none(), nb::arg("flush"),
+           nb::arg("tune_budget"))
       .def(
           "kernel",
           [](Runtime& runtime, const std::string& name, const std::string& shape) {
             return new KernelHandle(runtime.kernel(name, shape), runtime.ordinal());
           },
           nb::arg("name"), nb::arg("shape"), nb::keep_alive<0, 1>(), nb::rv_policy::take_ownership)
-      // A repeated request the Python layer answered from its own map: counted where the shape is a wanted one.
-      .def("count",
-           [](Runtime& runtime, const std::string& name, const std::string& shape) { runtime.kernel(name, shape); })
+      // A repeated request of a shape without a result of its own, which the Python layer keeps a kernel of: counted,
+      // and the tuned kernel when tuning on demand replaced `current` (else None).
+      .def(
+          "refresh",
+          [](Runtime& runtime, const std::string& name, const std::string& shape,
+             const KernelHandle& current) -> KernelHandle* {
+            const RuntimeKernel& now = runtime.kernel(name, shape);
+            return &now == &current.kernel() ? nullptr : new KernelHandle(now, runtime.ordinal());
+          },
+          nb::arg("name"), nb::arg("shape"), nb::arg("current"), nb::keep_alive<0, 1>(), nb::rv_policy::take_ownership)
       .def("wanted",
            [](const Runtime& runtime) {
              nb::list out;

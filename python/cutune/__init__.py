@@ -11,10 +11,12 @@ See docs/python.md in the project for the whole API.
 import os as _os
 from pathlib import Path as _Path
 
-# The worker program that measures candidates in a process of its own ships in the package, beside `tune`.
-_worker = _Path(__file__).resolve().parent / "bin" / "cutune-worker"
-if _worker.is_file() and not _os.environ.get("CUTUNE_WORKER"):
-    _os.environ["CUTUNE_WORKER"] = str(_worker)
+# The worker program that measures candidates in a process of its own ships in the package, beside `tune` (which
+# a Runtime tuning on demand runs).
+for _program, _variable in (("cutune-worker", "CUTUNE_WORKER"), ("tune", "CUTUNE_TUNE")):
+    _path = _Path(__file__).resolve().parent / "bin" / _program
+    if _path.is_file() and not _os.environ.get(_variable):
+        _os.environ[_variable] = str(_path)
 
 from . import _cutune  # noqa: E402
 from . import errors as _errors  # noqa: E402

@@ -259,12 +259,17 @@ class Runtime:
 
     `db`: the tuning database (None: every kernel runs its spec's default configuration); `device`: the GPU ordinal
     (None: the GPU current on this thread, else 0); `cache_dir`: the compiled-kernel cache; `flush`: the L2
-    convention whose results count (default: the spec's, else read)."""
+    convention whose results count (default: the spec's, else read); `tune_budget`: tuning on demand, above 0: a
+    shape without a result of its own runs the fallback at once and is tuned in the background (the `tune` program,
+    in a process of its own, on this GPU, into `db`, which must be writable) with this budget; a later kernel() call
+    for the shape returns the tuned kernel once it is stored."""
 
     def __init__(self, db: Optional[Union[str, "os.PathLike[str]"]] = "cutune.db", *, device: Optional[int] = None,
-                 cache_dir: Optional[Union[str, "os.PathLike[str]"]] = None, flush: Optional[str] = None):
+                 cache_dir: Optional[Union[str, "os.PathLike[str]"]] = None, flush: Optional[str] = None,
+                 tune_budget: int = 0):
         self._native = _cutune._Runtime(os.fspath(db) if db is not None else "", -1 if device is None else int(device),
-                                        os.fspath(cache_dir) if cache_dir is not None else None, flush or "")
+                                        os.fspath(cache_dir) if cache_dir is not None else None, flush or "",
+                                        int(tune_budget))
         self._kernels: Dict[Tuple[str, str], Kernel] = {}
 
     @property
@@ -282,8 +287,11 @@ class Runtime:
         if found is None:
             found = self._kernels[key] = Kernel(self._native.kernel(*key))
             found._wanted = found.choice["rule"] != "exact shape"
-        elif found._wanted:
-            self._native.count(*key)  # a shape without a result of its own: each request counts
+        elif found._wanted:  # a shape without a result of its own: each request counts, and may find it tuned
+            fresh = self._native.refresh(*key, found._native)
+            if fresh is not None:
+                found = self._kernels[key] = Kernel(fresh)
+                found._wanted = found.choice["rule"] != "exact shape"
         return found
 
     def wanted(self) -> List[Dict[str, Any]]:

@@ -100,7 +100,16 @@ struct RuntimeOptions {
   int device = -1;
   /// The L2 convention whose results count (l2_flush.hpp): times measured under another are never compared with
   /// them. Unset: each spec's "measure.flush", else Read, as `tune` stores them by default.
-  std::optional<L2Flush> flush;
+  std::optional<L2Flush> flush = {};
+  /// Tuning on demand: above 0, a shape kernel() has no result of its own for is launched with the fallback at once
+  /// and tuned in the background with this budget (the `tune` program, in a process of its own, on this device,
+  /// into `database`, which must be writable); the first kernel() after its tuning stored a result hands out the
+  /// tuned kernel. Kernels asked for by name or spec file only (kernel(name_or_spec, shape)), or by a KernelSpec of
+  /// a built-in kernel.
+  int tune_budget = 0;
+  /// The `tune` program for tuning on demand; empty: $CUTUNE_TUNE, else beside this program, else where cutune was
+  /// built or installed.
+  std::filesystem::path tune_program = {};
 };
 
 /// Hands out ready-to-launch kernels on one device, in its primary context (the one the CUDA runtime uses), which
@@ -109,14 +118,15 @@ struct RuntimeOptions {
 class Runtime {
  public:
   /// Throws NoDeviceError without a GPU, DatabaseError when the database cannot be opened, InputError when it
-  /// does not exist.
+  /// does not exist (or, tuning on demand, when it is not writable or the tune program is not found).
   explicit Runtime(RuntimeOptions options = {});
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
   /// A built-in kernel by name, or a spec file (.json), for a shape written "8192x4096". The reference stays
-  /// valid as long as the Runtime. Throws InputError/SpecError for unknown kernels or bad shapes, CudaError
+  /// valid as long as the Runtime; with tuning on demand, a later request may hand out another kernel, the tuned
+  /// one (the earlier reference stays valid and keeps its configuration). Throws InputError/SpecError for unknown kernels or bad shapes, CudaError
   /// when the configuration does not compile or load.
   const RuntimeKernel& kernel(std::string_view name_or_spec, std::string_view shape);
   const RuntimeKernel& kernel(const KernelSpec& spec, const Shape& shape);
