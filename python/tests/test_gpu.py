@@ -2,6 +2,7 @@
 CuPy arrays, checked against PyTorch (and CuPy). Skipped without a GPU, PyTorch or CuPy."""
 
 import gc
+import time
 
 import pytest
 
@@ -174,3 +175,36 @@ def test_untuned_shapes_are_wanted(tuned, tune_program):
     out = tune_program("wanted", "--db", db)
     assert out.returncode == 0, out.stderr
     assert "999x777" in out.stdout and " 3 " in out.stdout, out.stdout
+
+
+def test_tuning_on_demand(tmp_path):
+    """Runtime(tune_budget=...): an untuned shape runs the fallback at once and is tuned in the background (the
+    package's `tune`); a later kernel() returns the tuned kernel, whose output is right, and the first one still
+    launches; a new Runtime finds the shape tuned and tunes nothing."""
+    db = tmp_path / "od.db"
+    cutune.tune("transpose", "64x64", budget=1, db=db, cache_dir=tmp_path / "cache", progress=False)  # another shape
+    rt = cutune.Runtime(db, cache_dir=tmp_path / "cache", tune_budget=4)
+    shape = "1000x700"
+    first = rt.kernel("transpose", shape)
+    assert first.choice["rule"] != "exact shape"
+    inp = torch.randn(1000, 700, device="cuda")
+    out = torch.empty(700, 1000, device="cuda")
+    kernel = first
+    for _ in range(3600):
+        out.fill_(-1)
+        kernel(out, inp)
+        torch.cuda.synchronize()
+        assert torch.equal(out, inp.t())
+        if kernel.choice["rule"] == "exact shape":
+            break
+        time.sleep(0.05)
+        kernel = rt.kernel("transpose", shape)
+    assert kernel.choice["rule"] == "exact shape", "not tuned within 180 s"
+    assert kernel is not first and rt.kernel("transpose", shape) is kernel
+    out.fill_(-1)
+    first(out, inp)
+    torch.cuda.synchronize()
+    assert torch.equal(out, inp.t())
+    again = cutune.Runtime(db, cache_dir=tmp_path / "cache", tune_budget=4)
+    assert again.kernel("transpose", shape).choice["rule"] == "exact shape"
+    assert again.wanted() == []
