@@ -263,13 +263,20 @@ void print_spread(const Options& o, const std::vector<std::string>& shapes, cons
              picks.size());
 }
 
-}  // namespace
+// The baseline Runtime's kernels for every shape (the fallbacks), each output checked; `wrong` counts the bad ones.
+Kernels fallbacks(cutune::Runtime& runtime, const Options& o, const std::vector<std::string>& shapes,
+                  const Problems& problems, cudaStream_t stream, std::size_t& wrong) {
+  Kernels fixed;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    fixed.push_back(&runtime.kernel(o.kernel, shapes[i]));
+    wrong += !right(*fixed.back(), *problems[i], stream);
+    fmt::print("{:<20} fallback ({}): {}\n", shapes[i], cutune::to_string(fixed.back()->choice().match),
+               fixed.back()->choice().result.config);
+  }
+  return fixed;
+}
 
-int main(int argc, char** argv) {
-  Options o;
-  CLI::App app{"Tuning on demand as an application meets it: 20 untuned GEMM shapes, launched through a Runtime that "
-               "tunes them in the background; the application's slowdown, the time until all are tuned, lookups, "
-               "`tune --wanted`, and the spread of measurements taken under load"};
+void add_options(CLI::App& app, Options& o) {
   app.add_option("--kernel", o.kernel, "a tensor-core GEMM kernel")->capture_default_str();
   app.add_option("--db", o.database, "the starting database, copied (default: an empty one)");
   app.add_option("--work", o.work, "folder for the databases, cubins and logs (emptied first)")->capture_default_str();
@@ -278,6 +285,16 @@ int main(int argc, char** argv) {
   app.add_option("--limit", o.limit_s, "seconds the application loop may run")->capture_default_str();
   app.add_option("--tune", o.tune_program, "the tune program (for `tune --wanted`; the Runtime finds its own)")
       ->required();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"Tuning on demand as an application meets it: 20 untuned GEMM shapes, launched through a Runtime that "
+               "tunes them in the background; the application's slowdown, the time until all are tuned, lookups, "
+               "`tune --wanted`, and the spread of measurements taken under load"};
+  add_options(app, o);
   CLI11_PARSE(app, argc, argv);
   spdlog::stderr_color_mt("cutune")->set_level(spdlog::level::warn);
   try {
@@ -305,14 +322,8 @@ int main(int argc, char** argv) {
 
     // 1. Baseline.
     auto baseline = std::make_unique<cutune::Runtime>(cutune::RuntimeOptions{.database = base, .cache_directory = cache});
-    Kernels fixed;
     std::size_t wrong = 0;
-    for (std::size_t i = 0; i < shapes.size(); ++i) {
-      fixed.push_back(&baseline->kernel(o.kernel, shapes[i]));
-      wrong += !right(*fixed.back(), *problems[i], stream);
-      fmt::print("{:<20} fallback ({}): {}\n", shapes[i], cutune::to_string(fixed.back()->choice().match),
-                 fixed.back()->choice().result.config);
-    }
+    const Kernels fixed = fallbacks(*baseline, o, shapes, problems, stream, wrong);
     std::vector<double> idle_ms;
     for (int r = 0; r < 200; ++r) idle_ms.push_back(fixed_pass(fixed, problems, stream, events));
 

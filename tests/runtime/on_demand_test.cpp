@@ -147,6 +147,9 @@ TEST_F(OnDemandTest, AnUntunedShapeIsTunedInTheBackgroundAndThenLaunched) {
   options.tune_budget = 4;
   options.tune_program = CUTUNE_TUNE_EXE;
   const int m = 1000, n = 700;
+  Runtime runtime(options);
+  // First: kernel() makes the GPU's primary context current, which DriverMemory uses.
+  const RuntimeKernel& first = runtime.kernel("transpose", "1000x700");
   DriverMemory memory;
   ASSERT_TRUE(memory.usable());
   std::vector<float> in(static_cast<std::size_t>(m) * n);
@@ -166,8 +169,6 @@ TEST_F(OnDemandTest, AnUntunedShapeIsTunedInTheBackgroundAndThenLaunched) {
     return count;
   };
   {
-    Runtime runtime(options);
-    const RuntimeKernel& first = runtime.kernel("transpose", "1000x700");
     EXPECT_EQ(first.choice().match, Match::Default);
     EXPECT_EQ(wrong(first), 0);
     const RuntimeKernel* now = &first;
