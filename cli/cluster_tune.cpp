@@ -8,7 +8,7 @@
 
 namespace cutune::cli {
 
-int run_cluster_tune(const TuneArgs& args, const KernelSpec& spec, const std::vector<Shape>& shapes,
+int run_cluster_tune(const TuneRequest& args, const KernelSpec& spec, const std::vector<Shape>& shapes,
                      std::chrono::steady_clock::time_point started) {
   if (!args.isolate) throw InputError("--no-isolate measures in this process: an MPI job measures in worker processes");
   if (!args.devices.empty()) {
@@ -23,7 +23,8 @@ int run_cluster_tune(const TuneArgs& args, const KernelSpec& spec, const std::ve
   const Device device(transport.local_rank() % count);
   const cluster::LocalGpu gpu{device.identity(), device.limits(), device.ordinal()};
   const Shape* current = nullptr;
-  TuneOptions options = tune_options(args, spec, current);
+  TuneOptions options = tune_options(args);
+  options.on_progress = [&spec, &current](const Progress& p) { print_progress(spec, *current, p); };
   if (transport.rank() != 0) return cluster::serve_rank(transport, gpu, options);
 
   cluster::ClusterLanes lanes(transport, gpu);  // before the tuner: its lanes use the ranks' receiving thread

@@ -13,49 +13,9 @@
 
 namespace cutune::cli {
 
-Database open_existing(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw InputError("database '" + path + "' does not exist");
-  return Database(path);
-}
 
-MergeSummary merge_command(const std::vector<std::string>& inputs, const std::string& output) {
-  const bool existed = std::filesystem::exists(output);
-  try {
-    return merge_databases(std::vector<std::filesystem::path>(inputs.begin(), inputs.end()), output);
-  } catch (...) {
-    // A refused merge leaves no half-made output behind.
-    if (!existed) {
-      std::error_code ignored;
-      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(output + suffix, ignored);
-    }
-    throw;
-  }
-}
 
-void export_command(const std::string& db, const std::string& format, const std::string& output, std::ostream& out,
-                    const ExportSelection& selection) {
-  Database database = open_existing(db);
-  if (output.empty()) {
-    export_runs(database, format, out, selection);
-    return;
-  }
-  // Written to text first, so that a refused export (a selection of nothing, several groups for one cache) neither
-  // creates nor truncates the file.
-  std::ostringstream text;
-  export_runs(database, format, text, selection);
-  std::ofstream file(output, std::ios::binary | std::ios::trunc);
-  if (!file) throw InputError("cannot write '" + output + "'");
-  file << text.view();
-  file.close();
-  if (!file) throw InputError("writing '" + output + "' failed");
-}
 
-ImportSummary import_command(const std::string& file, const std::string& db, const std::string& format,
-                             const ForeignContext& foreign) {
-  if (!std::filesystem::exists(file)) throw InputError("'" + file + "' does not exist");
-  Database database(db);
-  return foreign.empty() ? import_file(database, file, format) : import_foreign_file(database, file, format, foreign);
-}
 
 namespace {
 

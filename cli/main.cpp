@@ -67,14 +67,12 @@ extern "C" void on_interrupt(int) {
 namespace {
 
 using namespace cutune::cli;
+using cutune::TuneRequest;
 
-// The options whose text is checked and turned into TuneArgs after parsing.
+// The options whose text is checked and turned into TuneRequest after parsing.
 struct TuneTexts {
   std::string time_budget;
-  std::string flush;
   bool no_flush = false;
-  std::string verify;
-  std::string shard;
 };
 
 // A tolerance is a finite number >= 0; CLI11's own range check would print the largest double in its message.
@@ -90,7 +88,7 @@ std::string tolerance_error(const std::string& text) {
 }
 
 // What to tune: the kernel and the shapes.
-void add_target_options(CLI::App& app, TuneArgs& tune) {
+void add_target_options(CLI::App& app, TuneRequest& tune) {
   auto* kernel_option =
       app.add_option("--kernel,-k", tune.kernel, "built-in kernel name (see `tune list`) or a spec file (.json)");
   app.add_option("--spec", tune.spec, "a kernel spec file of your own (same as --kernel FILE.json)")
@@ -106,7 +104,7 @@ void add_target_options(CLI::App& app, TuneArgs& tune) {
 }
 
 // Where results go and which GPUs measure.
-void add_place_options(CLI::App& app, TuneArgs& tune) {
+void add_place_options(CLI::App& app, TuneRequest& tune) {
   app.add_option("--db", tune.db, "SQLite database file")->capture_default_str();
   auto* device_option = app.add_option("--device", tune.device, "CUDA device ordinal (the same as --devices N)")
                             ->capture_default_str();
@@ -115,7 +113,7 @@ void add_place_options(CLI::App& app, TuneArgs& tune) {
       ->excludes(device_option);
 }
 
-void add_search_options(CLI::App& app, TuneArgs& tune, TuneTexts& texts) {
+void add_search_options(CLI::App& app, TuneRequest& tune, TuneTexts& texts) {
   std::string strategies;
   for (const auto& name : cutune::strategy_names()) strategies += (strategies.empty() ? "" : ", ") + name;
   app.add_option("--strategy", tune.strategy,
@@ -137,17 +135,17 @@ void add_search_options(CLI::App& app, TuneArgs& tune, TuneTexts& texts) {
   app.add_option("--time", texts.time_budget, "wall-time budget per shape, e.g. 90, 90s, 5m, 1h (default: no limit)");
 }
 
-void add_measure_options(CLI::App& app, TuneArgs& tune, TuneTexts& texts) {
+void add_measure_options(CLI::App& app, TuneRequest& tune, TuneTexts& texts) {
   app.add_option("--jobs,-j", tune.jobs, "compile threads (0: every core)")->capture_default_str();
   app.add_option("--repeats", tune.measure.repeats, "timed runs per configuration")->capture_default_str()->check(CLI::Range(1, 100000));
   app.add_option("--warmup", tune.measure.warmup, "untimed runs before timing")->capture_default_str()->check(CLI::Range(0, 100000));
   auto* flush_option = add_flush_option(
-      app, texts.flush,
+      app, tune.flush,
       "L2 state before each timed launch: read (a buffer twice the L2 size is read: clean lines), write (a 256 MB "
       "memset: dirty lines, as nvbench and Triton's do_bench), none (back-to-back launches); default: the spec's "
       "\"measure\", else read. Results are stored under it and compared only with results of the same one");
   app.add_flag("--no-flush", texts.no_flush, "the same as --flush none")->excludes(flush_option);
-  app.add_option("--verify", texts.verify,
+  app.add_option("--verify", tune.verify,
                  "what each configuration's outputs are compared with: reference (the spec's reference kernel or "
                  "configuration), default (the kernel at its default configuration) or none (not compared: results "
                  "are stored as unverified); default: the spec's \"verify\", else reference")
@@ -160,12 +158,12 @@ void add_measure_options(CLI::App& app, TuneArgs& tune, TuneTexts& texts) {
 }
 
 // How the run compiles, isolates candidates and splits the space.
-void add_run_options(CLI::App& app, TuneArgs& tune, TuneTexts& texts) {
+void add_run_options(CLI::App& app, TuneRequest& tune) {
   app.add_option("--cache-dir", tune.cache_dir, "cubin cache folder (default: $CUTUNE_CACHE_DIR, else $XDG_CACHE_HOME/cutune, else ~/.cache/cutune)");
   app.add_flag("!--no-cache", tune.use_cache, "compile everything afresh, without the cubin cache");
   app.add_flag("!--no-isolate", tune.isolate, "measure in this process instead of a worker process (a faulting "
                                               "candidate then ends the run)");
-  add_shard_option(app, texts.shard);
+  add_shard_option(app, tune.shard_text);
   app.add_option("--timeout-floor", tune.timeout_floor_s, "seconds a configuration gets at least before it counts as hung")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -183,10 +181,10 @@ void add_subcommands(CLI::App& app, Subcommands& subcommands) {
 }
 
 // Checks the texts into `tune`, then runs the subcommand that was given, else tuning.
-int dispatch(TuneArgs& tune, const TuneTexts& texts, const Subcommands& subcommands) {
+int dispatch(TuneRequest& tune, const TuneTexts& texts, const Subcommands& subcommands) {
   if (!texts.time_budget.empty()) tune.time_budget_s = parse_duration(texts.time_budget);
-  tune.shard = parse_shard(texts.shard);
-  apply_measure_choices(tune.measure, texts.verify, texts.no_flush ? "none" : texts.flush);
+  if (texts.no_flush) tune.flush = "none";
+  check_tune_request(tune);
   for (const auto& sub : subcommands)
     if (sub.app->parsed()) return sub.action();
   if (!tune.wanted && tune.problem.empty() && ((tune.kernel.empty() && tune.spec.empty()) || tune.shapes.empty())) {
@@ -206,7 +204,7 @@ int dispatch(TuneArgs& tune, const TuneTexts& texts, const Subcommands& subcomma
 }
 
 // Errors become one line and an exit status: 130 for an interruption, 1 for the rest.
-int run_reporting_errors(TuneArgs& tune, const TuneTexts& texts, const Subcommands& subcommands) {
+int run_reporting_errors(TuneRequest& tune, const TuneTexts& texts, const Subcommands& subcommands) {
   try {
     return dispatch(tune, texts, subcommands);
   } catch (const cutune::Interrupted&) {
@@ -228,6 +226,7 @@ int run_reporting_errors(TuneArgs& tune, const TuneTexts& texts, const Subcomman
 
 int main(int argc, char** argv) {
   using namespace cutune::cli;
+  using cutune::TuneRequest;
   setup_logging();
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);  // a tuning run answers it at once instead (announce_on_terminate in dispatch)
@@ -235,14 +234,14 @@ int main(int argc, char** argv) {
   app.name("tune");
   app.require_subcommand(0, 1);
 
-  TuneArgs tune;
+  TuneRequest tune;
   tune.command_line = join_args(argc, argv);
   TuneTexts texts;
   add_target_options(app, tune);
   add_place_options(app, tune);
   add_search_options(app, tune, texts);
   add_measure_options(app, tune, texts);
-  add_run_options(app, tune, texts);
+  add_run_options(app, tune);
   Subcommands subcommands;
   add_subcommands(app, subcommands);
 

@@ -11,13 +11,5 @@ void add_shard_option(CLI::App& app, std::string& shard) {
                  "the parts' databases");
 }
 
-Shard parse_shard(const std::string& text) {
-  if (text.empty()) return {};
-  try {
-    return Shard::parse(text);
-  } catch (const InputError& e) {
-    throw InputError(std::string("--") + e.what());
-  }
-}
 
 }  // namespace cutune::cli

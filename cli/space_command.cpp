@@ -20,7 +20,7 @@ void add_list_command(CLI::App& app, Subcommands& out) {
 }
 
 void add_space_command(CLI::App& app, Subcommands& out) {
-  auto args = std::make_shared<SpaceArgs>();
+  auto args = std::make_shared<SpaceRequest>();
   auto* cmd = app.add_subcommand("space", "count (or list) the valid configurations of a kernel");
   add_kernel_options(*cmd, args->kernel, args->spec, args->problem);
   cmd->add_option("--shape,-s", args->shape, "shape, for constraints and grid limits that depend on it "
@@ -52,35 +52,10 @@ int run_list() {
   return 0;
 }
 
-// Launch limits of compute capability 9.0, with the architecture's own targets and clusters.
-DeviceLimits arch_limits(const std::string& arch) {
-  const auto cc = arch_compute_capability(arch);
-  if (!cc) throw InputError("--arch '" + arch + "': expected an architecture such as sm_80, sm_90 or sm_90a");
-  return limits_of_compute_capability(*cc);
-}
 
-CountedSpace count_space(const SpaceArgs& args) {
-  std::optional<Shape> problem_shape;
-  KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, false);
-  for (const auto& w : args.where) spec.restrict_to(w);
-  std::optional<Shape> shape = problem_shape;  // a T1 problem is counted at its size, grid limits included
-  if (!args.shape.empty()) shape = problem_shape ? problem_shapes(spec, *problem_shape, args.shape).front()
-                                                 : spec.parse_shape(args.shape);
-  Space space = Space::enumerate(spec, shape, arch_limits(args.arch)).shard(parse_shard(args.shard));
-  return {std::move(spec), shape, std::move(space)};
-}
 
-std::string space_summary(const SpaceArgs& args, const CountedSpace& counted) {
-  const Space& space = counted.space;
-  return std::to_string(space.size()) + " valid configurations of " + counted.spec.name + " (" +
-         std::to_string(space.cartesian_size()) + " combinations, " + std::to_string(space.removed_by_constraints()) +
-         " removed by constraints, " + std::to_string(space.removed_by_device()) +
-         " by compute capability 9.0 launch limits, " + std::to_string(space.removed_by_target()) + " by target " +
-         args.arch + (args.shard.empty() ? "" : ", " + std::to_string(space.removed_by_shard()) + " in the other parts") +
-         ")";
-}
 
-int run_space(const SpaceArgs& args) {
+int run_space(const SpaceRequest& args) {
   const CountedSpace counted = count_space(args);
   const KernelSpec& spec = counted.spec;
   const Space& space = counted.space;

@@ -19,19 +19,7 @@ namespace cutune::cli {
 
 namespace {
 
-// A shape of another rank (a spec file that changed its shape names, say) is not this kernel's to tune.
-bool parses(const KernelSpec& spec, const std::string& shape) {
-  try {
-    spec.parse_shape(shape);
-    return true;
-  } catch (const Error&) {
-    return false;
-  }
-}
 
-bool tuned(Database& db, const WantedShape& w) {
-  return db.best({w.kernel.name, w.kernel.hash, w.device, w.shape, w.flush}).has_value();
-}
 
 int list_wanted(const std::string& path, const std::string& add) {
   Database db = add.empty() ? open_existing(path) : Database(path);
@@ -50,7 +38,7 @@ int list_wanted(const std::string& path, const std::string& add) {
   for (const auto& w : all) {
     fmt::print("{:<16} {:<8} {:<24} {:<6} {:<20} {:>8}  {:<20} {}\n", w.kernel.name, w.kernel.hash.substr(0, 8),
                w.device.name, to_string(w.flush), w.shape, w.count, w.last_at.substr(0, 19),
-               tuned(db, w) ? "yes" : "no");
+               wanted_shape_tuned(db, w) ? "yes" : "no");
   }
   return 0;
 }
@@ -73,25 +61,11 @@ void add_wanted_command(CLI::App& app, Subcommands& out) {
   out.push_back({sub, [args] { return list_wanted(args->db, args->add); }});
 }
 
-std::vector<std::string> untuned_wanted_shapes(Database& db, const KernelSpec& spec, const DeviceIdentity& device,
-                                               L2Flush flush) {
-  std::vector<std::string> shapes;
-  std::set<std::string> seen;
-  for (const auto& w : db.wanted()) {
-    if (w.kernel.name != spec.name || w.flush != flush || !same_device_key(w.device, device)) continue;
-    // Asked for by any version of the kernel; tuned means a result of the version that tunes now.
-    WantedShape now = w;
-    now.kernel.hash = spec.hash;
-    if (!parses(spec, w.shape) || tuned(db, now) || !seen.insert(w.shape).second) continue;
-    shapes.push_back(w.shape);
-  }
-  return shapes;
-}
 
 namespace {
 
 // The kernels to tune: the one named, else every built-in kernel with wanted shapes on this device.
-std::vector<std::string> wanted_kernels(const TuneArgs& args, Database& db, const DeviceIdentity& device) {
+std::vector<std::string> wanted_kernels(const TuneRequest& args, Database& db, const DeviceIdentity& device) {
   if (!args.kernel.empty() || !args.spec.empty() || !args.problem.empty()) return {""};
   std::set<std::string> builtin;
   for (const auto& name : builtin_kernels()) builtin.insert(name);
@@ -111,7 +85,7 @@ std::vector<std::string> wanted_kernels(const TuneArgs& args, Database& db, cons
 
 }  // namespace
 
-int run_wanted(const TuneArgs& args) {
+int run_wanted(const TuneRequest& args) {
   if (!args.shapes.empty()) throw InputError("--wanted takes the shapes from the database: leave out --shapes");
   if (!std::filesystem::exists(args.db)) throw InputError("database '" + args.db + "' does not exist");
   Database db(args.db);
@@ -120,7 +94,7 @@ int run_wanted(const TuneArgs& args) {
   int status = 0;
   bool any = false;
   for (const auto& name : kernels) {
-    TuneArgs run = args;
+    TuneRequest run = args;
     run.wanted = false;
     if (!name.empty()) run.kernel = name;
     std::optional<Shape> problem_shape;

@@ -6,7 +6,7 @@
 
 #include <sstream>
 
-#include "cli/commands.hpp"
+#include "cutune/requests.hpp"
 #include "convert.hpp"
 #include "cutune/error.hpp"
 
@@ -16,7 +16,7 @@ namespace {
 
 // A counted space that Python indexes without copying every configuration out.
 struct SpaceHandle {
-  cli::CountedSpace counted;
+  CountedSpace counted;
   std::string summary;
   const Config& at(std::size_t i) const {
     if (i >= counted.space.size()) throw nb::index_error("configuration index out of range");
@@ -66,7 +66,7 @@ void bind_space(nb::module_& m) {
       "space",
       [](const std::string& kernel, const std::string& spec, const std::string& problem, const std::string& shape,
          const std::vector<std::string>& where, const std::string& shard, const std::string& arch) {
-        cli::SpaceArgs args;
+        SpaceRequest args;
         args.kernel = kernel;
         args.spec = spec;
         args.problem = problem;
@@ -74,8 +74,8 @@ void bind_space(nb::module_& m) {
         args.where = where;
         args.shard = shard;
         args.arch = arch;
-        auto handle = std::make_unique<SpaceHandle>(SpaceHandle{cli::count_space(args), {}});
-        handle->summary = cli::space_summary(args, handle->counted);
+        auto handle = std::make_unique<SpaceHandle>(SpaceHandle{count_space(args), {}});
+        handle->summary = space_summary(args, handle->counted);
         return handle.release();
       },
       nb::arg("kernel"), nb::arg("spec"), nb::arg("problem"), nb::arg("shape"), nb::arg("where"), nb::arg("shard"),
@@ -87,14 +87,14 @@ void bind_best(nb::module_& m) {
       "best",
       [](const std::string& kernel, const std::string& shape, const std::string& db, const std::string& gpu, bool exact,
          const std::string& flush) {
-        cli::BestArgs args;
+        BestRequest args;
         args.kernel = kernel;
         args.shape = shape;
         args.db = db;
         args.gpu = gpu;
         args.exact = exact;
         args.flush = flush;
-        const cli::FoundBest best = cli::find_best(args);
+        const FoundBest best = find_best(args);
         nb::dict d;
         d["kernel"] = best.spec.name;
         d["version"] = best.found.kernel.hash;
@@ -114,7 +114,7 @@ void bind_db(nb::module_& m) {
   m.def(
       "db_merge",
       [](const std::vector<std::string>& inputs, const std::string& output) {
-        const MergeSummary s = cli::merge_command(inputs, output);
+        const MergeSummary s = merge_command(inputs, output);
         nb::dict d = import_summary_dict(s.added);
         d["inputs"] = s.inputs;
         return d;
@@ -125,7 +125,7 @@ void bind_db(nb::module_& m) {
       [](const std::string& db, const std::string& format, const std::string& output, const std::string& kernel,
          const std::string& device, const std::string& shape, const std::string& flush) {
         std::ostringstream out;
-        cli::export_command(db, format, output, out, {kernel, device, shape, cli::flush_from_option(flush)});
+        export_command(db, format, output, out, {kernel, device, shape, flush_from_option(flush)});
         return out.str();
       },
       nb::arg("db"), nb::arg("format"), nb::arg("output"), nb::arg("kernel"), nb::arg("device"), nb::arg("shape"),
@@ -134,7 +134,7 @@ void bind_db(nb::module_& m) {
       "db_import",
       [](const std::string& file, const std::string& db, const std::string& format, const std::string& device,
          const std::string& kernel, const std::string& shape) {
-        return import_summary_dict(cli::import_command(file, db, format, ForeignContext{device, kernel, shape}));
+        return import_summary_dict(import_command(file, db, format, ForeignContext{device, kernel, shape}));
       },
       nb::arg("file"), nb::arg("db"), nb::arg("format"), nb::arg("device"), nb::arg("kernel"), nb::arg("shape"));
   m.def("db_formats", [] {

@@ -1,4 +1,4 @@
-// cutune.tune: the `tune` command's run (cli::tune_on_this_machine), with progress handed to a Python callable and
+// cutune.tune: the `tune` command's run (tune_on_this_machine, cutune/requests.hpp), with progress handed to a Python callable and
 // each shape's report returned instead of printed.
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/optional.h>
@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "cli/commands.hpp"
+#include "cutune/requests.hpp"
 #include "convert.hpp"
 #include "cutune/error.hpp"
 #include "cutune/stop.hpp"
@@ -17,29 +17,14 @@ namespace cutune::python {
 namespace {
 
 struct TuneCall {
-  cli::TuneArgs args;
-  std::string verify;
-  std::string flush;
+  TuneRequest args;
   nb::object progress;  // None or a callable(shape, done, total, resumed, elapsed_s, best_ms)
 };
 
-void check_tolerance(const char* name, const std::optional<double>& value) {
-  if (value && !(*value >= 0.0 && std::isfinite(*value))) {
-    throw InputError(std::string(name) + " " + std::to_string(*value) + " is not a number >= 0");
-  }
-}
-
 nb::list run(TuneCall& call) {
-  cli::TuneArgs& args = call.args;
-  check_tolerance("atol", args.measure.atol);
-  check_tolerance("rtol", args.measure.rtol);
-  cli::apply_measure_choices(args.measure, call.verify, call.flush);
-  if (args.measure.repeats < 1) throw InputError("repeats must be at least 1");
-  if (args.measure.warmup < 0) throw InputError("warmup must be at least 0");
-  if (!(args.time_budget_s >= 0.0)) throw InputError("time_budget must be seconds >= 0");
-
-  const cli::TuneJob job = cli::prepare_tune(args);
-  cli::TuneHooks hooks;
+  TuneRequest& args = call.args;
+  const TunePlan job = prepare_tune(args);  // checks the options, as for `tune`
+  TuneHooks hooks;
   hooks.progress = [&call](const Shape& shape, const Progress& p) {
     nb::gil_scoped_acquire gil;
     // Ctrl-C: Python's handler only flags it; stop the run after this configuration, everything measured is stored.
@@ -56,7 +41,7 @@ nb::list run(TuneCall& call) {
   {
     nb::gil_scoped_release release;
     try {
-      reports = cli::tune_on_this_machine(args, job, hooks);
+      reports = tune_on_this_machine(args, job, hooks);
     } catch (const Interrupted&) {
       reset_stop();
       throw Interrupted("interrupted: every configuration measured so far is stored in " + args.db +
@@ -80,7 +65,7 @@ void bind_tune(nb::module_& m) {
          std::optional<double> rtol, const std::string& flush, int repeats, int warmup, bool cache,
          const std::string& cache_dir, bool isolate, bool prior, const std::string& command, nb::object progress) {
         TuneCall call;
-        cli::TuneArgs& a = call.args;
+        TuneRequest& a = call.args;
         a.kernel = kernel;
         a.spec = spec;
         a.problem = problem;
@@ -103,8 +88,8 @@ void bind_tune(nb::module_& m) {
         a.isolate = isolate;
         a.prior = prior;
         a.command_line = command;
-        call.verify = verify;
-        call.flush = flush;
+        a.verify = verify;
+        a.flush = flush;
         call.progress = std::move(progress);
         return run(call);
       },

@@ -1,0 +1,168 @@
+// What a front-end asks of cutune: a tuning run, a best configuration, a space, the database commands. Each request
+// is a plain value that the `tune` command (cli/) and the Python package (python/) fill in from their own options;
+// its options are checked here, once, and the work is the same for both. Errors are cutune::Error (InputError for
+// a bad option, with the option's name as `tune` spells it).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cutune/database.hpp"
+#include "cutune/device.hpp"
+#include "cutune/device_choice.hpp"
+#include "cutune/exchange.hpp"
+#include "cutune/foreign.hpp"
+#include "cutune/measure.hpp"
+#include "cutune/space.hpp"
+#include "cutune/strategy.hpp"
+#include "cutune/tuner.hpp"
+
+namespace cutune {
+
+struct TuneRequest {
+  std::string kernel;
+  std::string spec;     ///< a spec file (--spec), instead of --kernel
+  std::string problem;  ///< a T1 problem file (--problem), instead of --kernel; --shapes then defaults to its size
+  std::string shapes;
+  std::vector<std::string> where;  ///< extra constraints (--where)
+  std::string db = "cutune.db";
+  int device = 0;        ///< --device N: the same as --devices N
+  std::string devices;   ///< --devices all | N,M,...; empty: --device
+  std::string strategy = std::string(kDefaultStrategy);
+  std::uint64_t seed = 1;
+  std::vector<std::string> start;  ///< configurations to evaluate first (--start)
+  bool prior = true;               ///< learn from other GPUs' results in the database (off: --no-prior)
+  std::size_t budget = 0;        ///< most configurations per shape; 0: no limit
+  double time_budget_s = 0.0;    ///< wall time per shape, seconds; 0: no limit
+  unsigned jobs = 0;
+  MeasureOptions measure;
+  bool use_cache = true;
+  std::string cache_dir;  ///< empty: the default cubin cache folder
+  bool isolate = true;
+  double timeout_floor_s = 10.0;
+  Shard shard;  ///< --shard i/n: this job's part of each shape's space
+  bool wanted = false;  ///< --wanted: the shapes come from the database's wanted list
+  std::string command_line;
+  // As the front-end took them, checked and resolved by check_tune_request() into `measure` and `shard`.
+  std::string verify;  ///< reference, default or none; empty: the spec's
+  std::string flush;   ///< read, write or none; empty: the spec's, else read
+  std::string shard_text;  ///< i/n; empty: the whole space
+};
+
+/// Checks the request's options and resolves its texts (verify, flush, shard) into `measure` and `shard`; throws
+/// InputError naming the option. Idempotent.
+void check_tune_request(TuneRequest& request);
+
+/// What a tuning run works on: the kernel (with --where applied and --start checked) and its shapes.
+struct TunePlan {
+  KernelSpec spec;
+  std::vector<Shape> shapes;
+};
+/// check_tune_request(), then the kernel and shapes the request names; throws InputError/SpecError before any work.
+TunePlan prepare_tune(TuneRequest& request);
+
+/// What a caller of tune_on_this_machine() hears as the run goes; empty functions are skipped.
+struct TuneHooks {
+  std::function<void(const Shape& shape, const Progress& p)> progress;
+  std::function<void(const DeviceIdentity& device, const ShapeReport& r)> report;  ///< after each shape
+  std::function<void()> starting;  ///< the database and GPUs are open, the first shape begins
+};
+/// Tunes every shape of `plan` on this machine's GPUs (--devices): opens the database (removed again when this call
+/// created it and the GPUs cannot be opened), one Tuner for all shapes.
+std::vector<ShapeReport> tune_on_this_machine(const TuneRequest& request, const TunePlan& plan, const TuneHooks& hooks);
+/// The settings of a tuning run from its request (no progress callback: the caller's).
+TuneOptions tune_options(const TuneRequest& request);
+/// Tunes every shape with `tuner`, in order, telling `hooks` (`current` points to the shape being tuned).
+std::vector<ShapeReport> tune_each(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes,
+                                   const DeviceIdentity& identity, const Shape*& current, const TuneHooks& hooks);
+/// The GPUs that --devices (or --device) names, opened into `opened` (the first one's Device also measures in this
+/// process under --no-isolate). Throws InputError for a bad list, a GPU that does not exist or a mix of models, and
+/// NoDeviceError without a GPU.
+DeviceChoice choose_devices(const TuneRequest& request, std::vector<std::unique_ptr<Device>>& opened);
+
+/// The kernel named by exactly one of --kernel (built-in name or .json spec), --spec (a spec file) and --problem
+/// (a T1 file: its issues go to stderr, and `problem_shape` receives its problem size). Throws InputError unless
+/// exactly one is given, and SpecError for a T1 problem that cannot be tuned when `for_tuning`.
+KernelSpec load_chosen_kernel(const std::string& kernel, const std::string& spec_file, const std::string& problem_file,
+                              std::optional<Shape>* problem_shape, bool for_tuning);
+/// Splits "8192x8192,4000x3000" and parses each; throws InputError on the first bad one.
+std::vector<Shape> parse_shapes(const KernelSpec& spec, const std::string& text);
+/// The shapes of a T1 problem: its one problem size, which `text` (--shapes) may only repeat; throws InputError else.
+std::vector<Shape> problem_shapes(const KernelSpec& spec, const Shape& problem_shape, const std::string& text);
+/// --verify and --flush (as text; empty: not given) into `measure`, whose atol/rtol are set already; throws InputError
+/// for a bad name, or for tolerances with --verify none.
+void apply_measure_choices(MeasureOptions& measure, const std::string& verify, const std::string& flush);
+/// The convention --flush names; nullopt when it was not given.
+std::optional<L2Flush> flush_from_option(const std::string& text);
+/// The part --shard names (1/1 when empty); throws InputError with the option's name for a bad value.
+Shard parse_shard(const std::string& text);
+
+struct BestRequest {
+  std::string kernel;
+  std::string shape;
+  std::string db = "cutune.db";
+  std::string gpu;  ///< device name to look up instead of the GPU of this machine
+  bool exact = false;  ///< no fallback: only a result for this very shape
+  std::string flush;   ///< --flush: the L2 convention whose results count; empty: the spec's, else read
+};
+
+/// The stored best configuration a request asks for, by the runtime's rules (cutune/runtime.hpp).
+struct FoundBest {
+  KernelSpec spec;
+  DeviceIdentity device;  ///< the GPU asked about (this machine's, --gpu, or the only one stored)
+  L2Flush flush = L2Flush::Read;
+  BestConfig found;
+  std::string rule;       ///< which rule chose it, in words: "exact", "nearest shape (4096x4096, log distance 0.3)"
+};
+/// Throws InputError when there is none.
+FoundBest find_best(const BestRequest& request);
+
+struct SpaceRequest {
+  std::string kernel;
+  std::string spec;
+  std::string problem;
+  std::string shape;
+  std::vector<std::string> where;  ///< extra constraints (--where)
+  std::string shard;               ///< --shard i/n: count (list) only that part
+  bool list = false;
+  std::string arch = "sm_90";      ///< the architecture whose targets and clusters count as available
+};
+
+/// The space a request names, and the kernel and shape it was counted for.
+struct CountedSpace {
+  KernelSpec spec;
+  std::optional<Shape> shape;
+  Space space;
+};
+CountedSpace count_space(const SpaceRequest& request);
+/// The launch limits of compute capability 9.0 with the targets and clusters of `arch` (--arch: sm_80, sm_90a, ...);
+/// throws InputError for another text.
+DeviceLimits arch_limits(const std::string& arch);
+/// "N valid configurations of K (M combinations, ...)": the line `tune space` ends with.
+std::string space_summary(const SpaceRequest& request, const CountedSpace& counted);
+
+/// Opens a database that must exist: requests that only read one never create one by accident.
+Database open_existing(const std::string& path);
+/// `tune db merge`: merge_databases(), leaving no half-made output behind when it is refused.
+MergeSummary merge_command(const std::vector<std::string>& inputs, const std::string& output);
+/// `tune db export`: the runs of `db` (which must exist) that `selection` picks, every one by default, in `format`,
+/// into the file `output`, or `out` when empty. A refused export leaves no file behind.
+void export_command(const std::string& db, const std::string& format, const std::string& output, std::ostream& out,
+                    const ExportSelection& selection = {});
+/// `tune db import`: `file` (which must exist) into `db` (created when missing); `foreign` says what T4 files and
+/// Kernel Tuner caches do not.
+ImportSummary import_command(const std::string& file, const std::string& db, const std::string& format,
+                             const ForeignContext& foreign);
+/// Whether the wanted shape has a result of its own for its kernel version, GPU and convention.
+bool wanted_shape_tuned(Database& db, const WantedShape& w);
+/// The shapes wanted on `device` under `flush` that the kernel's version `spec` has no result of its own for.
+std::vector<std::string> untuned_wanted_shapes(Database& db, const KernelSpec& spec, const DeviceIdentity& device,
+                                               L2Flush flush);
+
+}  // namespace cutune

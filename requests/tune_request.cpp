@@ -1,0 +1,196 @@
+// The tuning request (cutune/requests.hpp): the kernel and shapes it names, its options checked once, and the run on
+// this machine's GPUs that `tune` and the Python package's tune() share.
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include "cutune/database.hpp"
+#include "cutune/device.hpp"
+#include "cutune/error.hpp"
+#include "cutune/requests.hpp"
+#include "cutune/t1.hpp"
+#include "cutune/templates.hpp"
+
+namespace cutune {
+namespace {
+
+// Opens the database; removes it again when this call created it and the command then fails before use.
+class FreshDatabaseGuard {
+ public:
+  explicit FreshDatabaseGuard(const std::filesystem::path& path) : path_(path), existed_(std::filesystem::exists(path)) {}
+  ~FreshDatabaseGuard() {
+    if (!keep_ && !existed_) {
+      std::error_code ignored;
+      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_.string() + suffix, ignored);
+    }
+  }
+  void keep() { keep_ = true; }
+
+ private:
+  std::filesystem::path path_;
+  bool existed_;
+  bool keep_ = false;
+};
+
+}  // namespace
+
+// A T1 problem describes one problem size: --shapes may only repeat it.
+std::vector<Shape> problem_shapes(const KernelSpec& spec, const Shape& problem_shape, const std::string& text) {
+  if (text.empty()) return {problem_shape};
+  std::vector<Shape> shapes = parse_shapes(spec, text);
+  for (const Shape& s : shapes) {
+    if (!(s == problem_shape)) {
+      throw InputError("T1 problem " + spec.name + " describes one problem size, " + problem_shape.str() +
+                       " (its ProblemSize), not " + s.str() + "; leave out --shapes");
+    }
+  }
+  return shapes;
+}
+
+KernelSpec load_chosen_kernel(const std::string& kernel, const std::string& spec_file, const std::string& problem_file,
+                              std::optional<Shape>* problem_shape, bool for_tuning) {
+  const int given = !kernel.empty() + !spec_file.empty() + !problem_file.empty();
+  if (given != 1) throw InputError("give one of --kernel, --spec and --problem");
+  if (!spec_file.empty()) return load_spec_file(spec_file);
+  if (kernel.empty()) {
+    T1Problem problem = read_t1(problem_file);
+    for (const T1Issue& issue : problem.issues) std::cerr << problem.spec.name << ": " << issue.str() << "\n";
+    if (for_tuning) problem.require_tunable();
+    if (problem_shape != nullptr) *problem_shape = problem.shape;
+    return std::move(problem.spec);
+  }
+  return load_kernel(kernel);
+}
+
+void apply_measure_choices(MeasureOptions& measure, const std::string& verify, const std::string& flush) {
+  measure.flush = flush_from_option(flush);
+  if (!verify.empty()) {
+    measure.verify = parse_verify_mode(verify);
+    if (!measure.verify) throw InputError("--verify '" + verify + "': expected reference, default or none");
+  }
+  if (measure.verify == VerifyMode::None && (measure.atol || measure.rtol)) {
+    throw InputError("--atol and --rtol bound the comparison that --verify none leaves out");
+  }
+}
+
+std::optional<L2Flush> flush_from_option(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  const auto flush = parse_l2_flush(text);
+  if (!flush) throw InputError("--flush '" + text + "': expected one of " + std::string(kL2FlushNames));
+  return flush;
+}
+
+std::vector<Shape> parse_shapes(const KernelSpec& spec, const std::string& text) {
+  std::vector<Shape> shapes;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    shapes.push_back(spec.parse_shape(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return shapes;
+}
+
+TuneOptions tune_options(const TuneRequest& args) {
+  TuneOptions options;
+  options.measure = args.measure;
+  options.strategy = args.strategy;
+  options.seed = args.seed;
+  options.start = args.start;
+  options.prior = args.prior;
+  options.budget = args.budget;
+  options.time_budget_s = args.time_budget_s;
+  options.compile_threads = args.jobs;
+  options.use_cache = args.use_cache;
+  options.cache_dir = args.cache_dir;
+  options.isolate = args.isolate;
+  options.timeout_floor_s = args.timeout_floor_s;
+  options.shard = args.shard;
+  options.command = args.command_line;
+  return options;
+}
+
+std::vector<ShapeReport> tune_each(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes,
+                                   const DeviceIdentity& identity, const Shape*& current, const TuneHooks& hooks) {
+  std::vector<ShapeReport> reports;
+  if (hooks.starting) hooks.starting();
+  tuner.expect(spec, shapes);  // every shape's space is enumerated while the first ones tune
+  for (const Shape& shape : shapes) {
+    current = &shape;
+    reports.push_back(tuner.tune(spec, shape));
+    if (hooks.report) hooks.report(identity, reports.back());
+  }
+  return reports;
+}
+
+void check_tune_request(TuneRequest& args) {
+  for (const auto& [name, value] : {std::pair{"atol", args.measure.atol}, std::pair{"rtol", args.measure.rtol}}) {
+    if (value && !(*value >= 0.0 && std::isfinite(*value))) {
+      throw InputError(std::string(name) + " " + std::to_string(*value) + " is not a number >= 0");
+    }
+  }
+  apply_measure_choices(args.measure, args.verify, args.flush);
+  if (args.measure.repeats < 1) throw InputError("repeats must be at least 1");
+  if (args.measure.warmup < 0) throw InputError("warmup must be at least 0");
+  if (!(args.time_budget_s >= 0.0)) throw InputError("time_budget must be seconds >= 0");
+  args.shard = parse_shard(args.shard_text);
+}
+
+TunePlan prepare_tune(TuneRequest& args) {
+  check_tune_request(args);
+  std::optional<Shape> problem_shape;
+  TunePlan job{load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, true), {}};
+  for (const auto& w : args.where) job.spec.restrict_to(w);
+  for (const auto& c : args.start) job.spec.parse_config(c);  // a malformed --start fails before any work
+  job.shapes = problem_shape ? problem_shapes(job.spec, *problem_shape, args.shapes) : parse_shapes(job.spec, args.shapes);
+  return job;
+}
+
+std::vector<ShapeReport> tune_on_this_machine(const TuneRequest& args, const TunePlan& job, const TuneHooks& hooks) {
+  FreshDatabaseGuard guard(args.db);
+  Database db(args.db);
+  std::vector<std::unique_ptr<Device>> devices;
+  const DeviceChoice choice = choose_devices(args, devices);
+  guard.keep();
+
+  const Shape* current = nullptr;
+  TuneOptions options = tune_options(args);
+  if (hooks.progress) options.on_progress = [&hooks, &current](const Progress& p) { hooks.progress(*current, p); };
+  // One tuner for every shape: its worker processes stay up from one shape to the next.
+  Tuner tuner = choice.ordinals.size() == 1 ? Tuner(*devices.front(), db, options)
+                                            : Tuner(choice.identity, choice.limits, choice.ordinals, db, options);
+  return tune_each(tuner, job.spec, job.shapes, choice.identity, current, hooks);
+}
+
+DeviceChoice choose_devices(const TuneRequest& args, std::vector<std::unique_ptr<Device>>& opened) {
+  const bool listed = !args.devices.empty();
+  const std::string text = listed ? args.devices : std::to_string(args.device);
+  const std::string option = listed ? "--devices" : "--device";
+  const DeviceList list = parse_device_list(text, option);  // a typo is reported before the GPUs are looked at
+  const int count = Device::count();
+  if (count == 0) throw NoDeviceError(Device::unavailable_reason());
+  const std::vector<int> ordinals = resolve_device_list(list, count, option);
+  std::vector<DeviceIdentity> identities;
+  std::vector<DeviceLimits> limits;
+  for (int ordinal : ordinals) {
+    opened.push_back(std::make_unique<Device>(ordinal));
+    identities.push_back(opened.back()->identity());
+    limits.push_back(opened.back()->limits());
+  }
+  if (ordinals.size() > 1 && !args.isolate) {
+    throw InputError("--no-isolate measures in this process, on one GPU: leave it out to tune on several");
+  }
+  return one_model(ordinals, identities, limits, option + " " + text);
+}
+
+Shard parse_shard(const std::string& text) {
+  if (text.empty()) return {};
+  try {
+    return Shard::parse(text);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--") + e.what());
+  }
+}
+
+}  // namespace cutune
