@@ -9,7 +9,7 @@
 #include "cutune/error.hpp"
 #include "measure/evaluator.hpp"
 #include "measure/worker_protocol.hpp"
-#include "specs/log.hpp"
+#include "base/log.hpp"
 
 namespace cutune::cluster {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cutune/target.hpp"
-#include "specs/log.hpp"
+#include "base/log.hpp"
 
 namespace cutune {
 namespace {

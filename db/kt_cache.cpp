@@ -9,7 +9,7 @@
 #include <unordered_set>
 
 #include "cutune/error.hpp"
-#include "specs/json_depth.hpp"
+#include "base/json_depth.hpp"
 
 namespace cutune {
 namespace {

@@ -17,7 +17,7 @@
 #include "cutune/error.hpp"
 #include "cutune/spec.hpp"
 #include "foreign_formats.hpp"
-#include "specs/json_depth.hpp"
+#include "base/json_depth.hpp"
 
 
 namespace cutune::detail {

@@ -7,7 +7,7 @@
 
 #include "cutune/error.hpp"
 #include "evaluator.hpp"
-#include "specs/log.hpp"
+#include "base/log.hpp"
 #include "worker_process.hpp"
 
 namespace cutune::detail {

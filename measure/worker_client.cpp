@@ -8,7 +8,7 @@
 #include "cutune/stop.hpp"
 #include "evaluator.hpp"
 #include "programs.hpp"
-#include "specs/log.hpp"
+#include "base/log.hpp"
 #include "worker_process.hpp"
 #include "worker_protocol.hpp"
 

@@ -17,7 +17,7 @@
 
 #include "cutune/error.hpp"
 #include "measure/programs.hpp"
-#include "specs/log.hpp"
+#include "base/log.hpp"
 
 extern char** environ;
 

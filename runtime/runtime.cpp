@@ -18,7 +18,7 @@
 #include "cutune/space.hpp"
 #include "cutune/templates.hpp"
 #include "cutune/tensor_map.hpp"
-#include "specs/log.hpp"
+#include "base/log.hpp"
 #include "fallback_model.hpp"
 #include "on_demand.hpp"
 #include "wanted_log.hpp"

@@ -2,7 +2,7 @@
 #include "wanted_log.hpp"
 
 #include "cutune/error.hpp"
-#include "specs/log.hpp"
+#include "base/log.hpp"
 
 namespace cutune::detail {
 

@@ -13,7 +13,7 @@
 #include <unordered_set>
 
 #include "cutune/error.hpp"
-#include "specs/json_depth.hpp"
+#include "base/json_depth.hpp"
 #include "t1_detail.hpp"
 
 namespace cutune {

@@ -5,7 +5,7 @@
 
 #include "cutune/error.hpp"
 #include "cutune/stop.hpp"
-#include "specs/log.hpp"
+#include "base/log.hpp"
 
 namespace cutune::detail {
 namespace {

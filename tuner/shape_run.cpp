@@ -8,7 +8,7 @@
 #include "cutune/error.hpp"
 #include "cutune/launch_inputs.hpp"
 #include "measure/workbench.hpp"
-#include "specs/log.hpp"
+#include "base/log.hpp"
 #include "tuner/dispatch.hpp"
 #include "tuner/sibling_prior.hpp"
 

@@ -10,7 +10,7 @@
 #include "cutune/error.hpp"
 #include "measure/compiler_processes.hpp"
 #include "measure/evaluator.hpp"
-#include "specs/log.hpp"
+#include "base/log.hpp"
 #include "tuner/dispatch.hpp"
 #include "tuner/shape_run.hpp"
 
