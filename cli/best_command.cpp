@@ -40,9 +40,6 @@ void print_resources(const Result& r, const DeviceIdentity& device, std::string_
   }
 }
 
-
-
-
 }  // namespace
 
 void add_best_command(CLI::App& app, Subcommands& out) {
@@ -58,7 +55,6 @@ void add_best_command(CLI::App& app, Subcommands& out) {
                    "\"measure\", else read)");
   out.push_back({cmd, [args] { return run_best(*args); }});
 }
-
 
 int run_best(const BestRequest& args) {
   const FoundBest best = find_best(args);

@@ -13,10 +13,6 @@
 
 namespace cutune::cli {
 
-
-
-
-
 namespace {
 
 struct DbArgs {

@@ -1,23 +1,10 @@
-// `tune list`, `tune space` and `tune compile`: the built-in kernels, the valid configurations of one, and their
-// NVRTC compiles.
-#include <algorithm>
-#include <future>
+// `tune space`: the valid configurations of a kernel, counted (or listed) for a shape and an architecture.
 #include <iostream>
-#include <map>
 
 #include "commands.hpp"
-#include "cutune/compiler.hpp"
-#include "cutune/error.hpp"
 #include "cutune/space.hpp"
-#include "cutune/target.hpp"
-#include "cutune/templates.hpp"
-#include "measure/compiler_processes.hpp"
 
 namespace cutune::cli {
-
-void add_list_command(CLI::App& app, Subcommands& out) {
-  out.push_back({app.add_subcommand("list", "list the built-in kernels"), [] { return run_list(); }});
-}
 
 void add_space_command(CLI::App& app, Subcommands& out) {
   auto args = std::make_shared<SpaceRequest>();
@@ -32,29 +19,6 @@ void add_space_command(CLI::App& app, Subcommands& out) {
   out.push_back({cmd, [args] { return run_space(*args); }});
 }
 
-void add_compile_command(CLI::App& app, Subcommands& out) {
-  auto args = std::make_shared<CompileArgs>();
-  auto* cmd = app.add_subcommand("compile", "compile every valid configuration through NVRTC (no GPU needed)");
-  add_kernel_options(*cmd, args->kernel, args->spec, args->problem);
-  cmd->add_option("--arch", args->arch, "target architecture")->capture_default_str();
-  cmd->add_option("--jobs,-j", args->jobs, "compile threads (0: every core)")->capture_default_str();
-  out.push_back({cmd, [args] { return run_compile(*args); }});
-}
-
-int run_list() {
-  for (const auto& name : builtin_kernels()) {
-    const KernelSpec spec = load_kernel(name);
-    std::string shape;
-    for (const auto& d : spec.shape_names) shape += (shape.empty() ? "" : "x") + d;
-    std::cout << spec.name << "  (shape " << shape << ", " << spec.parameters.size() << " parameters)  "
-              << spec.description << "\n";
-  }
-  return 0;
-}
-
-
-
-
 int run_space(const SpaceRequest& args) {
   const CountedSpace counted = count_space(args);
   const KernelSpec& spec = counted.spec;
@@ -64,50 +28,6 @@ int run_space(const SpaceRequest& args) {
   }
   std::cout << space_summary(args, counted) << "\n";
   return 0;
-}
-
-int run_compile(const CompileArgs& args) {
-  const KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, nullptr, true);
-  const Space space = Space::enumerate(spec, std::nullopt, arch_limits(args.arch));
-  // Configurations that differ only in what never reaches the compiler (a pipeline's chunk and stream counts) are
-  // one binary: compile each binary once and give its outcome to every configuration that shares it.
-  std::map<std::string, std::size_t> binary_of;
-  std::vector<std::size_t> binary(space.size());
-  std::vector<std::size_t> first;  // a configuration of each binary
-  for (std::size_t i = 0; i < space.size(); ++i) {
-    std::string key = compile_arch(spec, space.configs()[i], args.arch);
-    for (const auto& d : config_options(spec, space.configs()[i])) key += " " + d;
-    const auto [it, added] = binary_of.emplace(key, first.size());
-    if (added) first.push_back(i);
-    binary[i] = it->second;
-  }
-  // Each thread compiles in a process of its own where the worker program is found (as the tuner does).
-  CompilePool pool(args.jobs, detail::compiler_processes_if_found());
-  std::vector<std::future<CompileOutput>> futures;
-  for (const std::size_t i : first) {
-    const Config& c = space.configs()[i];
-    futures.push_back(pool.submit([&spec, &c, &args] { return compile_config(spec, c, args.arch); }));
-  }
-  std::vector<CompileOutput> outputs;
-  double total_ms = 0.0;
-  for (auto& f : futures) {
-    outputs.push_back(f.get());
-    total_ms += outputs.back().ms;
-  }
-  std::size_t failed = 0;
-  for (std::size_t i = 0; i < space.size(); ++i) {
-    const CompileOutput& out = outputs[binary[i]];
-    if (out.ok) continue;
-    ++failed;
-    std::cout << "FAILED " << spec.format(space.configs()[i]) << "\n";
-    if (first[binary[i]] == i) std::cout << out.log << "\n";  // the log once per binary
-  }
-  std::cout << space.size() - failed << " of " << space.size() << " configurations of " << spec.name
-            << " compiled for " << args.arch << " (";
-  if (first.size() < space.size()) std::cout << first.size() << " distinct binaries, ";
-  std::cout << pool.threads() << " threads, " << static_cast<int>(total_ms / std::max<std::size_t>(1, first.size()))
-            << " ms each on average)\n";
-  return failed == 0 ? 0 : 1;
 }
 
 }  // namespace cutune::cli

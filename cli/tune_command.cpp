@@ -1,8 +1,10 @@
-// `tune` itself: the run on this machine's GPUs, or one rank of an MPI job. Only the program links this file (and
-// MPI); the Python package reaches the same run through tune_on_this_machine().
+// `tune` itself: the run on this machine's GPUs, or one rank of an MPI job, and what it prints at the end. Only the
+// program links this file (and MPI); the Python package reaches the same run through tune_on_this_machine().
 #ifdef CUTUNE_HAVE_MPI
 #include "cluster/transport.hpp"
 #endif
+#include <iostream>
+
 #include "commands.hpp"
 
 namespace cutune::cli {
@@ -20,6 +22,29 @@ int run_tune(TuneRequest args) {
   hooks.report = [&job](const DeviceIdentity& device, const ShapeReport& r) { print_shape_report(job.spec, device, r); };
   const std::vector<ShapeReport> reports = tune_on_this_machine(args, job, hooks);
   return finish_tune(job.spec, reports, args.db, seconds_since(started), before_s);
+}
+
+int tune_shapes(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes, const DeviceIdentity& identity,
+                const Shape*& current, const std::string& db, std::chrono::steady_clock::time_point started) {
+  const double before_s = seconds_since(started);
+  TuneHooks hooks;
+  hooks.report = [&spec](const DeviceIdentity& device, const ShapeReport& r) { print_shape_report(spec, device, r); };
+  const std::vector<ShapeReport> reports = tune_each(tuner, spec, shapes, identity, current, hooks);
+  return finish_tune(spec, reports, db, seconds_since(started), before_s);
+}
+
+int finish_tune(const KernelSpec& spec, const std::vector<ShapeReport>& reports, const std::string& db, double total_s,
+                double before_s) {
+  print_summary(spec, reports);
+  print_run_time(reports, total_s, before_s);
+  std::cout << "results stored in " << db << "\n";
+  for (const auto& r : reports)
+    if (!r.best) return 1;  // a shape where nothing was correct is a failure of the run
+  return 0;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace cutune::cli

@@ -19,8 +19,6 @@ namespace cutune::cli {
 
 namespace {
 
-
-
 int list_wanted(const std::string& path, const std::string& add) {
   Database db = add.empty() ? open_existing(path) : Database(path);
   if (!add.empty()) {
@@ -60,7 +58,6 @@ void add_wanted_command(CLI::App& app, Subcommands& out) {
                   "read-only)");
   out.push_back({sub, [args] { return list_wanted(args->db, args->add); }});
 }
-
 
 namespace {
 

@@ -12,7 +12,6 @@ DeviceLimits arch_limits(const std::string& arch) {
   return limits_of_compute_capability(*cc);
 }
 
-
 CountedSpace count_space(const SpaceRequest& args) {
   std::optional<Shape> problem_shape;
   KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, false);
