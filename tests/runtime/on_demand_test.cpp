@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <numeric>
 #include <thread>
 #include <vector>
 
@@ -15,8 +14,8 @@
 #include "cutune/runtime.hpp"
 #include "cutune/templates.hpp"
 #include "db_test_support.hpp"
-#include "driver_memory.hpp"
 #include "gpu_support.hpp"
+#include "transpose_check.hpp"
 #include "runtime/on_demand.hpp"
 
 namespace cutune::testing {
@@ -148,26 +147,11 @@ TEST_F(OnDemandTest, AnUntunedShapeIsTunedInTheBackgroundAndThenLaunched) {
   options.tune_program = CUTUNE_TUNE_EXE;
   const int m = 1000, n = 700;
   Runtime runtime(options);
-  // First: kernel() makes the GPU's primary context current, which DriverMemory uses.
+  // First: kernel() makes the GPU's primary context current, which the check's memory uses.
   const RuntimeKernel& first = runtime.kernel("transpose", "1000x700");
-  DriverMemory memory;
-  ASSERT_TRUE(memory.usable());
-  std::vector<float> in(static_cast<std::size_t>(m) * n);
-  std::iota(in.begin(), in.end(), 0.0f);
-  const std::uint64_t d_in = memory.alloc(in.size() * sizeof(float));
-  const std::uint64_t d_out = memory.alloc(in.size() * sizeof(float));
-  memory.upload(d_in, in.data(), in.size() * sizeof(float));
-  auto wrong = [&](const RuntimeKernel& kernel) {
-    memory.upload(d_out, std::vector<float>(in.size(), -1.0f).data(), in.size() * sizeof(float));
-    kernel(nullptr, d_out, d_in, m, n);
-    EXPECT_EQ(memory.synchronize(), 0);
-    std::vector<float> out(in.size());
-    memory.download(out.data(), d_out, out.size() * sizeof(float));
-    int count = 0;
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) count += out[static_cast<std::size_t>(j) * m + i] != in[static_cast<std::size_t>(i) * n + j];
-    return count;
-  };
+  TransposeCheck check(m, n);
+  ASSERT_TRUE(check.usable());
+  const auto wrong = [&](const RuntimeKernel& kernel) { return check.wrong(kernel); };
   {
     EXPECT_EQ(first.choice().match, Match::Default);
     EXPECT_EQ(wrong(first), 0);

@@ -1,7 +1,6 @@
 // Tests of the runtime API: its refusal without a GPU here, and on a GPU a tuned transpose launched and checked.
 
 #include <cstdint>
-#include <numeric>
 #include <vector>
 
 #include "gpu_support.hpp"
@@ -10,7 +9,7 @@
 #include "cutune/runtime.hpp"
 #include "cutune/templates.hpp"
 #include "db_test_support.hpp"
-#include "driver_memory.hpp"
+#include "transpose_check.hpp"
 
 namespace cutune::testing {
 namespace {
@@ -49,24 +48,12 @@ TEST_F(RuntimeGpuTest, LaunchesTheTunedTransposeAndChecksIt) {
   EXPECT_EQ(kernel.choice().result.config, tuned);
   EXPECT_FALSE(kernel.from_cache());
 
-  DriverMemory memory;
-  ASSERT_TRUE(memory.usable());
-  std::vector<float> in(static_cast<std::size_t>(m) * n);
-  std::iota(in.begin(), in.end(), 0.0f);
-  const std::uint64_t d_in = memory.alloc(in.size() * sizeof(float));
-  const std::uint64_t d_out = memory.alloc(in.size() * sizeof(float));
-  memory.upload(d_in, in.data(), in.size() * sizeof(float));
-  kernel(nullptr, d_out, d_in, m, n);
-  ASSERT_EQ(memory.synchronize(), 0);
-  std::vector<float> out(in.size());
-  memory.download(out.data(), d_out, out.size() * sizeof(float));
-  int wrong = 0;
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) wrong += out[static_cast<std::size_t>(j) * m + i] != in[static_cast<std::size_t>(i) * n + j];
-  EXPECT_EQ(wrong, 0);
+  TransposeCheck check(m, n);
+  ASSERT_TRUE(check.usable());
+  EXPECT_EQ(check.wrong(kernel), 0);
 
-  EXPECT_THROW(kernel(nullptr, d_out, d_in, m), InputError);                          // one argument short
-  EXPECT_THROW(kernel(nullptr, d_out, d_in, std::int64_t{m}, n), InputError);          // an int64 for an int
+  EXPECT_THROW(kernel(nullptr, check.d_out, check.d_in, m), InputError);                          // one argument short
+  EXPECT_THROW(kernel(nullptr, check.d_out, check.d_in, std::int64_t{m}, n), InputError);          // an int64 for an int
   // A second runtime finds the binary in the cache.
   Runtime again(options);
   EXPECT_TRUE(again.kernel(spec, spec.parse_shape("1000x700")).from_cache());
