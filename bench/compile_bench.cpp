@@ -25,7 +25,7 @@
 #include "cutune/space.hpp"
 #include "cutune/target.hpp"
 #include "cutune/templates.hpp"
-#include "measure/compiler_processes.hpp"
+#include "worker/compiler_processes.hpp"
 
 namespace {
 

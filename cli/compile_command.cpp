@@ -8,7 +8,7 @@
 #include "cutune/compiler.hpp"
 #include "cutune/space.hpp"
 #include "cutune/target.hpp"
-#include "measure/compiler_processes.hpp"
+#include "worker/compiler_processes.hpp"
 
 namespace cutune::cli {
 

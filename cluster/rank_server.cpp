@@ -8,7 +8,8 @@
 #include "cutune/cubin_cache.hpp"
 #include "cutune/error.hpp"
 #include "measure/evaluator.hpp"
-#include "measure/worker_protocol.hpp"
+#include "worker/worker_client.hpp"
+#include "worker/worker_protocol.hpp"
 #include "base/log.hpp"
 
 namespace cutune::cluster {
@@ -18,9 +19,17 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
+// The L2 convention the tuning rank resolved for the shape.
+L2Flush flush_of(const Message& prepare) {
+  const auto flush = parse_l2_flush(prepare.at("flush").get<std::string>());
+  if (!flush) throw InputError("unknown L2 convention in a prepare message: " + prepare.at("flush").dump());
+  return *flush;
+}
+
 struct Task {
   KernelSpec spec;
   Shape shape;
+  L2Flush flush = L2Flush::Read;
 };
 
 // Does one job; what a lane would post, as a message.
@@ -69,7 +78,7 @@ int serve_rank(Transport& transport, const LocalGpu& gpu, const TuneOptions& opt
       tasks[m.at("task").get<std::size_t>()] =
           Task{KernelSpec::from_json(m.at("spec").get<std::string>(), m.at("source").get<std::string>(),
                                      m.at("source_name").get<std::string>(), m.value("folder", std::string())),
-               Shape{m.at("shape").get<std::vector<std::int64_t>>()}};
+               Shape{m.at("shape").get<std::vector<std::int64_t>>()}, flush_of(m)};
       continue;
     }
     if (message.tag != Tag::Job) continue;
@@ -85,7 +94,7 @@ int serve_rank(Transport& transport, const LocalGpu& gpu, const TuneOptions& opt
       if (prepared != id) {
         const auto start = Clock::now();
         prepared = 0;
-        evaluator->prepare(task.spec, task.shape);
+        evaluator->prepare(task.spec, task.shape, task.flush);
         prepared = id;
         reply["prepare_s"] = seconds_since(start);
       }

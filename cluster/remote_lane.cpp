@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "cutune/error.hpp"
-#include "measure/worker_protocol.hpp"
+#include "worker/worker_protocol.hpp"
 
 namespace cutune::cluster {
 namespace {
@@ -79,7 +79,7 @@ void RemoteLane::submit(detail::Job job) {
       transport.send(rank_, Tag::Prepare,
                      {{"task", job.task->id}, {"spec", spec.json}, {"source", spec.source},
                       {"source_name", spec.source_name}, {"folder", spec.folder.string()},
-                      {"shape", job.task->shape.dims}});
+                      {"shape", job.task->shape.dims}, {"flush", to_string(job.task->flush)}});
       prepared_ = job.task->id;
     }
     sent_ = ++next_seq;

@@ -62,7 +62,7 @@ void Database::record(std::int64_t run_id, const std::string& shape, const Resul
       const L2Flush flush = detail::read_flush(run.getColumn(2), path_);
       SQLite::Statement upsert(db, detail::insert_measurement_sql(
                                        "ON CONFLICT(run_id, shape, config) DO UPDATE SET " +
-                                       std::string(detail::kMeasurementUpdates)));
+                                       detail::measurement_updates()));
       upsert.bind(":run", run_id);
       upsert.bind(":device", device_id);
       upsert.bind(":kernel", kernel_id);
@@ -148,7 +148,7 @@ std::vector<Result> Database::results(const DeviceIdentity& device, const Kernel
   auto& db = detail::connection(db_, path_);
   return detail::guarded(path_, "reading results", [&] {
     SQLite::Statement query =
-        key_query(db, detail::kResultColumns,
+        key_query(db, detail::result_columns(),
                   std::string("ORDER BY ") + detail::kUsableOrder + ", CASE WHEN r." + detail::kUsableStatus +
                       " THEN r.median_ms END, r.config",
                   device,
@@ -181,7 +181,7 @@ std::vector<TunedResults> Database::top_results(const DeviceIdentity& device, co
     shapes.bind(2, device_id);
     shapes.bind(3, convention);
     SQLite::Statement top(db,
-        "SELECT " + std::string(detail::kResultColumns) + " FROM results r WHERE r.device_id = :device AND "
+        "SELECT " + detail::result_columns() + " FROM results r WHERE r.device_id = :device AND "
         "r.kernel_id = :kernel AND r.flush = :flush AND r.shape = :shape AND r.current = 1 AND r." +
         detail::kUsableStatus + " AND r.median_ms IS NOT NULL ORDER BY r.status, r.median_ms, r.config LIMIT :n");
     std::vector<TunedResults> out;

@@ -35,7 +35,7 @@ Database::Statements::Statements(SQLite::Database& db)
     : find_device(db, "SELECT d.id FROM devices d WHERE " + std::string(detail::kDeviceKeyMatch)),
       find_kernel(db, "SELECT id FROM kernels WHERE name = ? AND hash = ?"),
       // SQLite walks results_best in its order ('ok' sorts before 'unverified') and stops at the first row.
-      exact(db, "SELECT " + std::string(detail::kResultColumns) + ", " + detail::kDeviceColumns +
+      exact(db, "SELECT " + detail::result_columns() + ", " + detail::kDeviceColumns +
                     ", k.name, k.hash FROM results r JOIN runs ru ON ru.id = r.run_id "
                     "JOIN devices d ON d.id = r.device_id JOIN kernels k ON k.id = r.kernel_id "
                     "WHERE r.device_id = :device_id AND r.kernel_id = :kernel_id AND r.flush = :flush AND "
@@ -106,9 +106,9 @@ std::optional<BestConfig> exact_best(Database::Statements& s, const std::filesys
   if (!select->executeStep()) return std::nullopt;
   BestConfig best;
   best.result = detail::read_result(*select, path);
-  best.device = detail::read_device(*select, detail::kResultColumnCount);
-  best.kernel.name = select->getColumn(detail::kResultColumnCount + detail::kDeviceColumnCount).getString();
-  best.kernel.hash = select->getColumn(detail::kResultColumnCount + detail::kDeviceColumnCount + 1).getString();
+  best.device = detail::read_device(*select, detail::result_column_count());
+  best.kernel.name = select->getColumn(detail::result_column_count() + detail::kDeviceColumnCount).getString();
+  best.kernel.hash = select->getColumn(detail::result_column_count() + detail::kDeviceColumnCount + 1).getString();
   best.shape = shape;
   best.flush = flush;
   return best;

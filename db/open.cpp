@@ -137,6 +137,9 @@ std::unique_ptr<SQLite::Database> open_store(const fs::path& path) {
     }
   });
   if (schema < Database::kSchemaVersion) migrate(*db, path, schema);
+  if (!guarded(path, "reading its schema", [&] { return missing_result_columns(*db); }).empty()) {
+    add_result_columns(*db, path);
+  }
   guarded(path, "opening", [&] { db->exec("PRAGMA foreign_keys = ON"); });
   return db;
 }
@@ -148,14 +151,16 @@ std::unique_ptr<SQLite::Database> open_source(const fs::path& path, std::string_
   auto db = open_connection(path, false);
   const int schema = guarded(path, "reading its schema", [&] { return retry_busy([&] { return schema_version(*db, path); }); });
   refuse_newer(schema, path, "cannot " + std::string(purpose) + " ");
-  if (schema == Database::kSchemaVersion) return db;
+  const bool complete = guarded(path, "reading its schema", [&] { return missing_result_columns(*db).empty(); });
+  if (schema == Database::kSchemaVersion && complete) return db;
   // An older file is migrated in a copy, so that reading it never changes it.
   auto copy = std::make_unique<SQLite::Database>(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
   guarded(path, "reading it for " + std::string(purpose), [&] {
     SQLite::Backup backup(*copy, *db);
     backup.executeStep(-1);
   });
-  migrate(*copy, path, schema);
+  if (schema < Database::kSchemaVersion) migrate(*copy, path, schema);
+  add_result_columns(*copy, path);
   return copy;
 }
 

@@ -62,34 +62,64 @@ Result read_result(const SQLite::Statement& row, const fs::path& path) {
   r.status = status_from_string(row.getColumn(1).getString());
   r.message = row.getColumn(2).getString();
   r.samples_ms = samples_from_json(row.getColumn(3).getString(), path);
-  r.median_ms = real(row.getColumn(4));
-  r.min_ms = real(row.getColumn(5));
-  r.max_ms = real(row.getColumn(6));
-  r.spread = real(row.getColumn(7));
-  r.metric = real(row.getColumn(8));
-  r.max_error = real(row.getColumn(9));
-  r.registers = row.getColumn(10).getInt();
-  r.compile_ms = real(row.getColumn(11));
-  r.spill_bytes = row.getColumn(12).getInt();
-  r.static_smem_bytes = row.getColumn(13).getInt();
-  r.dynamic_smem_bytes = row.getColumn(14).getInt();
-  r.threads_per_block = row.getColumn(15).getInt();
-  r.blocks = row.getColumn(16).getInt64();
-  r.blocks_per_sm = row.getColumn(17).getInt();
-  r.peak = real(row.getColumn(18));
-  r.verify_ms = real(row.getColumn(19));
-  r.benchmark_ms = real(row.getColumn(20));
-  r.framework_ms = real(row.getColumn(21));
-  r.search_ms = real(row.getColumn(22));
+  int index = 4;
+  for (const ResultField& f : kResultFields) {
+    const SQLite::Column column = row.getColumn(index++);
+    set_field(r, f, is_integer(f) ? static_cast<double>(column.getInt64()) : real(column));
+  }
   return r;
+}
+
+namespace {
+
+// The table's columns joined: "prefix column suffix, ..." (or "column = :column, ..." for the assignments).
+std::string joined(std::string_view fixed, std::string_view prefix, bool assign) {
+  std::string out(fixed);
+  for (const ResultField& f : kResultFields) {
+    out += ", ";
+    if (assign) {
+      out += f.column;
+      out += " = :";
+      out += f.column;
+    } else {
+      out += prefix;
+      out += f.column;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::string& result_columns() {
+  static const std::string columns = joined("r.config, r.status, r.message, r.samples", "r.", false);
+  return columns;
+}
+
+int result_column_count() { return 4 + static_cast<int>(std::size(kResultFields)); }
+
+const std::string& measurement_columns() {
+  static const std::string columns = joined("shape, config, status, message, samples, measured_at", "", false);
+  return columns;
+}
+
+const std::string& measurement_values() {
+  static const std::string values = joined(":shape, :config, :status, :message, :samples, :measured_at", ":", false);
+  return values;
+}
+
+const std::string& measurement_updates() {
+  static const std::string updates = joined(
+      "status = :status, message = :message, samples = :samples, measured_at = :measured_at", "", true);
+  return updates;
 }
 
 std::string insert_measurement_sql(std::string_view on_conflict) {
   std::string sql = "INSERT INTO results(run_id, device_id, kernel_id, flush, ";
-  for (const std::string_view part : {std::string_view(kMeasurementColumns),
+  for (const std::string_view part : {std::string_view(measurement_columns()),
                                       std::string_view(") VALUES(:run, :device, :kernel, "
                                                        "(SELECT flush FROM runs WHERE id = :run), "),
-                                      std::string_view(kMeasurementValues), std::string_view(") "), on_conflict}) {
+                                      std::string_view(measurement_values()), std::string_view(") "), on_conflict}) {
     sql += part;
   }
   return sql;

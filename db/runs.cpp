@@ -78,14 +78,14 @@ std::vector<RunRecord> read_runs(SQLite::Database& db, const fs::path& path) {
       runs.push_back(std::move(run));
     }
     SQLite::Statement results(db,
-        "SELECT " + std::string(kResultColumns) + ", r.run_id, r.shape, r.measured_at FROM results r "
+        "SELECT " + result_columns() + ", r.run_id, r.shape, r.measured_at FROM results r "
         "ORDER BY r.run_id, r.measured_at, r.shape, r.config");
     while (results.executeStep()) {
       Measurement m;
       m.result = read_result(results, path);
-      m.shape = results.getColumn(kResultColumnCount + 1).getString();
-      m.measured_at = results.getColumn(kResultColumnCount + 2).getString();
-      runs[index.at(results.getColumn(kResultColumnCount).getInt64())].measurements.push_back(std::move(m));
+      m.shape = results.getColumn(result_column_count() + 1).getString();
+      m.measured_at = results.getColumn(result_column_count() + 2).getString();
+      runs[index.at(results.getColumn(result_column_count()).getInt64())].measurements.push_back(std::move(m));
     }
     return runs;
   });
@@ -99,26 +99,16 @@ void bind_result(SQLite::Statement& statement, const Measurement& m) {
   statement.bind(":status", std::string(to_string(r.status)));
   statement.bind(":message", r.message);
   statement.bind(":samples", samples_to_json(r.samples_ms));
-  statement.bind(":median_ms", r.median_ms);
-  statement.bind(":min_ms", r.min_ms);
-  statement.bind(":max_ms", r.max_ms);
-  statement.bind(":spread", r.spread);
-  statement.bind(":metric", r.metric);
-  statement.bind(":max_error", r.max_error);
-  statement.bind(":registers", r.registers);
-  statement.bind(":compile_ms", r.compile_ms);
-  statement.bind(":spill_bytes", r.spill_bytes);
-  statement.bind(":static_smem", r.static_smem_bytes);
-  statement.bind(":dynamic_smem", r.dynamic_smem_bytes);
-  statement.bind(":threads_per_block", r.threads_per_block);
-  statement.bind(":blocks", r.blocks);
-  statement.bind(":blocks_per_sm", r.blocks_per_sm);
-  statement.bind(":peak", r.peak);
-  statement.bind(":verify_ms", r.verify_ms);
-  statement.bind(":benchmark_ms", r.benchmark_ms);
-  statement.bind(":framework_ms", r.framework_ms);
-  statement.bind(":search_ms", r.search_ms);
   statement.bind(":measured_at", m.measured_at);
+  for (const ResultField& f : kResultFields) {
+    std::string parameter(1, ':');  // appended: GCC 12 warns falsely (-Wrestrict) on ":" + std::string
+    parameter += f.column;
+    if (is_integer(f)) {
+      statement.bind(parameter, integer_value(r, f));
+    } else {
+      statement.bind(parameter, field_value(r, f));
+    }
+  }
 }
 
 }  // namespace detail
@@ -139,7 +129,7 @@ ImportSummary Database::add_runs(const std::vector<RunRecord>& runs, std::string
           detail::insert_measurement_sql("ON CONFLICT(run_id, shape, config) DO NOTHING"));
       // The same run's later copy of a measurement (it was re-recorded within the run) replaces an older one.
       SQLite::Statement update_result(db,
-          "UPDATE results SET " + std::string(detail::kMeasurementUpdates) +
+          "UPDATE results SET " + detail::measurement_updates() +
           " WHERE run_id = :run AND shape = :shape AND config = :config AND measured_at < :measured_at");
       for (const RunRecord& run : runs) {
         const std::int64_t device_id = *detail::device_id(db, run.device, true);

@@ -1,4 +1,6 @@
 // The store's schema and its versions: the tables, reading the version of a file, and migrating older files.
+#include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -267,6 +269,41 @@ void migrate(SQLite::Database& db, const fs::path& path, int from) {
       refresh_current(db);
       db.exec("UPDATE meta SET value = '" + std::to_string(Database::kSchemaVersion) +
               "' WHERE key = 'schema_version'");
+    });
+  });
+}
+
+std::vector<std::string> missing_result_columns(SQLite::Database& db) {
+  std::set<std::string> have;
+  SQLite::Statement info(db, "PRAGMA table_info(results)");
+  while (info.executeStep()) have.insert(info.getColumn(1).getString());
+  std::vector<std::string> missing;
+  for (const ResultField& f : kResultFields) {
+    if (!have.contains(std::string(f.column))) missing.emplace_back(f.column);
+  }
+  return missing;
+}
+
+void add_result_columns(SQLite::Database& db, const fs::path& path) {
+  const std::vector<std::string> missing = missing_result_columns(db);
+  if (missing.empty()) return;
+  std::string names;
+  for (const std::string& column : missing) names += (names.empty() ? "" : ", ") + column;
+  if (sqlite3_db_readonly(db.getHandle(), "main") == 1) {
+    throw DatabaseError("database " + quoted(path) + " lacks the result columns " + names +
+                        " of this cutune and is read-only: open it once with write access to add them");
+  }
+  guarded(path, "adding the result columns " + names, [&] {
+    write_transaction(db, [&] {
+      // Another process may have added them while this one waited for the lock.
+      const std::vector<std::string> still = missing_result_columns(db);
+      for (const ResultField& f : kResultFields) {
+        if (std::find(still.begin(), still.end(), f.column) == still.end()) continue;
+        std::string sql = "ALTER TABLE results ADD COLUMN ";  // appended: GCC 12 warns falsely (-Wrestrict) on chains
+        sql += f.column;
+        sql += is_integer(f) ? " INTEGER NOT NULL DEFAULT 0" : " REAL";
+        db.exec(sql);
+      }
     });
   });
 }

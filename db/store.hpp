@@ -17,6 +17,7 @@
 
 #include "cutune/database.hpp"
 #include "cutune/error.hpp"
+#include "cutune/result_fields.hpp"
 
 namespace cutune::detail {
 
@@ -96,6 +97,10 @@ void refuse_newer(int schema, const fs::path& path, std::string_view verb);
 void migrate(SQLite::Database& db, const fs::path& path, int from);
 /// Makes the latest measurement of every (device, kernel version, shape, configuration) the current one.
 void refresh_current(SQLite::Database& db);
+/// The columns of result_fields.hpp's table that the file's results table lacks (figures added since it was made).
+std::vector<std::string> missing_result_columns(SQLite::Database& db);
+/// Adds them (NULL, an unknown figure, in the rows there are; 0 for integers). Refuses a read-only file, naming them.
+void add_result_columns(SQLite::Database& db, const fs::path& path);
 /// Updates whether one (device, kernel version, L2 convention, shape) has a current Ok result (the `tuned` table).
 void refresh_tuned(SQLite::Database& db, std::int64_t device_id, std::int64_t kernel_id, L2Flush flush,
                    const std::string& shape);
@@ -124,30 +129,17 @@ std::vector<double> samples_from_json(const std::string& text, const fs::path& p
 constexpr const char* kUsableStatus = "status IN ('ok', 'unverified')";
 constexpr const char* kUsableOrder = "CASE status WHEN 'ok' THEN 0 WHEN 'unverified' THEN 1 ELSE 2 END";
 
-// Every query that reads a Result selects these columns first, in this order (see read_result).
-constexpr const char* kResultColumns =
-    "r.config, r.status, r.message, r.samples, r.median_ms, r.min_ms, r.max_ms, r.spread, r.metric, "
-    "r.max_error, r.registers, r.compile_ms, r.spill_bytes, r.static_smem, r.dynamic_smem, r.threads_per_block, "
-    "r.blocks, r.blocks_per_sm, r.peak, r.verify_ms, r.benchmark_ms, r.framework_ms, r.search_ms";
-constexpr int kResultColumnCount = 23;
+// Every query that reads a Result selects these columns first, in this order (see read_result): config, status,
+// message, samples, then the columns of result_fields.hpp's table.
+const std::string& result_columns();
+/// How many columns result_columns() selects.
+int result_column_count();
 
-// The columns a measurement writes, their parameters (bind_result binds each under its column's name) and the
-// assignments that overwrite a stored measurement with them.
-constexpr const char* kMeasurementColumns =
-    "shape, config, status, message, samples, median_ms, min_ms, max_ms, spread, metric, max_error, registers, "
-    "compile_ms, measured_at, spill_bytes, static_smem, dynamic_smem, threads_per_block, blocks, blocks_per_sm, peak, "
-    "verify_ms, benchmark_ms, framework_ms, search_ms";
-constexpr const char* kMeasurementValues =
-    ":shape, :config, :status, :message, :samples, :median_ms, :min_ms, :max_ms, :spread, :metric, :max_error, "
-    ":registers, :compile_ms, :measured_at, :spill_bytes, :static_smem, :dynamic_smem, :threads_per_block, :blocks, "
-    ":blocks_per_sm, :peak, :verify_ms, :benchmark_ms, :framework_ms, :search_ms";
-constexpr const char* kMeasurementUpdates =
-    "status = :status, message = :message, samples = :samples, median_ms = :median_ms, min_ms = :min_ms, "
-    "max_ms = :max_ms, spread = :spread, metric = :metric, max_error = :max_error, registers = :registers, "
-    "compile_ms = :compile_ms, measured_at = :measured_at, spill_bytes = :spill_bytes, static_smem = :static_smem, "
-    "dynamic_smem = :dynamic_smem, threads_per_block = :threads_per_block, blocks = :blocks, "
-    "blocks_per_sm = :blocks_per_sm, peak = :peak, verify_ms = :verify_ms, benchmark_ms = :benchmark_ms, "
-    "framework_ms = :framework_ms, search_ms = :search_ms";
+// The columns a measurement writes (the key, its time of measuring and the result's columns), their parameters
+// (bind_result binds each under its column's name) and the assignments that overwrite a stored measurement with them.
+const std::string& measurement_columns();
+const std::string& measurement_values();
+const std::string& measurement_updates();
 Result read_result(const SQLite::Statement& row, const fs::path& path);
 
 /// The statement that adds a measurement of run :run (device :device, kernel :kernel) with the run's L2
@@ -178,7 +170,7 @@ std::optional<std::int64_t> device_id(SQLite::Database& db, const DeviceIdentity
 std::optional<std::int64_t> kernel_id(SQLite::Database& db, const KernelIdentity& kernel, bool add);
 
 /// Every run of a connection at the current schema, with its measurements (runs.cpp).
-/// Binds a measurement's fields (kMeasurementValues) to a results statement.
+/// Binds a measurement's fields (measurement_values()) to a results statement.
 void bind_result(SQLite::Statement& statement, const Measurement& m);
 
 /// The statement that stores a run row; `ON CONFLICT(uid) DO NOTHING` makes re-adding a known run a no-op.

@@ -10,7 +10,7 @@
 #include "cutune/database.hpp"
 #include "cutune/error.hpp"
 #include "cutune/foreign.hpp"
-#include "db/foreign_formats.hpp"
+#include "formats/foreign_formats.hpp"
 
 namespace cutune::fuzz {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <mutex>
 
-#include "cuda_driver.hpp"
+#include "driver/cuda_driver.hpp"
 #include "cutune/compiler.hpp"
 #include "cutune/error.hpp"
 

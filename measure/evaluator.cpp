@@ -14,9 +14,11 @@ class InProcessEvaluator final : public Evaluator {
   InProcessEvaluator(const Device& device, const MeasureOptions& options, CubinCache* cache)
       : device_(device), options_(options), cache_(cache) {}
 
-  void prepare(const KernelSpec& spec, const Shape& shape) override {
+  void prepare(const KernelSpec& spec, const Shape& shape, L2Flush flush) override {
     bench_.reset();
-    bench_.emplace(device_, spec, shape, options_);
+    MeasureOptions options = options_;
+    options.flush = flush;
+    bench_.emplace(device_, spec, shape, options);
     bench_->prepare(cache_);
   }
 

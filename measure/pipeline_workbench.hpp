@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "pipeline_runner.hpp"
+#include "driver/pipeline_runner.hpp"
 #include "workbench.hpp"
 
 namespace cutune::detail {

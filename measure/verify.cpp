@@ -4,7 +4,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "cluster_launch.hpp"
+#include "driver/cluster_launch.hpp"
 #include "cutune/error.hpp"
 #include "workbench.hpp"
 

@@ -9,41 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "cuda_driver.hpp"
+#include "driver/cuda_driver.hpp"
+#include "driver/device_memory.hpp"
+#include "driver/scalar_bytes.hpp"
 #include "cutune/cubin_cache.hpp"
 #include "cutune/measure.hpp"
 
 namespace cutune::detail {
-
-/// Owns device memory.
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t bytes);
-  ~DeviceBuffer();
-  DeviceBuffer(DeviceBuffer&& other) noexcept : ptr_(other.ptr_), bytes_(other.bytes_) { other.ptr_ = 0; }
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
-  CUdeviceptr get() const { return ptr_; }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  CUdeviceptr ptr_ = 0;
-  std::size_t bytes_ = 0;
-};
-
-/// Owns a loaded module.
-class Module {
- public:
-  /// Returns the driver's result instead of throwing: a candidate's cubin may fail to load.
-  CUresult load(const std::string& cubin);
-  ~Module();
-  CUresult function(const std::string& lowered_name, CUfunction* out) const;
-  /// A __constant__ or __device__ variable of the module: its address and size.
-  CUresult global(const std::string& name, CUdeviceptr* address, std::size_t* bytes) const;
-
- private:
-  CUmodule module_ = nullptr;
-};
 
 /// The support kernels come in this many modules (a part of the element types each), compiled in parallel.
 constexpr std::size_t kSupportParts = 4;
@@ -126,9 +98,6 @@ class Stopwatch {
  private:
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
-
-/// Little-endian bytes of a scalar argument of the given type.
-std::array<unsigned char, 8> scalar_bytes(ElementType type, const Value& v);
 
 /// The contents of a buffer of `count` elements that the host computes (host_fill.cpp): a Generator fill evaluated
 /// at every index (on every core), or a File fill's bytes (its path relative to spec.folder), which must be exactly

@@ -7,11 +7,10 @@
 #include "cutune/error.hpp"
 #include "cutune/resources.hpp"
 #include "specs/embedded_support.hpp"
-#include "cluster_launch.hpp"
+#include "driver/cluster_launch.hpp"
 #include "compile/nvrtc.hpp"
-#include "float16.hpp"
 #include "pipeline_workbench.hpp"
-#include "tensor_map_encode.hpp"
+#include "driver/tensor_map_encode.hpp"
 #include "workbench.hpp"
 
 namespace cutune {
@@ -77,38 +76,6 @@ const NvrtcOutput& support_binary(const std::string& arch, CubinCache* cache, st
 
 }  // namespace
 
-DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-  CU_CHECK(cuMemAlloc, &ptr_, bytes == 0 ? 1 : bytes);
-}
-
-DeviceBuffer::~DeviceBuffer() {
-  if (ptr_ != 0) driver().cuMemFree(ptr_);
-}
-
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
-  if (this != &other) {
-    if (ptr_ != 0) driver().cuMemFree(ptr_);
-    ptr_ = other.ptr_;
-    bytes_ = other.bytes_;
-    other.ptr_ = 0;
-  }
-  return *this;
-}
-
-CUresult Module::load(const std::string& cubin) { return driver().cuModuleLoadData(&module_, cubin.data()); }
-
-Module::~Module() {
-  if (module_ != nullptr) driver().cuModuleUnload(module_);
-}
-
-CUresult Module::function(const std::string& lowered_name, CUfunction* out) const {
-  return driver().cuModuleGetFunction(out, module_, lowered_name.c_str());
-}
-
-CUresult Module::global(const std::string& name, CUdeviceptr* address, std::size_t* bytes) const {
-  return driver().cuModuleGetGlobal(address, bytes, module_, name.c_str());
-}
-
 void cache_support_kernels(const std::string& arch, CubinCache* cache, std::size_t part) {
   support_binary(arch, cache, part);
 }
@@ -128,31 +95,6 @@ SupportKernels::SupportKernels(const std::string& arch, CubinCache* cache) {
     }
     if (part == 0) check(module.function(binary.lowered_names[k], &flush_l2), "cuModuleGetFunction(flush_l2)");
   }
-}
-
-}  // namespace detail
-
-namespace detail {
-
-std::array<unsigned char, 8> scalar_bytes(ElementType type, const Value& v) {
-  std::array<unsigned char, 8> out{};
-  auto put = [&out](auto x) { std::memcpy(out.data(), &x, sizeof x); };
-  switch (type) {
-    case ElementType::Float32: put(static_cast<float>(v.as_double())); break;
-    case ElementType::Float64: put(v.as_double()); break;
-    case ElementType::Int32: put(static_cast<std::int32_t>(v.as_int())); break;
-    case ElementType::Int64: put(static_cast<std::int64_t>(v.as_int())); break;
-    case ElementType::UInt32: put(static_cast<std::uint32_t>(v.as_int())); break;
-    case ElementType::BFloat16: put(detail::bfloat16_bits(static_cast<float>(v.as_double()))); break;
-    case ElementType::Float16: put(detail::float16_bits(static_cast<float>(v.as_double()))); break;
-    case ElementType::Int8: put(static_cast<std::int8_t>(v.as_int())); break;
-    case ElementType::UInt8: put(static_cast<std::uint8_t>(v.as_int())); break;
-    case ElementType::Int16: put(static_cast<std::int16_t>(v.as_int())); break;
-    case ElementType::UInt16: put(static_cast<std::uint16_t>(v.as_int())); break;
-    case ElementType::UInt64: put(static_cast<std::uint64_t>(v.as_int())); break;
-    case ElementType::Bool: put(static_cast<std::uint8_t>(v.truthy() ? 1 : 0)); break;
-  }
-  return out;
 }
 
 }  // namespace detail

@@ -9,6 +9,7 @@
 
 #include "cutune/error.hpp"
 #include "cutune/resources.hpp"
+#include "cutune/result_fields.hpp"
 #include "report_clock.hpp"
 
 namespace cutune::detail {
@@ -39,30 +40,17 @@ bool has_resources(const Result& r) { return r.threads_per_block > 0 && r.blocks
 PageJson result_row(const Measurement& m, const DeviceIdentity& device) {
   const Result& r = m.result;
   const DerivedResources d = derived_resources(r, device);
-  return PageJson{{"config", r.config},
-                  {"median_ms", exact(r.median_ms)},
-                  {"min_ms", exact(r.min_ms)},
-                  {"spread", exact(r.spread)},
-                  {"samples", r.samples_ms.size()},
-                  {"metric", exact(r.metric)},
-                  {"peak", exact(r.peak)},
-                  {"fraction_of_peak", exact(d.fraction_of_peak)},
-                  {"registers", r.registers},
-                  {"spill_bytes", r.spill_bytes},
-                  {"static_smem_bytes", r.static_smem_bytes},
-                  {"dynamic_smem_bytes", r.dynamic_smem_bytes},
-                  {"threads_per_block", r.threads_per_block},
-                  {"blocks", r.blocks},
-                  {"blocks_per_sm", r.blocks_per_sm},
-                  {"waves", exact(d.waves)},
-                  {"occupancy", exact(d.occupancy)},
-                  {"compile_ms", exact(r.compile_ms)},
-                  {"verify_ms", exact(r.verify_ms)},
-                  {"benchmark_ms", exact(r.benchmark_ms)},
-                  {"framework_ms", exact(r.framework_ms)},
-                  {"search_ms", exact(r.search_ms)},
-                  {"unverified", r.status == Status::Unverified},
-                  {"measured_at", m.measured_at}};
+  PageJson row{{"config", r.config},
+               {"samples", r.samples_ms.size()},
+               {"fraction_of_peak", exact(d.fraction_of_peak)},
+               {"waves", exact(d.waves)},
+               {"occupancy", exact(d.occupancy)},
+               {"unverified", r.status == Status::Unverified},
+               {"measured_at", m.measured_at}};
+  for (const ResultField& f : kResultFields) {
+    row[std::string(f.name)] = is_integer(f) ? PageJson(integer_value(r, f)) : exact(field_value(r, f));
+  }
+  return row;
 }
 
 // Built by appending: GCC 12 warns falsely (-Wrestrict) on chains that start with a literal.

@@ -9,7 +9,7 @@
 #include "cutune/error.hpp"
 #include "cutune/runtime_pipeline.hpp"
 #include "cutune/templates.hpp"
-#include "measure/pipeline_runner.hpp"
+#include "driver/pipeline_runner.hpp"
 #include "measure/workbench.hpp"
 
 namespace cutune {

@@ -11,8 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "measure/cluster_launch.hpp"
-#include "measure/cuda_driver.hpp"
+#include "driver/cluster_launch.hpp"
+#include "driver/cuda_driver.hpp"
 #include "cutune/device.hpp"
 #include "cutune/error.hpp"
 #include "cutune/space.hpp"
@@ -22,7 +22,7 @@
 #include "fallback_model.hpp"
 #include "on_demand.hpp"
 #include "wanted_log.hpp"
-#include "measure/tensor_map_encode.hpp"
+#include "driver/tensor_map_encode.hpp"
 #include "measure/workbench.hpp"
 
 namespace cutune {

@@ -49,7 +49,7 @@ class LocalLane final : public Lane {
         if (prepared != job.task->id) {
           const auto start = Clock::now();
           prepared = 0;  // a failed prepare is tried again with the next job only if the lane survives it
-          evaluator->prepare(*job.task->spec, job.task->shape);
+          evaluator->prepare(*job.task->spec, job.task->shape, job.task->flush);
           prepared = job.task->id;
           out.prepare_s = seconds_since(start);
         }

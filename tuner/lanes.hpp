@@ -39,6 +39,7 @@ struct ShapeTask {
   std::size_t id = 0;  ///< distinct for every shape a tuner tunes, so that a lane knows when to prepare again
   const KernelSpec* spec = nullptr;
   Shape shape;
+  L2Flush flush = L2Flush::Read;  ///< the convention in force, resolved once by the shape's run
 };
 
 /// A piece of work for a lane.

@@ -207,7 +207,7 @@ void ShapeRun::measure_on(Dispatcher& dispatcher, std::size_t to_measure) {
   dispatcher_ = &dispatcher;
   stop_.join(lanes_rule(dispatcher));
   dispatcher.take_spans();  // an earlier shape's, should it have ended early
-  auto task = std::make_shared<ShapeTask>(ShapeTask{++tuner_.shapes_, &spec_, shape_});
+  auto task = std::make_shared<ShapeTask>(ShapeTask{++tuner_.shapes_, &spec_, shape_, flush_});
   {
     CompilePool& pool = tuner_.compile_pool();
     std::vector<std::future<CompileOutput>> setup_jobs = start_setup(pool);

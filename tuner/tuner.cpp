@@ -8,8 +8,9 @@
 
 #include "cutune/cubin_cache.hpp"
 #include "cutune/error.hpp"
-#include "measure/compiler_processes.hpp"
+#include "worker/compiler_processes.hpp"
 #include "measure/evaluator.hpp"
+#include "worker/worker_client.hpp"
 #include "base/log.hpp"
 #include "tuner/dispatch.hpp"
 #include "tuner/shape_run.hpp"

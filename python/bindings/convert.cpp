@@ -4,6 +4,7 @@
 #include <nanobind/stl/string.h>
 
 #include "cutune/error.hpp"
+#include "cutune/result_fields.hpp"
 
 namespace cutune::python {
 
@@ -37,19 +38,15 @@ nb::dict result_dict(const KernelSpec& spec, const Result& r) {
   nb::list samples;
   for (double s : r.samples_ms) samples.append(s);
   d["samples_ms"] = samples;
-  d["median_ms"] = r.median_ms;
-  d["min_ms"] = r.min_ms;
-  d["max_ms"] = r.max_ms;
-  d["spread"] = r.spread;
-  d["metric"] = r.metric;
   d["metric_unit"] = std::string(spec.metric.unit());
-  d["max_error"] = r.max_error;
-  d["registers"] = r.registers;
-  d["compile_ms"] = r.compile_ms;
-  d["verify_ms"] = r.verify_ms;
-  d["benchmark_ms"] = r.benchmark_ms;
-  d["framework_ms"] = r.framework_ms;
-  d["search_ms"] = r.search_ms;
+  for (const ResultField& f : kResultFields) {
+    const std::string name(f.name);
+    if (is_integer(f)) {
+      d[name.c_str()] = integer_value(r, f);
+    } else {
+      d[name.c_str()] = field_value(r, f);
+    }
+  }
   return d;
 }
 

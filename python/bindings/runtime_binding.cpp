@@ -13,7 +13,7 @@
 #include "convert.hpp"
 #include "cutune/error.hpp"
 #include "cutune/runtime.hpp"
-#include "measure/cuda_driver.hpp"
+#include "driver/cuda_driver.hpp"
 
 namespace cutune::python {
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union, overload
 
 Config = Dict[str, Union[int, float]]
@@ -30,6 +30,15 @@ class Result:
     search_ms: float = field(default=0.0, repr=False)     #: the strategy's own time for it (NaN: unknown)
     samples_ms: List[float] = field(default_factory=list, repr=False)
     message: str = field(default="", repr=False)  #: compile log or error, empty when ok
+    #: every figure cutune keeps of a result by name (the ones above, and the kernel's resources: spill_bytes,
+    #: static_smem_bytes, dynamic_smem_bytes, threads_per_block, blocks, blocks_per_sm, peak); each is an attribute too
+    figures: Dict[str, float] = field(default_factory=dict, repr=False, compare=False)
+
+    def __getattr__(self, name: str) -> Any:
+        figures = self.__dict__.get("figures", {})
+        if name in figures:
+            return figures[name]
+        raise AttributeError(f"Result has no attribute {name!r}")
 
     @property
     def ok(self) -> bool:
@@ -38,7 +47,10 @@ class Result:
 
     @classmethod
     def _of(cls, d: Dict[str, Any]) -> "Result":
-        return cls(**d)
+        named = {f.name for f in fields(cls)} - {"figures"}
+        figures = {k: v for k, v in d.items() if k not in ("config", "config_text", "status", "message",
+                                                            "samples_ms", "metric_unit")}
+        return cls(**{k: v for k, v in d.items() if k in named}, figures=figures)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@
 #ifdef CUTUNE_MPIEXEC
 #include "cluster/device_message.hpp"
 #include "cluster/transport.hpp"
-#include "measure/worker_protocol.hpp"
+#include "worker/worker_protocol.hpp"
 #include "cutune/device_choice.hpp"
 #include "cutune/error.hpp"
 

@@ -138,9 +138,11 @@ TEST_F(TimesDbTest, JsonExportAndImportKeepThem) {
   EXPECT_TRUE(std::isnan(old.results(device_, kKernel, kShape).at(0).verify_ms));
   // The csv carries them as columns, unknown ones empty.
   const std::string csv = exported(db, "csv");
-  EXPECT_NE(csv.find(",flush,verify_ms,benchmark_ms,framework_ms,search_ms,message\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",read,0.4,2.5,0.75,0.125,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",read,0.25,0,0,,max error 1"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",verify_ms,benchmark_ms,framework_ms,search_ms,samples_ms,measured_at,flush,message\n"),
+            std::string::npos) << csv;
+  EXPECT_NE(csv.find(",0.4,2.5,0.75,0.125,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",0.25,0,0,,,"), std::string::npos) << csv;  // no search time, no samples
+  EXPECT_NE(csv.find(",read,max error 1\n"), std::string::npos) << csv;
 }
 
 // A copy taken while a run was under way has no times yet; merging the finished run's copy brings them.

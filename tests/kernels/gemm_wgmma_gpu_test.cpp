@@ -20,7 +20,7 @@
 #include "cutune/templates.hpp"
 #include "gemm_tc_gpu_support.hpp"
 #include "gpu_support.hpp"
-#include "measure/cuda_driver.hpp"
+#include "driver/cuda_driver.hpp"
 #include "measure/workbench.hpp"
 #include "space_sample.hpp"
 

@@ -17,7 +17,7 @@
 #include "cutune/templates.hpp"
 #include "cutune/tuner.hpp"
 #include "gpu_support.hpp"
-#include "measure/cuda_driver.hpp"
+#include "driver/cuda_driver.hpp"
 #include "measure/workbench.hpp"
 #include "space_sample.hpp"
 

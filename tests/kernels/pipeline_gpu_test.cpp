@@ -17,7 +17,7 @@
 #include "cutune/templates.hpp"
 #include "cutune/tuner.hpp"
 #include "gpu_support.hpp"
-#include "measure/pipeline_runner.hpp"
+#include "driver/pipeline_runner.hpp"
 
 namespace cutune {
 namespace {

@@ -3,7 +3,9 @@
 or across it). The stages are the folders that build cutune_<folder> (cli/: cutune_commands, python/: _cutune); what
 a stage links is what its folder's targets link (target_link_libraries in its CMakeLists.txt), followed through the
 stages below; a header is a stage's when it lies in that stage's folder, its public ones under
-<stage>/include/cutune/. Prints each offending include as FILE:LINE and exits 1.
+<stage>/include/cutune/. Prints each offending include as FILE:LINE and exits 1. The build refuses such an include
+too (no stage has the project root on its include path, CMakeLists.txt's cutune_stage_headers); this check names it
+without a build, and covers the folders a given build leaves out (cluster/ without MPI, python/).
 
     check_layers.py SOURCE_DIR
 """

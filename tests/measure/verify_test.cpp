@@ -4,7 +4,7 @@
 
 #include "cutune/error.hpp"
 #include "measure/workbench.hpp"
-#include "measure/worker_protocol.hpp"
+#include "worker/worker_protocol.hpp"
 #include "spec_sample.hpp"
 #include "tuner/verify_stop.hpp"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "measure/float16.hpp"
+#include "driver/float16.hpp"
 
 namespace cutune::detail {
 namespace {

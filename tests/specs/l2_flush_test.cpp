@@ -7,7 +7,7 @@
 #include "cutune/error.hpp"
 #include "cutune/l2_flush.hpp"
 #include "cutune/spec.hpp"
-#include "measure/worker_protocol.hpp"
+#include "worker/worker_protocol.hpp"
 
 namespace cutune {
 namespace {

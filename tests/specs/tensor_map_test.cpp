@@ -9,7 +9,7 @@
 
 #include "cutune/error.hpp"
 #include "cutune/space.hpp"
-#include "measure/tensor_map_encode.hpp"
+#include "driver/tensor_map_encode.hpp"
 
 namespace cutune {
 namespace {

@@ -13,7 +13,7 @@
 //                               device creates it at its eighth configuration (so it gets those eight, whatever the pace)
 //   CUTUNE_FAKE_KILL_LOG=FILE   append the signal's number per kill of MODE=5/6 or -DKILL_COMPILER (every process)
 //   CUTUNE_FAKE_KILLS=N         with CUTUNE_FAKE_KILL_LOG: only the first N kills happen; unset: every one
-// With --compiler it is a real compiler process (measure/compiler_processes.hpp), which aborts instead when a compile's
+// With --compiler it is a real compiler process (worker/compiler_processes.hpp), which aborts instead when a compile's
 // options hold -DCRASH_COMPILER=1 (NVRTC crashing on a source), and kills itself with signal S on -DKILL_COMPILER=S.
 #include <fcntl.h>
 #include <unistd.h>
@@ -28,8 +28,8 @@
 #include <string>
 #include <thread>
 
-#include "measure/compiler_processes.hpp"
-#include "measure/worker_protocol.hpp"
+#include "worker/compiler_processes.hpp"
+#include "worker/worker_protocol.hpp"
 
 using cutune::detail::Message;
 

@@ -8,7 +8,7 @@
 
 #include "cutune/compiler.hpp"
 #include "cutune/spec.hpp"
-#include "measure/evaluator.hpp"
+#include "worker/worker_client.hpp"
 
 namespace cutune::testing {
 
@@ -36,7 +36,7 @@ inline std::unique_ptr<detail::Evaluator> start_fake_worker(const KernelSpec& sp
   settings.timeout_floor_s = floor_s;
   settings.max_consecutive_failures = max_failures;
   auto evaluator = detail::make_worker_evaluator(settings);
-  evaluator->prepare(spec, Shape{{1000}});
+  evaluator->prepare(spec, Shape{{1000}}, L2Flush::Read);
   return evaluator;
 }
 

@@ -10,7 +10,7 @@
 
 #include "cutune/cubin_cache.hpp"
 #include "cutune/strategy.hpp"
-#include "measure/evaluator.hpp"
+#include "worker/worker_client.hpp"
 #include "measure_loop_support.hpp"
 #include "stand_in_kernel.hpp"
 #include "tuner/measure_loop.hpp"

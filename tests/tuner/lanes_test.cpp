@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "cutune/strategy.hpp"
-#include "measure/evaluator.hpp"
+#include "worker/worker_client.hpp"
 #include "measure_loop_support.hpp"
 #include "stand_in_kernel.hpp"
 #include "tuner/measure_loop.hpp"

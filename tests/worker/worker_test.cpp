@@ -10,7 +10,7 @@
 #include "cutune/tuner.hpp"
 #include "fake_worker_support.hpp"
 #include "measure/evaluator.hpp"
-#include "measure/worker_protocol.hpp"
+#include "worker/worker_protocol.hpp"
 
 namespace cutune::detail {
 namespace {

@@ -14,7 +14,7 @@
 #include "cutune/compiler.hpp"
 #include "cutune/templates.hpp"
 #include "fake_worker_support.hpp"
-#include "measure/compiler_processes.hpp"
+#include "worker/compiler_processes.hpp"
 
 namespace cutune {
 namespace {

@@ -1,14 +1,14 @@
 // cutune-worker: measures configurations for the tuner in a process of its own, so that a candidate that faults
 // or hangs takes down only this process; with --compiler, compiles for one of the tuner's
-// compile threads instead (measure/compiler_processes.hpp). The tuner starts it; it is not run by hand.
+// compile threads instead (worker/compiler_processes.hpp). The tuner starts it; it is not run by hand.
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstring>
 
-#include "measure/compiler_processes.hpp"
-#include "measure/worker_protocol.hpp"
+#include "worker/compiler_processes.hpp"
+#include "worker/worker_protocol.hpp"
 
 int main(int argc, char** argv) {
   const bool compiler = argc > 1 && std::strcmp(argv[1], "--compiler") == 0;

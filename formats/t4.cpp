@@ -15,6 +15,7 @@
 #include <ostream>
 
 #include "cutune/error.hpp"
+#include "cutune/result_fields.hpp"
 #include "cutune/spec.hpp"
 #include "foreign_formats.hpp"
 #include "base/json_depth.hpp"
@@ -209,19 +210,15 @@ void read_times(const Json& r, FileUnits units, std::vector<double>& samples, Fo
   spent.search = number(*times, "search_algorithm", units.times);
 }
 
-// What only cutune's own object carries: the error, metric and the kernel's resources.
+// What only cutune's own object carries (result_fields.hpp's T4Place::Own figures); one it lacks keeps its value.
 void read_own_fields(const Json& own, const std::string& where, const std::string& source, Result& result) {
   const std::string at = where + ".cutune";
-  result.max_error = own_real(own, "max_error", at, source);
-  result.metric = own_real(own, "metric", at, source);
-  result.registers = own_integer<int>(own, "registers", at, source);
-  result.spill_bytes = own_integer<int>(own, "spill_bytes", at, source);
-  result.static_smem_bytes = own_integer<int>(own, "static_smem_bytes", at, source);
-  result.dynamic_smem_bytes = own_integer<int>(own, "dynamic_smem_bytes", at, source);
-  result.threads_per_block = own_integer<int>(own, "threads_per_block", at, source);
-  result.blocks = own_integer<std::int64_t>(own, "blocks", at, source);
-  result.blocks_per_sm = own_integer<int>(own, "blocks_per_sm", at, source);
-  result.peak = own_real(own, "peak", at, source);
+  for (const ResultField& f : kResultFields) {
+    const std::string key(f.name);
+    if (f.t4 != T4Place::Own || !own.contains(key)) continue;
+    set_field(result, f, is_integer(f) ? static_cast<double>(own_integer<std::int64_t>(own, key.c_str(), at, source))
+                                       : own_real(own, key.c_str(), at, source));
+  }
 }
 
 Measurement read_result(const Json& r, const std::string& where, const std::string& source, FileUnits units,
@@ -238,8 +235,6 @@ Measurement read_result(const Json& r, const std::string& where, const std::stri
   std::vector<double> samples;
   ForeignTimes spent;
   read_times(r, units, samples, spent);
-  // T4 has no field for the timed runs' wall time; cutune's own object carries it (in ms, as written).
-  if (own && own->contains("benchmark_ms")) spent.benchmark = own_real(*own, "benchmark_ms", where + ".cutune", source);
 
   Measurement out;
   out.result = foreign_result(std::move(config), outcome.status, std::move(outcome.message), outcome.objective,
@@ -430,17 +425,15 @@ void write_t4(const std::vector<RunRecord>& runs, std::ostream& out) {
       // T4 has no "not checked": an unverified result is valid with correctness 0, and cutune's own field says why.
       // Nor "killed from outside": an interrupted result is a runtime failure there, and the same field says so.
       if (r.status == Status::Unverified || r.status == Status::Interrupted) mine["status"] = to_string(r.status);
-      if (std::isfinite(r.max_error)) mine["max_error"] = r.max_error;
-      if (std::isfinite(r.metric)) mine["metric"] = r.metric;
-      mine["registers"] = r.registers;
-      mine["spill_bytes"] = r.spill_bytes;
-      mine["static_smem_bytes"] = r.static_smem_bytes;
-      mine["dynamic_smem_bytes"] = r.dynamic_smem_bytes;
-      mine["threads_per_block"] = r.threads_per_block;
-      mine["blocks"] = r.blocks;
-      mine["blocks_per_sm"] = r.blocks_per_sm;
-      if (std::isfinite(r.peak)) mine["peak"] = r.peak;
-      if (std::isfinite(r.benchmark_ms)) mine["benchmark_ms"] = r.benchmark_ms;
+      // The figures T4 has no field for (an unknown real one is left out).
+      for (const ResultField& f : kResultFields) {
+        if (f.t4 != T4Place::Own) continue;
+        if (is_integer(f)) {
+          mine[std::string(f.name)] = integer_value(r, f);
+        } else if (std::isfinite(field_value(r, f))) {
+          mine[std::string(f.name)] = field_value(r, f);
+        }
+      }
       results.push_back(Json{{"timestamp", m.measured_at},
                              {"configuration", configuration_object(r.config)},
                              {"objectives", Json::array({"time"})},

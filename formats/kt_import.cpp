@@ -1,5 +1,5 @@
 // The "kt-cache" format's reader: a Kernel Tuner cache file (kt_cache.hpp) as one run of foreign results; its writer
-// is db/kt_export.cpp.
+// is formats/kt_export.cpp.
 #include <algorithm>
 #include <nlohmann/json.hpp>
 

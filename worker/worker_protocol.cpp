@@ -14,6 +14,7 @@
 #include "cutune/cubin_cache.hpp"
 #include "cutune/device.hpp"
 #include "cutune/error.hpp"
+#include "cutune/result_fields.hpp"
 
 namespace cutune::detail {
 namespace {
@@ -93,18 +94,15 @@ Message to_message(const Result& r) {
   if (const auto& d = r.disagreement) {
     disagreement = {{"output", d->output}, {"count", d->count}, {"first", d->first}, {"compared", d->compared}};
   }
-  return {{"disagreement", disagreement},{"config", r.config},         {"status", std::string(to_string(r.status))},
-          {"message", r.message},       {"samples_ms", r.samples_ms},
-          {"median_ms", r.median_ms},   {"min_ms", r.min_ms},
-          {"max_ms", r.max_ms},         {"spread", r.spread},
-          {"metric", r.metric},         {"max_error", r.max_error},
-          {"registers", r.registers},   {"compile_ms", r.compile_ms},
-          {"spill_bytes", r.spill_bytes}, {"static_smem_bytes", r.static_smem_bytes},
-          {"dynamic_smem_bytes", r.dynamic_smem_bytes}, {"threads_per_block", r.threads_per_block},
-          {"blocks", r.blocks},         {"blocks_per_sm", r.blocks_per_sm},
-          {"peak", r.peak},             {"verify_ms", r.verify_ms},
-          {"benchmark_ms", r.benchmark_ms}, {"framework_ms", r.framework_ms},
-          {"search_ms", r.search_ms}};
+  Message m = {{"disagreement", disagreement},
+                {"config", r.config},
+                {"status", std::string(to_string(r.status))},
+                {"message", r.message},
+                {"samples_ms", r.samples_ms}};
+  for (const ResultField& f : kResultFields) {
+    m[std::string(f.name)] = is_integer(f) ? Message(integer_value(r, f)) : Message(field_value(r, f));
+  }
+  return m;
 }
 
 Result result_from_message(const Message& m) {
@@ -113,25 +111,10 @@ Result result_from_message(const Message& m) {
   r.status = status_from_string(m.at("status").get<std::string>());
   r.message = m.at("message").get<std::string>();
   r.samples_ms = m.at("samples_ms").get<std::vector<double>>();
-  r.median_ms = m.at("median_ms").get<double>();
-  r.min_ms = m.at("min_ms").get<double>();
-  r.max_ms = m.at("max_ms").get<double>();
-  r.spread = m.at("spread").get<double>();
-  r.metric = m.at("metric").get<double>();
-  r.max_error = m.at("max_error").get<double>();
-  r.registers = m.at("registers").get<int>();
-  r.compile_ms = m.at("compile_ms").get<double>();
-  r.spill_bytes = m.at("spill_bytes").get<int>();
-  r.static_smem_bytes = m.at("static_smem_bytes").get<int>();
-  r.dynamic_smem_bytes = m.at("dynamic_smem_bytes").get<int>();
-  r.threads_per_block = m.at("threads_per_block").get<int>();
-  r.blocks = m.at("blocks").get<std::int64_t>();
-  r.blocks_per_sm = m.at("blocks_per_sm").get<int>();
-  r.peak = m.at("peak").get<double>();
-  r.verify_ms = m.at("verify_ms").get<double>();
-  r.benchmark_ms = m.at("benchmark_ms").get<double>();
-  r.framework_ms = m.at("framework_ms").get<double>();
-  r.search_ms = m.at("search_ms").get<double>();
+  for (const ResultField& f : kResultFields) {
+    const Message& value = m.at(std::string(f.name));
+    set_field(r, f, is_integer(f) ? static_cast<double>(value.get<std::int64_t>()) : value.get<double>());
+  }
   if (const Message& d = m.at("disagreement"); !d.is_null()) {
     r.disagreement = Disagreement{d.at("output").get<std::string>(), d.at("count").get<std::uint64_t>(),
                                   d.at("first").get<std::uint64_t>(), d.at("compared").get<std::uint64_t>()};

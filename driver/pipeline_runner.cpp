@@ -2,7 +2,9 @@
 #include "pipeline_runner.hpp"
 
 #include "cutune/error.hpp"
-#include "workbench.hpp"
+#include "cluster_launch.hpp"
+#include "device_memory.hpp"
+#include "scalar_bytes.hpp"
 
 namespace cutune::detail {
 namespace {

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "cutune/error.hpp"
+#include "cutune/result_fields.hpp"
 #include "formats.hpp"
 
 
@@ -28,16 +29,12 @@ Json to_json(const Measurement& m) {
   const Result& r = m.result;
   Json samples = Json::array();
   for (const double s : r.samples_ms) samples.push_back(number(s));
-  return Json{{"shape", m.shape},         {"config", r.config},           {"status", to_string(r.status)},
-              {"message", r.message},     {"samples_ms", samples},        {"median_ms", number(r.median_ms)},
-              {"min_ms", number(r.min_ms)}, {"max_ms", number(r.max_ms)}, {"spread", number(r.spread)},
-              {"metric", number(r.metric)}, {"max_error", number(r.max_error)}, {"registers", r.registers},
-              {"compile_ms", number(r.compile_ms)}, {"measured_at", m.measured_at},
-              {"spill_bytes", r.spill_bytes}, {"static_smem_bytes", r.static_smem_bytes},
-              {"dynamic_smem_bytes", r.dynamic_smem_bytes}, {"threads_per_block", r.threads_per_block},
-              {"blocks", r.blocks}, {"blocks_per_sm", r.blocks_per_sm}, {"peak", number(r.peak)},
-              {"verify_ms", number(r.verify_ms)}, {"benchmark_ms", number(r.benchmark_ms)},
-              {"framework_ms", number(r.framework_ms)}, {"search_ms", number(r.search_ms)}};
+  Json out{{"shape", m.shape},     {"config", r.config},     {"status", to_string(r.status)},
+           {"message", r.message}, {"samples_ms", samples}, {"measured_at", m.measured_at}};
+  for (const ResultField& f : kResultFields) {
+    out[std::string(f.name)] = is_integer(f) ? Json(integer_value(r, f)) : number(field_value(r, f));
+  }
+  return out;
 }
 
 Json to_json(const RunRecord& run) {
@@ -97,6 +94,21 @@ class Reader {
   double optional_time(const char* key) const {
     return object_.contains(key) ? real(key) : std::numeric_limits<double>::quiet_NaN();
   }
+  // A figure of result_fields.hpp's table, as old as its WhenAbsent says.
+  void figure(const ResultField& f, Result& r) const {
+    const std::string key(f.name);
+    const char* name = key.c_str();
+    double value = 0.0;
+    if (is_integer(f)) {
+      value = static_cast<double>(f.absent == WhenAbsent::Required ? integer<std::int64_t>(name)
+                                                                   : optional_integer<std::int64_t>(name));
+    } else {
+      value = f.absent == WhenAbsent::Required ? real(name)
+              : f.absent == WhenAbsent::Zero   ? optional_real(name)
+                                               : optional_time(name);
+    }
+    set_field(r, f, value);
+  }
   bool has(const char* key) const { return object_.contains(key) && !object_.at(key).is_null(); }
   // An L2 convention (format version 2); absent in documents of version 1, whose runs all read a buffer.
   L2Flush flush(const char* key) const {
@@ -134,26 +146,8 @@ Measurement read_measurement(const Reader& in) {
   const Json& samples = in.at("samples_ms");
   if (!samples.is_array()) in.fail("has a \"samples_ms\" that is not an array");
   for (const Json& s : samples) r.samples_ms.push_back(in.real_value(s, "samples_ms"));
-  r.median_ms = in.real("median_ms");
-  r.min_ms = in.real("min_ms");
-  r.max_ms = in.real("max_ms");
-  r.spread = in.real("spread");
-  r.metric = in.real("metric");
-  r.max_error = in.real("max_error");
-  r.registers = in.integer<int>("registers");
-  r.compile_ms = in.real("compile_ms");
   m.measured_at = in.text("measured_at");
-  r.spill_bytes = in.optional_integer<int>("spill_bytes");
-  r.static_smem_bytes = in.optional_integer<int>("static_smem_bytes");
-  r.dynamic_smem_bytes = in.optional_integer<int>("dynamic_smem_bytes");
-  r.threads_per_block = in.optional_integer<int>("threads_per_block");
-  r.blocks = in.optional_integer<std::int64_t>("blocks");
-  r.blocks_per_sm = in.optional_integer<int>("blocks_per_sm");
-  r.peak = in.optional_real("peak");
-  r.verify_ms = in.optional_time("verify_ms");
-  r.benchmark_ms = in.optional_time("benchmark_ms");
-  r.framework_ms = in.optional_time("framework_ms");
-  r.search_ms = in.optional_time("search_ms");
+  for (const ResultField& f : kResultFields) in.figure(f, r);
   return m;
 }
 

@@ -7,7 +7,7 @@
 
 #include "foreign_formats.hpp"
 #include "formats.hpp"
-#include "store.hpp"
+#include "db/store.hpp"
 
 namespace cutune {
 

@@ -17,9 +17,9 @@
 #include "cutune/error.hpp"
 #include "cutune/tuner.hpp"
 #include "fake_worker_support.hpp"
-#include "measure/compiler_processes.hpp"
+#include "worker/compiler_processes.hpp"
 #include "measure/evaluator.hpp"
-#include "measure/worker_protocol.hpp"
+#include "worker/worker_protocol.hpp"
 
 namespace cutune::detail {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cutune/error.hpp"
-#include "evaluator.hpp"
+#include "worker_client.hpp"
 #include "base/log.hpp"
 #include "worker_process.hpp"
 

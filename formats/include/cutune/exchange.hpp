@@ -3,7 +3,7 @@
 // Every format reads or writes the same value, a list of RunRecord (database.hpp), so a format is only a reader
 // and/or a writer: json (cutune's own, lossless, reads back), csv (one row per measurement, for spreadsheets).
 // Other formats (T4 results and Kernel Tuner caches, both ways) are added the same way, to the built-in table in
-// db/exchange.cpp or at run time with register_exchange_format(). Export writes every run, or those an
+// formats/exchange.cpp or at run time with register_exchange_format(). Export writes every run, or those an
 // ExportSelection picks.
 //
 // The json document:

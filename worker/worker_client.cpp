@@ -6,8 +6,8 @@
 
 #include "cutune/error.hpp"
 #include "cutune/stop.hpp"
-#include "evaluator.hpp"
-#include "programs.hpp"
+#include "worker_client.hpp"
+#include "measure/programs.hpp"
 #include "base/log.hpp"
 #include "worker_process.hpp"
 #include "worker_protocol.hpp"
@@ -20,16 +20,18 @@ class WorkerEvaluator final : public Evaluator {
  public:
   explicit WorkerEvaluator(WorkerSettings settings) : settings_(std::move(settings)) {}
 
-  void prepare(const KernelSpec& spec, const Shape& shape) override {
+  void prepare(const KernelSpec& spec, const Shape& shape, L2Flush flush) override {
     if (spec.json.empty()) throw Error("spec " + spec.name + " has no JSON text, so a worker cannot rebuild it");
     spec_ = &spec;
+    MeasureOptions options = settings_.measure;
+    options.flush = flush;
     bench_ = {{"op", "bench"},
               {"spec", spec.json},
               {"source", spec.source},
               {"source_name", spec.source_name},
               {"folder", spec.folder.string()},
               {"shape", shape.dims},
-              {"options", to_message(settings_.measure)},
+              {"options", to_message(options)},
               {"cache_dir", settings_.cache_dir}};
     if (worker_) {
       request(bench_, kSetupTimeout, "set-up");

@@ -1,4 +1,4 @@
-// The built-in exchange formats' readers and writers, listed in the table of db/exchange.cpp.
+// The built-in exchange formats' readers and writers, listed in the table of formats/exchange.cpp.
 #pragma once
 
 #include <cstddef>

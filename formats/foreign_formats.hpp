@@ -1,5 +1,5 @@
-// Internals shared by the T4 and Kernel Tuner cache formats (db/t4.cpp, db/kt_import.cpp, db/kt_export.cpp,
-// db/foreign.cpp).
+// Internals shared by the T4 and Kernel Tuner cache formats (formats/t4.cpp, formats/kt_import.cpp, formats/kt_export.cpp,
+// formats/foreign.cpp).
 #pragma once
 
 #include <iosfwd>
@@ -18,7 +18,7 @@ namespace cutune::detail {
 ExchangeFormat t4_exchange_format(const ForeignContext& context = {});
 ExchangeFormat kt_cache_exchange_format(const ForeignContext& context = {});
 
-/// Runs as a Kernel Tuner cache (db/kt_export.cpp); throws InputError unless they hold exactly one RunGroup.
+/// Runs as a Kernel Tuner cache (formats/kt_export.cpp); throws InputError unless they hold exactly one RunGroup.
 void write_kt_cache(const std::vector<RunRecord>& runs, std::ostream& out);
 
 /// A whole stream, inflated when it is gzip.

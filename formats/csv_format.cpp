@@ -3,16 +3,23 @@
 #include <ostream>
 #include <sstream>
 
+#include "cutune/result_fields.hpp"
 #include "formats.hpp"
 
 namespace cutune::detail {
 namespace {
 
-constexpr const char* kHeader =
-    "run_uid,host,started_at,cutune_version,device,cc,sm_count,device_uuid,driver_version,nvrtc_version,kernel,"
-    "kernel_hash,shape,config,status,median_ms,min_ms,max_ms,spread,metric,max_error,registers,compile_ms,"
-    "samples_ms,measured_at,spill_bytes,static_smem_bytes,dynamic_smem_bytes,threads_per_block,blocks,blocks_per_sm,"
-    "peak,flush,verify_ms,benchmark_ms,framework_ms,search_ms,message";
+// The run's provenance and the measurement's key, then the figures of result_fields.hpp's table, then the rest.
+std::string header() {
+  std::string out =
+      "run_uid,host,started_at,cutune_version,device,cc,sm_count,device_uuid,driver_version,nvrtc_version,kernel,"
+      "kernel_hash,shape,config,status";
+  for (const ResultField& f : kResultFields) {
+    out += ',';  // appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "," + std::string
+    out += f.name;
+  }
+  return out + ",samples_ms,measured_at,flush,message";
+}
 
 // Configurations hold commas and messages hold anything: such fields are quoted, quotes doubled.
 std::string field(const std::string& text) {
@@ -41,7 +48,7 @@ std::string number(double value) {
 }  // namespace
 
 void write_csv(const std::vector<RunRecord>& runs, std::ostream& out) {
-  out << kHeader << "\n";
+  out << header() << "\n";
   for (const auto& run : runs) {
     const DeviceIdentity& d = run.device;
     // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string chains.
@@ -60,14 +67,12 @@ void write_csv(const std::vector<RunRecord>& runs, std::ostream& out) {
         if (!samples.empty()) samples += ' ';
         samples += number(s);
       }
-      out << run_fields << "," << field(m.shape) << "," << field(r.config) << "," << to_string(r.status) << ","
-          << number(r.median_ms) << "," << number(r.min_ms) << "," << number(r.max_ms) << "," << number(r.spread)
-          << "," << number(r.metric) << "," << number(r.max_error) << "," << r.registers << ","
-          << number(r.compile_ms) << "," << field(samples) << "," << field(m.measured_at) << ","
-          << r.spill_bytes << "," << r.static_smem_bytes << "," << r.dynamic_smem_bytes << "," << r.threads_per_block
-          << "," << r.blocks << "," << r.blocks_per_sm << "," << number(r.peak) << "," << to_string(run.flush) << ","
-          << number(r.verify_ms) << "," << number(r.benchmark_ms) << "," << number(r.framework_ms) << ","
-          << number(r.search_ms) << "," << field(r.message) << "\n";
+      out << run_fields << "," << field(m.shape) << "," << field(r.config) << "," << to_string(r.status);
+      for (const ResultField& f : kResultFields) {
+        out << "," << (is_integer(f) ? std::to_string(integer_value(r, f)) : number(field_value(r, f)));
+      }
+      out << "," << field(samples) << "," << field(m.measured_at) << "," << to_string(run.flush) << ","
+          << field(r.message) << "\n";
     }
   }
 }
