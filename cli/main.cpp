@@ -4,11 +4,14 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <string>
+#include <variant>
 
 #ifdef CUTUNE_HAVE_MPI
 #include "cluster/transport.hpp"
@@ -137,8 +140,13 @@ void add_search_options(CLI::App& app, TuneRequest& tune, TuneTexts& texts) {
 
 void add_measure_options(CLI::App& app, TuneRequest& tune, TuneTexts& texts) {
   app.add_option("--jobs,-j", tune.jobs, "compile threads (0: every core)")->capture_default_str();
-  app.add_option("--repeats", tune.measure.repeats, "timed runs per configuration")->capture_default_str()->check(CLI::Range(1, 100000));
-  app.add_option("--warmup", tune.measure.warmup, "untimed runs before timing")->capture_default_str()->check(CLI::Range(0, 100000));
+  for (const auto& f : cutune::kMeasureOptionFields) {
+    std::string name = "--" + std::string(f.name);
+    std::replace(name.begin(), name.end(), '_', '-');
+    std::visit([&](auto member) {
+      app.add_option(name, tune.measure.*member, std::string(f.help))->capture_default_str()->check(CLI::Range(f.least, f.most));
+    }, f.member);
+  }
   auto* flush_option = add_flush_option(
       app, tune.flush,
       "L2 state before each timed launch: read (a buffer twice the L2 size is read: clean lines), write (a 256 MB "

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
+#include <string_view>
 
 #include "cutune/database.hpp"
 #include "cutune/device.hpp"
@@ -124,6 +126,28 @@ std::vector<ShapeReport> tune_each(Tuner& tuner, const KernelSpec& spec, const s
   return reports;
 }
 
+void check_measure_number(const MeasureOptionField& field, double value) {
+  const bool whole = !is_integer(field) || value == std::floor(value);
+  if (!(value >= field.least && value <= field.most) || !whole) {
+    std::ostringstream text;
+    text << field.name << " " << value << " is not " << (is_integer(field) ? "a whole number" : "a number")
+         << " from " << field.least << " to " << field.most;
+    throw InputError(text.str());
+  }
+}
+
+void set_measure_number(MeasureOptions& measure, std::string_view name, double value) {
+  for (const auto& f : kMeasureOptionFields) {
+    if (f.name != name) continue;
+    check_measure_number(f, value);
+    set_option(measure, f, value);
+    return;
+  }
+  std::string known;
+  for (const auto& f : kMeasureOptionFields) known += (known.empty() ? "" : ", ") + std::string(f.name);
+  throw InputError("unknown measurement option '" + std::string(name) + "' (known: " + known + ")");
+}
+
 void check_tune_request(TuneRequest& args) {
   for (const auto& [name, value] : {std::pair{"atol", args.measure.atol}, std::pair{"rtol", args.measure.rtol}}) {
     if (value && !(*value >= 0.0 && std::isfinite(*value))) {
@@ -131,8 +155,7 @@ void check_tune_request(TuneRequest& args) {
     }
   }
   apply_measure_choices(args.measure, args.verify, args.flush);
-  if (args.measure.repeats < 1) throw InputError("repeats must be at least 1");
-  if (args.measure.warmup < 0) throw InputError("warmup must be at least 0");
+  for (const auto& f : kMeasureOptionFields) check_measure_number(f, option_value(args.measure, f));
   if (!(args.time_budget_s >= 0.0)) throw InputError("time_budget must be seconds >= 0");
   args.shard = parse_shard(args.shard_text);
 }

@@ -1,10 +1,12 @@
-// Looks kernels up among the files embedded from templates/ (or CUTUNE_TEMPLATES_DIR), or loads a spec file.
+// Looks kernels up among the files embedded from templates/ and its family folders (or CUTUNE_TEMPLATES_DIR), or
+// loads a spec file.
 #include "cutune/templates.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <vector>
 
 #include "cutune/embedded_files.hpp"
 #include "cutune/error.hpp"
@@ -35,6 +37,14 @@ const char* templates_dir() {
   return dir != nullptr && *dir != '\0' ? dir : nullptr;
 }
 
+// The spec files of a templates folder, in it or in its subfolders (templates/gemm/, templates/reduce/, ...).
+std::vector<std::filesystem::path> spec_files(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
+    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+  return files;
+}
+
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -44,8 +54,7 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 std::vector<std::string> builtin_kernels() {
   std::vector<std::string> names;
   if (const char* dir = templates_dir()) {
-    for (const auto& entry : std::filesystem::directory_iterator(dir))
-      if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+    for (const auto& file : spec_files(dir)) names.push_back(file.stem().string());
   } else {
     for (const auto& f : detail::kEmbeddedFiles)
       if (ends_with(f.name, ".json")) names.emplace_back(f.name.substr(0, f.name.size() - 5));
@@ -58,8 +67,8 @@ KernelSpec load_kernel(std::string_view name_or_path) {
   const std::string name(name_or_path);
   if (ends_with(name, ".json")) return load_spec_file(name);
   if (const char* dir = templates_dir()) {
-    const auto path = std::filesystem::path(dir) / (name + ".json");
-    if (std::filesystem::exists(path)) return KernelSpec::load(path);
+    for (const auto& file : spec_files(dir))
+      if (file.filename() == name + ".json") return KernelSpec::load(file);
   } else if (auto spec_text = embedded(name + ".json")) {
     const auto root = detail::Json::parse(*spec_text, nullptr, false);
     if (root.is_discarded() || !root.is_object() || !root.contains("source") || detail::source_problem(root["source"])) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <variant>
 
 #include "cutune/cubin_cache.hpp"
 #include "cutune/device.hpp"
@@ -148,23 +149,22 @@ CompileOutput compile_output_from_message(const Message& m) {
 }
 
 Message to_message(const MeasureOptions& o) {
-  return {{"warmup", o.warmup},           {"repeats", o.repeats},
-          {"min_repeats", o.min_repeats}, {"max_measure_ms", o.max_measure_ms},
-          {"early_stop_ratio", o.early_stop_ratio},
-          {"flush", o.flush ? Message(std::string(to_string(*o.flush))) : Message(nullptr)},
-          {"seed", o.seed},
-          {"verify", o.verify ? Message(std::string(to_string(*o.verify))) : Message(nullptr)},
-          {"atol", o.atol ? Message(*o.atol) : Message(nullptr)},
-          {"rtol", o.rtol ? Message(*o.rtol) : Message(nullptr)}};
+  Message m = {{"flush", o.flush ? Message(std::string(to_string(*o.flush))) : Message(nullptr)},
+               {"seed", o.seed},
+               {"verify", o.verify ? Message(std::string(to_string(*o.verify))) : Message(nullptr)},
+               {"atol", o.atol ? Message(*o.atol) : Message(nullptr)},
+               {"rtol", o.rtol ? Message(*o.rtol) : Message(nullptr)}};
+  for (const auto& f : kMeasureOptionFields) {
+    std::visit([&](auto member) { m[std::string(f.name)] = o.*member; }, f.member);
+  }
+  return m;
 }
 
 MeasureOptions measure_options_from_message(const Message& m) {
   MeasureOptions o;
-  o.warmup = m.at("warmup").get<int>();
-  o.repeats = m.at("repeats").get<int>();
-  o.min_repeats = m.at("min_repeats").get<int>();
-  o.max_measure_ms = m.at("max_measure_ms").get<double>();
-  o.early_stop_ratio = m.at("early_stop_ratio").get<double>();
+  for (const auto& f : kMeasureOptionFields) {
+    std::visit([&](auto member) { m.at(std::string(f.name)).get_to(o.*member); }, f.member);
+  }
   if (const Message& flush = m.at("flush"); !flush.is_null()) {
     o.flush = parse_l2_flush(flush.get<std::string>());
     if (!o.flush) throw InputError("unknown L2 convention '" + flush.get<std::string>() + "' in a worker request");

@@ -53,6 +53,33 @@ nb::list run(TuneCall& call) {
   return out;
 }
 
+// The keywords of cutune.tune() that kMeasureOptionFields describes ({"repeats": 5, ...}), checked as `tune` checks
+// its options.
+void set_measure_numbers(MeasureOptions& measure, const nb::dict& numbers) {
+  for (const auto& [key, value] : numbers) {
+    const std::string name = nb::cast<std::string>(key);
+    if (nb::isinstance<nb::bool_>(value) || !(nb::isinstance<nb::int_>(value) || nb::isinstance<nb::float_>(value))) {
+      throw InputError(name + " must be a number, not " + nb::cast<std::string>(nb::str(value.type().attr("__name__"))));
+    }
+    set_measure_number(measure, name, nb::cast<double>(value));
+  }
+}
+
+// [{"name", "default", "help"}] of the measurement numbers: what cutune.tune() documents and accepts.
+nb::list measure_option_list() {
+  nb::list out;
+  const MeasureOptions defaults;
+  for (const auto& f : kMeasureOptionFields) {
+    nb::dict d;
+    d["name"] = std::string(f.name);
+    d["default"] = is_integer(f) ? nb::object(nb::int_(static_cast<long long>(option_value(defaults, f))))
+                                 : nb::object(nb::float_(option_value(defaults, f)));
+    d["help"] = std::string(f.help);
+    out.append(d);
+  }
+  return out;
+}
+
 }  // namespace
 
 void bind_tune(nb::module_& m) {
@@ -62,7 +89,7 @@ void bind_tune(nb::module_& m) {
          const std::vector<std::string>& where, const std::string& db, const std::string& devices,
          const std::string& strategy, std::uint64_t seed, const std::vector<std::string>& start, std::size_t budget,
          double time_budget, unsigned jobs, const std::string& verify, std::optional<double> atol,
-         std::optional<double> rtol, const std::string& flush, int repeats, int warmup, bool cache,
+         std::optional<double> rtol, const std::string& flush, const nb::dict& measure, bool cache,
          const std::string& cache_dir, bool isolate, bool prior, const std::string& command, nb::object progress) {
         TuneCall call;
         TuneRequest& a = call.args;
@@ -81,8 +108,7 @@ void bind_tune(nb::module_& m) {
         a.jobs = jobs;
         a.measure.atol = atol;
         a.measure.rtol = rtol;
-        a.measure.repeats = repeats;
-        a.measure.warmup = warmup;
+        set_measure_numbers(a.measure, measure);
         a.use_cache = cache;
         a.cache_dir = cache_dir;
         a.isolate = isolate;
@@ -96,8 +122,9 @@ void bind_tune(nb::module_& m) {
       nb::arg("kernel"), nb::arg("spec"), nb::arg("problem"), nb::arg("shapes"), nb::arg("where"), nb::arg("db"),
       nb::arg("devices"), nb::arg("strategy"), nb::arg("seed"), nb::arg("start"), nb::arg("budget"),
       nb::arg("time_budget"), nb::arg("jobs"), nb::arg("verify"), nb::arg("atol").none(), nb::arg("rtol").none(),
-      nb::arg("flush"), nb::arg("repeats"), nb::arg("warmup"), nb::arg("cache"), nb::arg("cache_dir"),
+      nb::arg("flush"), nb::arg("measure"), nb::arg("cache"), nb::arg("cache_dir"),
       nb::arg("isolate"), nb::arg("prior"), nb::arg("command"), nb::arg("progress").none());
+  m.def("measure_options", &measure_option_list);
 }
 
 }  // namespace cutune::python

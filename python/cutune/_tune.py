@@ -62,10 +62,10 @@ def tune(kernel: Optional[PathLike] = None, shapes: Optional[Shapes] = None, *, 
          db: PathLike = "cutune.db", strategy: Optional[str] = None, where: Union[str, Sequence[str]] = (),
          devices: Union[None, int, str, Iterable[int]] = None, seed: int = 1, start: Union[str, Sequence[str]] = (),
          time_budget: float = 0.0, jobs: int = 0, verify: Optional[str] = None, atol: Optional[float] = None,
-         rtol: Optional[float] = None, flush: Optional[str] = None, repeats: int = 20, warmup: int = 0,
-         cache: bool = True, cache_dir: Optional[PathLike] = None, isolate: bool = True, prior: bool = True,
+         rtol: Optional[float] = None, flush: Optional[str] = None, cache: bool = True,
+         cache_dir: Optional[PathLike] = None, isolate: bool = True, prior: bool = True,
          spec: Optional[PathLike] = None, problem: Optional[PathLike] = None,
-         progress: Union[bool, Callable[..., Any]] = True) -> TuneResult:
+         progress: Union[bool, Callable[..., Any]] = True, **measure: float) -> TuneResult:
     """Tunes `kernel` (a built-in name, or a spec file .json) at each of `shapes` and stores every result in `db`.
 
     As `tune --kernel K --shapes S ...`: configurations already stored are skipped (resume), results are committed as
@@ -78,7 +78,9 @@ def tune(kernel: Optional[PathLike] = None, shapes: Optional[Shapes] = None, *, 
     convention ("read", "write", "none"). `problem` tunes a T1 problem file instead of `kernel` (`shapes` then
     defaults to its problem size). `progress`: True for a progress bar (tqdm's when installed), False for none, or a
     callable(shape, done, total, resumed, elapsed_s, best_ms).
+    How each configuration is timed (`tune --repeats` and its neighbours), as keywords:
     """
+    _require_measure_keywords(measure)
     kernel_text, spec_text, problem_text = _kernel_args(kernel, spec, problem)
     shapes_text = _shapes_text(shapes)
     _require_target(kernel_text, spec_text, problem_text, shapes_text)
@@ -91,7 +93,7 @@ def tune(kernel: Optional[PathLike] = None, shapes: Optional[Shapes] = None, *, 
             kernel=kernel_text, spec=spec_text, problem=problem_text, shapes=shapes_text, where=where_list,
             db=os.fspath(db), devices=_devices_text(devices), strategy=strategy or _default_strategy(), seed=seed,
             start=start_list, budget=budget, time_budget=float(time_budget), jobs=jobs, verify=verify or "",
-            atol=atol, rtol=rtol, flush=flush or "", repeats=repeats, warmup=warmup, cache=cache,
+            atol=atol, rtol=rtol, flush=flush or "", measure=measure, cache=cache,
             cache_dir=_path_text(cache_dir), isolate=isolate, prior=prior, command=command,
             progress=callback)
     finally:
@@ -100,6 +102,22 @@ def tune(kernel: Optional[PathLike] = None, shapes: Optional[Shapes] = None, *, 
     shapes_out = [ShapeResult._of(r) for r in reports]
     _say_verify_stops(name, shapes_out)
     return TuneResult(name, os.fspath(db), shapes_out)
+
+
+def _measure_doc() -> str:
+    """One line per keyword of kMeasureOptionFields (measure.hpp): name, default, what it does."""
+    return "".join(f"\n    `{o['name']}` (default {o['default']}): {o['help']}." for o in _cutune.measure_options())
+
+
+if tune.__doc__ is not None:
+    tune.__doc__ = tune.__doc__.rstrip() + _measure_doc() + "\n    "
+
+
+def _require_measure_keywords(measure: Dict[str, float]) -> None:
+    known = {o["name"] for o in _cutune.measure_options()}
+    for name in measure:
+        if name not in known:
+            raise TypeError(f"tune() got an unexpected keyword argument '{name}'")
 
 
 def _require_target(kernel_text: str, spec_text: str, problem_text: str, shapes_text: str) -> None:

@@ -147,7 +147,22 @@ def test_tune_argument_errors(tmp_path):
         cutune.tune("transpose", "64x64x3", db=db)
     with pytest.raises(cutune.InputError):
         cutune.tune("transpose", "64x64", db=db, devices="0,0")
+    with pytest.raises(cutune.InputError, match="repeats 0 is not a whole number from 1 to 100000"):
+        cutune.tune("transpose", "64x64", db=db, repeats=0)
+    with pytest.raises(cutune.InputError, match="warmup 1.5 is not a whole number"):
+        cutune.tune("transpose", "64x64", db=db, warmup=1.5)
+    with pytest.raises(cutune.InputError, match="max_measure_ms must be a number, not str"):
+        cutune.tune("transpose", "64x64", db=db, max_measure_ms="20")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'budgt'"):
+        cutune.tune("transpose", "64x64", db=db, budgt=5)
     assert not db.exists()  # nothing was tuned: no database left behind
+
+
+def test_tune_documents_its_measurement_keywords():
+    names = [o["name"] for o in cutune._cutune.measure_options()]
+    assert names[:2] == ["repeats", "warmup"]
+    for name in names:
+        assert f"`{name}` (default" in cutune.tune.__doc__
 
 
 @pytest.mark.skipif(has_gpu(), reason="checks the error of a machine without a GPU")

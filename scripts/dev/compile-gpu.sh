@@ -21,7 +21,7 @@ for o in none min mid max; do
   echo "gemm_bf16 $o: $($cb -k gemm_bf16 -n 12 "${opt[@]}" | tail -1)"
 done
 echo "=== kernel speed with --Ofast-compile (random strategy, same seed)"
-tpl=$(mktemp -d); cp "$CUTUNE_SOURCE_DIR"/templates/* "$tpl"/
+tpl=$(mktemp -d); cp "$CUTUNE_SOURCE_DIR"/templates/*/* "$tpl"/
 for o in none min mid; do
   dir=$tpl/$o; mkdir -p "$dir"; cp "$tpl"/*.cu "$tpl"/*.json "$dir"/
   if [ $o != none ]; then

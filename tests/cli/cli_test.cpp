@@ -155,6 +155,19 @@ TEST_F(Cli, SeedIsANonNegativeInteger) {
   EXPECT_NE(tune("--help").out.find("--seed"), std::string::npos);
 }
 
+TEST_F(Cli, MeasurementNumbersAreOptionsWithTheirRanges) {
+  const std::string help = tune("--help").out;
+  for (const auto* option : {"--repeats", "--warmup", "--min-repeats", "--max-measure-ms", "--early-stop-ratio"}) {
+    EXPECT_NE(help.find(option), std::string::npos) << option;
+  }
+  for (const auto* bad : {"--repeats 0", "--warmup -1", "--min-repeats 1.5", "--max-measure-ms -2"}) {
+    const CommandOutput r = tune(std::string("--kernel transpose --shapes 64x64 ") + bad);
+    EXPECT_NE(r.code, 0) << bad;
+    EXPECT_NE(r.err.find(std::string(bad).substr(0, std::string(bad).find(' '))), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "cutune.db")) << "a refused command creates no database";
+}
+
 TEST_F(Cli, BestWithoutResults) {
   cutune::Database((dir_ / "empty.db").string());
   const CommandOutput r = tune("best --kernel transpose --shape 64x64 --db empty.db");

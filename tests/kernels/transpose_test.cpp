@@ -38,10 +38,10 @@ TEST(Templates, UnknownKernelNamesTheKnownOnes) {
 TEST(Templates, DirectoryOverridesEmbeddedCopies) {
   const auto dir = std::filesystem::temp_directory_path() / ("cutune_templates_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  std::filesystem::copy_file(std::string(CUTUNE_SOURCE_DIR) + "/templates/transpose.cu", dir / "transpose.cu");
+  std::filesystem::copy_file(std::string(CUTUNE_SOURCE_DIR) + "/templates/transpose/transpose.cu", dir / "transpose.cu");
   std::string spec_text;
   {
-    std::ifstream in(std::string(CUTUNE_SOURCE_DIR) + "/templates/transpose.json");
+    std::ifstream in(std::string(CUTUNE_SOURCE_DIR) + "/templates/transpose/transpose.json");
     spec_text.assign(std::istreambuf_iterator<char>(in), {});
   }
   const auto pos = spec_text.find("out-of-place transpose");

@@ -248,6 +248,14 @@ TEST(VerifyMessages, MeasureOptionsAndDisagreementsReachTheWorker) {
   EXPECT_FALSE(plain.verify.has_value());
   EXPECT_FALSE(plain.atol.has_value());
 
+  // Every number of the table travels: each set to a value of its own, off its default.
+  MeasureOptions numbers;
+  double value = 2.0;
+  for (const auto& f : kMeasureOptionFields) set_option(numbers, f, value++);
+  const MeasureOptions numbers_back = detail::measure_options_from_message(detail::to_message(numbers));
+  value = 2.0;
+  for (const auto& f : kMeasureOptionFields) EXPECT_EQ(option_value(numbers_back, f), value++) << f.name;
+
   detail::Message m = detail::to_message(o);
   m["verify"] = "sometimes";
   EXPECT_THROW(detail::measure_options_from_message(m), InputError);

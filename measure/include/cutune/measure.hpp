@@ -5,6 +5,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string_view>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "cutune/compiler.hpp"
@@ -38,6 +41,39 @@ struct MeasureOptions {
   std::optional<double> atol;
   std::optional<double> rtol;
 };
+
+/// A number of MeasureOptions, described once: `tune --<name, dashes for underscores>`, the keyword of cutune.tune()
+/// and the key of the worker's set-up message all follow from its row. A new number is a member above and a row
+/// below; the front-ends, their checks and the worker pick it up. (flush, seed, verify and the tolerances are choices
+/// the requests resolve, each its own way.)
+struct MeasureOptionField {
+  std::string_view name;
+  std::variant<int MeasureOptions::*, double MeasureOptions::*> member;
+  std::string_view help;
+  double least = 0.0;  ///< the values a front-end accepts
+  double most = 0.0;
+};
+inline constexpr MeasureOptionField kMeasureOptionFields[] = {
+    {"repeats", &MeasureOptions::repeats, "most timed runs per configuration; the median counts", 1, 100000},
+    {"warmup", &MeasureOptions::warmup, "untimed runs before timing", 0, 100000},
+    {"min_repeats", &MeasureOptions::min_repeats, "timed runs before the time budget of a configuration may stop timing",
+     1, 100000},
+    {"max_measure_ms", &MeasureOptions::max_measure_ms,
+     "GPU time budget of a configuration's timed runs, ms (0: always the most timed runs)", 0, 1e9},
+    {"early_stop_ratio", &MeasureOptions::early_stop_ratio,
+     "stop timing a configuration after its first run when that run took this many times the best median (0: never)",
+     0, 1e9},
+};
+/// A field's value as a double (the integers are small), and set from one (the caller checked the bounds).
+inline double option_value(const MeasureOptions& o, const MeasureOptionField& f) {
+  return std::visit([&o](auto member) { return static_cast<double>(o.*member); }, f.member);
+}
+inline void set_option(MeasureOptions& o, const MeasureOptionField& f, double value) {
+  std::visit([&o, value](auto member) { o.*member = static_cast<std::remove_reference_t<decltype(o.*member)>>(value); },
+             f.member);
+}
+/// Whether the field takes whole numbers only.
+inline bool is_integer(const MeasureOptionField& f) { return std::holds_alternative<int MeasureOptions::*>(f.member); }
 
 /// Median, extremes and spread of timing samples.
 struct Timing {

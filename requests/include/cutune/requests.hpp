@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cutune/database.hpp"
@@ -58,6 +59,12 @@ struct TuneRequest {
 /// Checks the request's options and resolves its texts (verify, flush, shard) into `measure` and `shard`; throws
 /// InputError naming the option. Idempotent.
 void check_tune_request(TuneRequest& request);
+
+/// Throws InputError naming the option unless `value` is one that `field` accepts (kMeasureOptionFields).
+void check_measure_number(const MeasureOptionField& field, double value);
+/// Sets the number of `measure` named `name` (a row of kMeasureOptionFields: "repeats", "warmup", ...), checked;
+/// throws InputError for an unknown name or a value out of its range.
+void set_measure_number(MeasureOptions& measure, std::string_view name, double value);
 
 /// What a tuning run works on: the kernel (with --where applied and --start checked) and its shapes.
 struct TunePlan {

@@ -14,7 +14,7 @@ namespace cutune {
 std::vector<std::string> builtin_kernels();
 
 /// A built-in kernel by name, or a user's spec file when `name_or_path` names a .json file. When the
-/// environment variable CUTUNE_TEMPLATES_DIR is set, built-in names are read from that folder instead of the
+/// environment variable CUTUNE_TEMPLATES_DIR is set, built-in names are read from that folder (and its subfolders) instead of the
 /// copies embedded in the binary (for developing templates without rebuilding). Throws InputError for an
 /// unknown kernel, naming the known ones, and SpecError for a malformed spec.
 KernelSpec load_kernel(std::string_view name_or_path);
