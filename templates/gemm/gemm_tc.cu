@@ -295,6 +295,189 @@ __device__ __forceinline__ void multiply(float (&acc)[kMI][kNI][4], const Frags&
     for (int ni = 0; ni < kNI; ++ni) mma(acc[mi][ni], f.a[mi], f.b[ni][0], f.b[ni][1]);
 }
 
+// The slabs of one block's K slice on their way to shared memory: slab s lives in stage s % STAGES. issue() starts a
+// slab's loads (cp.async, or into registers on the synchronous path), land() stores those registers.
+struct SlabPipe {
+  elem_t* smem;
+  Loader l;
+  int k_left;  // elements of K from the slice's start
+  int slabs;
+#if ALIGNED || TYPE == 0
+  static constexpr bool kAsync = true;
+#else
+  static constexpr bool kAsync = false;
+  Staged staged;
+#endif
+  __device__ __forceinline__ void issue(int slab, int stage) {
+#if ALIGNED || TYPE == 0
+    if (slab < slabs) load_slab(smem + stage * kStage, smem + stage * kStage + kStageA, l, k_left - slab * BK);
+    async_commit();
+#else
+    if (slab < slabs) fetch_slab(staged, l, k_left - slab * BK);
+#endif
+    l.advance();
+  }
+  __device__ __forceinline__ void land(int slab, int stage) {
+#if !(ALIGNED || TYPE == 0)
+    if (slab < slabs) store_slab(smem + stage * kStage, smem + stage * kStage + kStageA, staged);
+#endif
+    (void)slab, (void)stage;
+  }
+};
+
+__device__ __forceinline__ void clear(float (&acc)[kMI][kNI][4]) {
+#pragma unroll
+  for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < kNI; ++ni)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[mi][ni][r] = 0.0f;
+}
+
+// The main loop over the slabs, STAGES - 1 of them in flight while one is multiplied. PREFETCH=1 double-buffers the
+// fragments: each k-step's mma runs while the next step's fragments load, the next slab's first step included, so
+// that the barrier between slabs hides behind tensor-core work. PREFETCH=0 loads each step's fragments just before
+// its mma: fewer registers (more blocks per SM), for memory-bound shapes. `slab_begin`: the slice's first slab.
+#if PREFETCH
+__device__ __forceinline__ void main_loop(float (&acc)[kMI][kNI][4], SlabPipe& pipe, const FragAddr& fa,
+                                          unsigned smem_base, int wm, int wn, int slab_begin) {
+  constexpr int kSteps = BK / kMmaK;
+  const int slabs = pipe.slabs;
+  int read = 0, write = STAGES - 1;  // the stages being multiplied and filled
+  if constexpr (SlabPipe::kAsync) async_wait<STAGES - 2>();
+  __syncthreads();
+  Frags frags[2];
+  if (slabs > 0) load_frags(frags[0], smem_base, fa, 0, wm, wn);
+#pragma unroll 1
+  for (int s = 0; s < slabs; ++s) {
+    const int next = s + STAGES - 1;  // the slab loaded during this one
+#pragma unroll
+    for (int ks = 0; ks < kSteps; ++ks) {
+      if (ks == 0) pipe.issue(next, write);
+      if (ks == kSteps - 1) {
+        // Slab s + 1 must have landed, and every warp be done with the stage that the next slab's loads overwrite.
+        pipe.land(next, write);
+        if constexpr (SlabPipe::kAsync) async_wait<STAGES - 2>();
+        __syncthreads();
+        read = read == STAGES - 1 ? 0 : read + 1;
+        write = write == STAGES - 1 ? 0 : write + 1;
+      }
+      if (ks < kSteps - 1 || s + 1 < slabs)
+        load_frags(frags[(ks + 1) % 2], smem_base + read * kStageBytes, fa, (ks + 1) % kSteps, wm, wn);
+#ifdef CUTUNE_TEST_SKIP_SLAB  // test builds only: drop one slab, which verification must notice
+      if (slab_begin + s != CUTUNE_TEST_SKIP_SLAB)
+#endif
+        multiply(acc, frags[ks % 2]);
+      if constexpr (kSteps == 1) frags[0] = frags[1];  // one step per slab: the next slab's fragments move up
+    }
+  }
+  (void)slab_begin;
+}
+#else
+__device__ __forceinline__ void main_loop(float (&acc)[kMI][kNI][4], SlabPipe& pipe, const FragAddr& fa,
+                                          unsigned smem_base, int wm, int wn, int slab_begin) {
+  constexpr int kSteps = BK / kMmaK;
+  const int slabs = pipe.slabs;
+  int read = 0, write = STAGES - 1;  // the stages being multiplied and filled
+#pragma unroll 1
+  for (int s = 0; s < slabs; ++s) {
+    if constexpr (SlabPipe::kAsync) async_wait<STAGES - 2>();
+    __syncthreads();  // slab s has landed, and every warp is done with the stage that the next loads overwrite
+    const int next = s + STAGES - 1;
+    pipe.issue(next, write);
+#pragma unroll
+    for (int ks = 0; ks < kSteps; ++ks) {
+      Frags f;
+      load_frags(f, smem_base + read * kStageBytes, fa, ks, wm, wn);
+#ifdef CUTUNE_TEST_SKIP_SLAB
+      if (slab_begin + s != CUTUNE_TEST_SKIP_SLAB)
+#endif
+        multiply(acc, f);
+    }
+    pipe.land(next, write);
+    read = read == STAGES - 1 ? 0 : read + 1;
+    write = write == STAGES - 1 ? 0 : write + 1;
+  }
+  (void)slab_begin;
+}
+#endif
+
+// Split-K: every slice leaves its partial tile in the workspace; the last slice to finish a tile adds the partials
+// in slice order (deterministic) into `acc` and rearms the tile's counter for the next launch. False in the blocks
+// of the other slices, which are done.
+__device__ __forceinline__ bool splitk_gather(float (&acc)[kMI][kNI][4], float* __restrict__ workspace,
+                                              unsigned* __restrict__ counters, int tile) {
+  constexpr int kFrags = kMI * kNI;  // one float4 per mma tile and thread
+  float4* ws = reinterpret_cast<float4*>(workspace) + (u64)tile * SPLITK * kFrags * kThreads;
+  splitk_store<kFrags, kThreads>(ws, &acc[0][0][0], threadIdx.x);
+  __threadfence();
+  __syncthreads();
+  // Only thread 0 counts; __syncthreads_or hands its answer to the block (no static shared memory, so the spec's
+  // dynamic size is the whole footprint).
+  const bool last = __syncthreads_or(threadIdx.x == 0 && atomicAdd(counters + tile, 1u) == SPLITK - 1);
+  if (!last) return false;
+  __threadfence();
+  constexpr int kGroup = kNI >= 16 ? 1 : (16 / kNI < kMI ? 16 / kNI : kMI);  // mma rows per group of <= 16 fragments
+  splitk_sum<kFrags, kThreads, kGroup * kNI>(ws, &acc[0][0][0], threadIdx.x);
+  if (threadIdx.x == 0) counters[tile] = 0;  // rearmed for the next launch
+  return true;
+}
+
+// The epilogue, EPI_VEC 1 or 2: each thread stores its accumulators' pairs straight to C. Accumulator layout: mma
+// tile (mi, ni) holds rows g and g + 8 (g = lane / 4), columns 2 (lane % 4) and the next.
+__device__ __forceinline__ void store_direct(const float (&acc)[kMI][kNI][4], elem_t* __restrict__ C, int M, int N,
+                                             int m0, int n0, int wm, int wn, int lane, float alpha, float beta) {
+  const int g = lane / 4, t2 = 2 * (lane % 4);
+#pragma unroll
+  for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = m0 + wm * kWarpM + mi * 16 + g + 8 * h;
+      if (row >= M) continue;
+      elem_t* crow = C + (u64)row * N;
+#pragma unroll
+      for (int ni = 0; ni < kNI; ++ni) {
+        const int col = n0 + wn * kWarpN + ni * 8 + t2;
+        // N is even for EPI_VEC 2 (the spec's constraint)
+        store_pair(crow, col, N, &acc[mi][ni][2 * h], alpha, beta, EPI_VEC == 2);
+      }
+    }
+}
+
+// The epilogue through shared memory (EPI_VEC one 16-byte chunk): the warps leave alpha-free sums in `cs`, then every
+// thread writes 16-byte chunks of rows.
+__device__ __forceinline__ void store_staged(const float (&acc)[kMI][kNI][4], float* cs, elem_t* __restrict__ C, int M,
+                                             int N, int m0, int n0, int wm, int wn, int lane, float alpha, float beta) {
+  const int g = lane / 4, t2 = 2 * (lane % 4);
+  __syncthreads();  // every warp is done with the pipeline's stages
+#pragma unroll
+  for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < kNI; ++ni)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = wm * kWarpM + mi * 16 + g + 8 * h, c = wn * kWarpN + ni * 8 + t2;
+        *reinterpret_cast<float2*>(cs + r * kLdc + c) = make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
+      }
+  __syncthreads();
+  constexpr int kRowChunks = BN / EPI_VEC;
+#pragma unroll
+  for (int i = 0; i < (BM * kRowChunks + kThreads - 1) / kThreads; ++i) {
+    const int u = threadIdx.x + i * kThreads;
+    if ((BM * kRowChunks) % kThreads != 0 && u >= BM * kRowChunks) break;
+    const int r = u / kRowChunks, c = u % kRowChunks * EPI_VEC;
+    const int row = m0 + r, col = n0 + c;
+    if (row >= M || col >= N) continue;  // N is a multiple of EPI_VEC (the spec's constraint)
+    float v[EPI_VEC];
+#pragma unroll
+    for (int e = 0; e < EPI_VEC; e += 4) {
+      const float4 q = *reinterpret_cast<const float4*>(cs + r * kLdc + c + e);
+      v[e] = q.x, v[e + 1] = q.y, v[e + 2] = q.z, v[e + 3] = q.w;
+    }
+    store_out<EPI_VEC>(C + (u64)row * N + col, v, alpha, beta);
+  }
+}
+
 }  // namespace gemm_tc_detail
 
 extern "C" __global__ void __launch_bounds__(gemm_tc_detail::kThreads)
@@ -315,169 +498,29 @@ extern "C" __global__ void __launch_bounds__(gemm_tc_detail::kThreads)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wm = warp / WARPS_N, wn = warp % WARPS_N;
 
-  Loader l;
-  l.init(A, B, m0, n0, k_begin, M, N, K);
-  const int k_left = K - k_begin;  // elements of K from the slice's start
+  SlabPipe pipe;
+  pipe.smem = smem;
+  pipe.l.init(A, B, m0, n0, k_begin, M, N, K);
+  pipe.k_left = K - k_begin;
+  pipe.slabs = slabs;
 
   float acc[kMI][kNI][4];
-#pragma unroll
-  for (int mi = 0; mi < kMI; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < kNI; ++ni)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) acc[mi][ni][r] = 0.0f;
-
-  // The pipeline: slab s lives in stage s % STAGES, and STAGES - 1 slabs are in flight while one is multiplied.
-  // PREFETCH=1 double-buffers the fragments: each k-step's mma runs while the next step's fragments load, the next
-  // slab's first step included, so that the barrier between slabs hides behind tensor-core work. PREFETCH=0 loads
-  // each step's fragments just before its mma: fewer registers (more blocks per SM), for memory-bound shapes.
-  constexpr int kSteps = BK / kMmaK;
-#if ALIGNED || TYPE == 0
-  constexpr bool kAsync = true;
-#else
-  constexpr bool kAsync = false;
-  Staged staged;
-#endif
-  auto issue = [&](int slab, int stage) {  // starts the loads of a slab (into registers on the synchronous path)
-#if ALIGNED || TYPE == 0
-    if (slab < slabs) load_slab(smem + stage * kStage, smem + stage * kStage + kStageA, l, k_left - slab * BK);
-    async_commit();
-#else
-    if (slab < slabs) fetch_slab(staged, l, k_left - slab * BK);
-#endif
-    l.advance();
-  };
-  auto land = [&](int slab, int stage) {  // synchronous path: the registers of issue() go to shared memory
-#if !(ALIGNED || TYPE == 0)
-    if (slab < slabs) store_slab(smem + stage * kStage, smem + stage * kStage + kStageA, staged);
-#endif
-    (void)slab, (void)stage;
-  };
+  clear(acc);
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
-    issue(s, s);
-    land(s, s);
+    pipe.issue(s, s);
+    pipe.land(s, s);
   }
-  const unsigned smem_base = smem_addr(smem);
   FragAddr fa;
   fa.init(wm, wn);
-  int read = 0, write = STAGES - 1;  // the stages being multiplied and filled
-#if PREFETCH
-  if constexpr (kAsync) async_wait<STAGES - 2>();
-  __syncthreads();
-  Frags frags[2];
-  if (slabs > 0) load_frags(frags[0], smem_base, fa, 0, wm, wn);
-#pragma unroll 1
-  for (int s = 0; s < slabs; ++s) {
-    const int next = s + STAGES - 1;  // the slab loaded during this one
-#pragma unroll
-    for (int ks = 0; ks < kSteps; ++ks) {
-      if (ks == 0) issue(next, write);
-      if (ks == kSteps - 1) {
-        // Slab s + 1 must have landed, and every warp be done with the stage that the next slab's loads overwrite.
-        land(next, write);
-        if constexpr (kAsync) async_wait<STAGES - 2>();
-        __syncthreads();
-        read = read == STAGES - 1 ? 0 : read + 1;
-        write = write == STAGES - 1 ? 0 : write + 1;
-      }
-      if (ks < kSteps - 1 || s + 1 < slabs)
-        load_frags(frags[(ks + 1) % 2], smem_base + read * kStageBytes, fa, (ks + 1) % kSteps, wm, wn);
-#ifdef CUTUNE_TEST_SKIP_SLAB  // test builds only: drop one slab, which verification must notice
-      if (slab_begin + s != CUTUNE_TEST_SKIP_SLAB)
-#endif
-        multiply(acc, frags[ks % 2]);
-      if constexpr (kSteps == 1) frags[0] = frags[1];  // one step per slab: the next slab's fragments move up
-    }
-  }
-#else
-#pragma unroll 1
-  for (int s = 0; s < slabs; ++s) {
-    if constexpr (kAsync) async_wait<STAGES - 2>();
-    __syncthreads();  // slab s has landed, and every warp is done with the stage that the next loads overwrite
-    const int next = s + STAGES - 1;
-    issue(next, write);
-#pragma unroll
-    for (int ks = 0; ks < kSteps; ++ks) {
-      Frags f;
-      load_frags(f, smem_base + read * kStageBytes, fa, ks, wm, wn);
-#ifdef CUTUNE_TEST_SKIP_SLAB
-      if (slab_begin + s != CUTUNE_TEST_SKIP_SLAB)
-#endif
-        multiply(acc, f);
-    }
-    land(next, write);
-    read = read == STAGES - 1 ? 0 : read + 1;
-    write = write == STAGES - 1 ? 0 : write + 1;
-  }
-#endif
-  if constexpr (kAsync) async_wait<0>();
+  main_loop(acc, pipe, fa, smem_addr(smem), wm, wn, slab_begin);
+  if constexpr (SlabPipe::kAsync) async_wait<0>();
 
-  // Split-K: every slice leaves its partial tile in the workspace; the last slice to finish a tile adds the
-  // partials in slice order (deterministic) and writes C, then rearms the tile's counter for the next launch.
-  if (SPLITK > 1) {
-    constexpr int kFrags = kMI * kNI;  // one float4 per mma tile and thread
-    float4* ws = reinterpret_cast<float4*>(workspace) + (u64)tile * SPLITK * kFrags * kThreads;
-    splitk_store<kFrags, kThreads>(ws, &acc[0][0][0], threadIdx.x);
-    __threadfence();
-    __syncthreads();
-    // Only thread 0 counts; __syncthreads_or hands its answer to the block (no static shared memory, so the spec's
-    // dynamic size is the whole footprint).
-    const bool last = __syncthreads_or(threadIdx.x == 0 && atomicAdd(counters + tile, 1u) == SPLITK - 1);
-    if (!last) return;
-    __threadfence();
-    constexpr int kGroup = kNI >= 16 ? 1 : (16 / kNI < kMI ? 16 / kNI : kMI);  // mma rows per group of <= 16 fragments
-    splitk_sum<kFrags, kThreads, kGroup * kNI>(ws, &acc[0][0][0], threadIdx.x);
-    if (threadIdx.x == 0) counters[tile] = 0;  // rearmed for the next launch
-  }
-
-  // Accumulator layout: mma tile (mi, ni) holds rows g and g + 8 (g = lane / 4), columns 2 (lane % 4) and the next.
-  const int g = lane / 4, t2 = 2 * (lane % 4);
+  if (SPLITK > 1 && !splitk_gather(acc, workspace, counters, tile)) return;
   if constexpr (EPI_VEC <= 2) {
-#pragma unroll
-    for (int mi = 0; mi < kMI; ++mi)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int row = m0 + wm * kWarpM + mi * 16 + g + 8 * h;
-        if (row >= M) continue;
-        elem_t* crow = C + (u64)row * N;
-#pragma unroll
-        for (int ni = 0; ni < kNI; ++ni) {
-          const int col = n0 + wn * kWarpN + ni * 8 + t2;
-          // N is even for EPI_VEC 2 (the spec's constraint)
-          store_pair(crow, col, N, &acc[mi][ni][2 * h], alpha, beta, EPI_VEC == 2);
-        }
-      }
+    store_direct(acc, C, M, N, m0, n0, wm, wn, lane, alpha, beta);
   } else {
-    // Through shared memory: the warps leave alpha-free sums there, then every thread writes 16-byte chunks of rows.
-    float* cs = reinterpret_cast<float*>(smem_bytes);
-    __syncthreads();  // every warp is done with the pipeline's stages
-#pragma unroll
-    for (int mi = 0; mi < kMI; ++mi)
-#pragma unroll
-      for (int ni = 0; ni < kNI; ++ni)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int r = wm * kWarpM + mi * 16 + g + 8 * h, c = wn * kWarpN + ni * 8 + t2;
-          *reinterpret_cast<float2*>(cs + r * kLdc + c) = make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
-        }
-    __syncthreads();
-    constexpr int kRowChunks = BN / EPI_VEC;
-#pragma unroll
-    for (int i = 0; i < (BM * kRowChunks + kThreads - 1) / kThreads; ++i) {
-      const int u = threadIdx.x + i * kThreads;
-      if ((BM * kRowChunks) % kThreads != 0 && u >= BM * kRowChunks) break;
-      const int r = u / kRowChunks, c = u % kRowChunks * EPI_VEC;
-      const int row = m0 + r, col = n0 + c;
-      if (row >= M || col >= N) continue;  // N is a multiple of EPI_VEC (the spec's constraint)
-      float v[EPI_VEC];
-#pragma unroll
-      for (int e = 0; e < EPI_VEC; e += 4) {
-        const float4 q = *reinterpret_cast<const float4*>(cs + r * kLdc + c + e);
-        v[e] = q.x, v[e + 1] = q.y, v[e + 2] = q.z, v[e + 3] = q.w;
-      }
-      store_out<EPI_VEC>(C + (u64)row * N + col, v, alpha, beta);
-    }
+    store_staged(acc, reinterpret_cast<float*>(smem_bytes), C, M, N, m0, n0, wm, wn, lane, alpha, beta);
   }
 }
 #endif  // PATH == 0

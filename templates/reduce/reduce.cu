@@ -293,11 +293,10 @@ __device__ __forceinline__ T slot_take(u64* slot) {
 }
 #endif
 
-// The kernel's body, separate so that tests can wrap it (e.g. at a misaligned start).
-__device__ __forceinline__ void reduce_body(T* __restrict__ out, const T* __restrict__ in, long long n,
-                                            double* __restrict__ partials, long long* __restrict__ state) {
+// This thread's share of the input: its elements of the whole tiles, and for the block whose turn the next tile
+// would be, of the partial tile, the head (before the first address aligned to VEC elements) and the tail.
+__device__ __forceinline__ acc_t thread_share(const T* __restrict__ in, long long n) {
   const int tid = threadIdx.x;
-  // Head: elements before the first address aligned to VEC elements.
   const long long misalign = static_cast<long long>((reinterpret_cast<u64>(in) / sizeof(T)) % VEC);
   const long long head = min(n, (VEC - misalign) % VEC);
   const T* body = in + head;
@@ -316,7 +315,6 @@ __device__ __forceinline__ void reduce_body(T* __restrict__ out, const T* __rest
       acc = accumulate(acc, Tree<ITEMS * VEC>::run(v));
     }
   }
-  // The partial tile, head and tail go to the block whose turn the next tile would be.
   if (blockIdx.x == tiles % gridDim.x) {
     const long long first = tiles * KERNEL_TILE;
     T v[ITEMS * VEC];
@@ -336,19 +334,17 @@ __device__ __forceinline__ void reduce_body(T* __restrict__ out, const T* __rest
     if (tid < tail) extra = op(extra, body[vectors * VEC + tid]);
     acc = accumulate(accumulate(acc, Tree<ITEMS * VEC>::run(v)), extra);
   }
+  return acc;
+}
 
-  acc_t total = block_reduce<0>(acc);
-#if CLUSTER > 1
-  if (!cluster_reduce(total)) return;
-#endif
-  // From here on a "group" is a block, or with clusters a cluster (through its first block).
-  const unsigned groups = gridDim.x / CLUSTER;
-  if (groups == 1) {
-    if (tid == 0) out[0] = static_cast<T>(total);
-    return;
-  }
-  unsigned* finished = reinterpret_cast<unsigned*>(state + 1);
+// The totals of `groups` groups (blocks, or clusters through their first block) into out[0]; `total` is this
+// group's, in its thread 0. COMBINE chooses how.
 #if COMBINE == 0
+// Each group stores its partial; the last to finish adds them all up.
+__device__ __forceinline__ void combine_groups(T* __restrict__ out, acc_t total, unsigned groups,
+                                               double* __restrict__ partials, long long* __restrict__ state) {
+  const int tid = threadIdx.x;
+  unsigned* finished = reinterpret_cast<unsigned*>(state + 1);
   __shared__ bool last;
   if (tid == 0) {
     partials[blockIdx.x / CLUSTER] = static_cast<double>(total);
@@ -360,7 +356,12 @@ __device__ __forceinline__ void reduce_body(T* __restrict__ out, const T* __rest
   for (int b = tid; b < static_cast<int>(groups); b += BLOCK) x = op(x, static_cast<acc_t>(__ldcg(partials + b)));
   total = block_reduce<1>(x);
   if (tid == 0) out[0] = static_cast<T>(total);
+}
 #elif COMBINE == 2
+// Each group fills its slot; the first group waits for them.
+__device__ __forceinline__ void combine_groups(T* __restrict__ out, acc_t total, unsigned groups,
+                                               double* __restrict__ partials, long long* __restrict__) {
+  const int tid = threadIdx.x;
   u64* slots = reinterpret_cast<u64*>(partials);
   const unsigned group = blockIdx.x / CLUSTER;
   if (group != 0) {
@@ -372,8 +373,13 @@ __device__ __forceinline__ void reduce_body(T* __restrict__ out, const T* __rest
   for (unsigned g = 1 + tid; g < groups; g += BLOCK) x = op(x, static_cast<acc_t>(slot_take(slots + g)));
   x = block_reduce<1>(x);
   if (tid == 0) out[0] = static_cast<T>(op(total, x));
+}
 #else
-  if (tid == 0) {
+// Each group adds (or maxes) its total into one global word; the last to finish reads and clears it.
+__device__ __forceinline__ void combine_groups(T* __restrict__ out, acc_t total, unsigned groups, double* __restrict__,
+                                               long long* __restrict__ state) {
+  unsigned* finished = reinterpret_cast<unsigned*>(state + 1);
+  if (threadIdx.x == 0) {
 #if OP == 0
     atomicAdd(reinterpret_cast<double*>(state), static_cast<double>(total));
 #else
@@ -388,7 +394,23 @@ __device__ __forceinline__ void reduce_body(T* __restrict__ out, const T* __rest
 #endif
     }
   }
+}
 #endif
+
+// The kernel's body, separate so that tests can wrap it (e.g. at a misaligned start).
+__device__ __forceinline__ void reduce_body(T* __restrict__ out, const T* __restrict__ in, long long n,
+                                            double* __restrict__ partials, long long* __restrict__ state) {
+  acc_t total = block_reduce<0>(thread_share(in, n));
+#if CLUSTER > 1
+  if (!cluster_reduce(total)) return;
+#endif
+  // From here on a "group" is a block, or with clusters a cluster (through its first block).
+  const unsigned groups = gridDim.x / CLUSTER;
+  if (groups == 1) {
+    if (threadIdx.x == 0) out[0] = static_cast<T>(total);
+    return;
+  }
+  combine_groups(out, total, groups, partials, state);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)

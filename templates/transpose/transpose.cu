@@ -202,26 +202,11 @@ __device__ __forceinline__ void store_shifted(float* __restrict__ row, const flo
 }
 #endif
 
-extern "C" __global__ void __launch_bounds__(THREADS)
-transpose(float* __restrict__ out, const float* __restrict__ in, int M, int N) {
-  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-  if (M == 1 || N == 1) {
-    copy_share(out, in, static_cast<u64>(M) * N, tid);
-    return;
-  }
-  // transpose.json's 2D grid has gridDim.x == tiles_x (blockIdx.y the tile row); transpose_full.json's 1D grid
-  // numbers the tiles row by row, so that no side is limited to 65535 tiles.
-  const int tiles_x = (N + TW - 1) / TW;
-  const int col0 = (blockIdx.x % tiles_x) * TW;                  // first input column of the tile = first output row
-  const int row0 = (blockIdx.x / tiles_x + blockIdx.y) * TH;     // first input row of the tile = first output column
-  // A wide access at a chunk boundary needs every row start aligned: the buffer aligned, the row length a multiple.
-  const bool wide_in = (N % VEC) == 0 && misalignment(in) == 0;
-  const bool wide_out = (M % VEC) == 0 && misalignment(out) == 0;
-  (void)wide_in;  // each variant uses only some of them
-  (void)wide_out;
-  float v[VEC];
-  (void)v;  // the aligned chunks keep their own
+// Each variant moves the tile at (row0, col0) of `in` to `out`; `wide_in`/`wide_out`: every row start of that matrix
+// is aligned to a chunk.
 #if SMEM && ALIGN == 2
+__device__ __forceinline__ void move_tile(float* __restrict__ out, const float* __restrict__ in, int M, int N, int row0,
+                                          int col0, bool, bool, int tid) {
   extern __shared__ float tile[];  // TH + HALO rows of TW + PAD floats
   load_shifted(tile, in, row0, col0, M, N, tid);
   __syncthreads();
@@ -231,8 +216,15 @@ transpose(float* __restrict__ out, const float* __restrict__ in, int M, int N) {
     const int j = i / (STORE_CHUNKS + 1), k = i % (STORE_CHUNKS + 1);
     if (i < SHIFTED_STORES && col0 + j < N) store_shifted(out + (size_t)(col0 + j) * M, tile, j, row0, k, M);
   }
+}
 #elif SMEM
+__device__ __forceinline__ void move_tile(float* __restrict__ out, const float* __restrict__ in, int M, int N, int row0,
+                                          int col0, bool wide_in, bool wide_out, int tid) {
   extern __shared__ float tile[];  // TH rows of TW + PAD floats
+  float v[VEC];
+  (void)v;  // the aligned chunks keep their own
+  (void)wide_in;
+  (void)wide_out;
 #pragma unroll
   for (int step = 0; step < STEPS; ++step) {
     const int i = tid + step * THREADS;
@@ -264,7 +256,11 @@ transpose(float* __restrict__ out, const float* __restrict__ in, int M, int N) {
 #endif
     }
   }
+}
 #elif COALESCE == 0
+__device__ __forceinline__ void move_tile(float* __restrict__ out, const float* __restrict__ in, int M, int N, int row0,
+                                          int col0, bool wide_in, bool, int tid) {
+  float v[VEC];
 #pragma unroll
   for (int step = 0; step < STEPS; ++step) {
     const int i = tid + step * THREADS;
@@ -279,7 +275,11 @@ transpose(float* __restrict__ out, const float* __restrict__ in, int M, int N) {
       }
     }
   }
+}
 #else
+__device__ __forceinline__ void move_tile(float* __restrict__ out, const float* __restrict__ in, int M, int N, int row0,
+                                          int col0, bool, bool wide_out, int tid) {
+  float v[VEC];
 #pragma unroll
   for (int step = 0; step < STEPS; ++step) {
     const int i = tid + step * THREADS;
@@ -294,7 +294,25 @@ transpose(float* __restrict__ out, const float* __restrict__ in, int M, int N) {
       store_chunk(out + (size_t)r * M, row0 + k * VEC, M, v, wide_out);
     }
   }
+}
 #endif
+
+extern "C" __global__ void __launch_bounds__(THREADS)
+transpose(float* __restrict__ out, const float* __restrict__ in, int M, int N) {
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+  if (M == 1 || N == 1) {
+    copy_share(out, in, static_cast<u64>(M) * N, tid);
+    return;
+  }
+  // transpose.json's 2D grid has gridDim.x == tiles_x (blockIdx.y the tile row); transpose_full.json's 1D grid
+  // numbers the tiles row by row, so that no side is limited to 65535 tiles.
+  const int tiles_x = (N + TW - 1) / TW;
+  const int col0 = (blockIdx.x % tiles_x) * TW;                  // first input column of the tile = first output row
+  const int row0 = (blockIdx.x / tiles_x + blockIdx.y) * TH;     // first input row of the tile = first output column
+  // A wide access at a chunk boundary needs every row start aligned: the buffer aligned, the row length a multiple.
+  const bool wide_in = (N % VEC) == 0 && misalignment(in) == 0;
+  const bool wide_out = (M % VEC) == 0 && misalignment(out) == 0;
+  move_tile(out, in, M, N, row0, col0, wide_in, wide_out, tid);
 }
 
 // The plain reference: one element per thread, obviously right; rows stride over the grid, whose y extent is capped
