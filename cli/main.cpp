@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <type_traits>
 #include <variant>
 
 #ifdef CUTUNE_HAVE_MPI
@@ -144,7 +145,10 @@ void add_measure_options(CLI::App& app, TuneRequest& tune, TuneTexts& texts) {
     std::string name = "--" + std::string(f.name);
     std::replace(name.begin(), name.end(), '_', '-');
     std::visit([&](auto member) {
-      app.add_option(name, tune.measure.*member, std::string(f.help))->capture_default_str()->check(CLI::Range(f.least, f.most));
+      using Number = std::remove_reference_t<decltype(tune.measure.*member)>;  // whole numbers say so in --help
+      app.add_option(name, tune.measure.*member, std::string(f.help))
+          ->capture_default_str()
+          ->check(CLI::Range(static_cast<Number>(f.least), static_cast<Number>(f.most)));
     }, f.member);
   }
   auto* flush_option = add_flush_option(
