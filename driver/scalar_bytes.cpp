@@ -24,6 +24,8 @@ std::array<unsigned char, 8> scalar_bytes(ElementType type, const Value& v) {
     case ElementType::UInt16: put(static_cast<std::uint16_t>(v.as_int())); break;
     case ElementType::UInt64: put(static_cast<std::uint64_t>(v.as_int())); break;
     case ElementType::Bool: put(static_cast<std::uint8_t>(v.truthy() ? 1 : 0)); break;
+    case ElementType::Float8E4M3: put(detail::float8_bits(static_cast<float>(v.as_double()), Float8::E4M3)); break;
+    case ElementType::Float8E5M2: put(detail::float8_bits(static_cast<float>(v.as_double()), Float8::E5M2)); break;
   }
   return out;
 }

@@ -14,7 +14,8 @@ TensorMapEncoding tensor_map_encoding(const TensorMapLayout& layout) {
     case ElementType::BFloat16: e.type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16; break;
     case ElementType::Float16: e.type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16; break;
     // One-byte and 16-bit integers move as bytes and 16-bit words; the driver has no signed 8-bit or 16-bit type.
-    case ElementType::Int8: case ElementType::UInt8: case ElementType::Bool: e.type = CU_TENSOR_MAP_DATA_TYPE_UINT8; break;
+    case ElementType::Int8: case ElementType::UInt8: case ElementType::Bool:
+    case ElementType::Float8E4M3: case ElementType::Float8E5M2: e.type = CU_TENSOR_MAP_DATA_TYPE_UINT8; break;  // bytes
     case ElementType::Int16: case ElementType::UInt16: e.type = CU_TENSOR_MAP_DATA_TYPE_UINT16; break;
     case ElementType::UInt64: e.type = CU_TENSOR_MAP_DATA_TYPE_INT64; break;
   }

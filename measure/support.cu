@@ -1,6 +1,7 @@
 // The tuner's own device code: random and constant inputs, comparison with the reference, and the L2 flush between runs.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 typedef unsigned long long u64;
 
@@ -29,6 +30,16 @@ __device__ __forceinline__ __half from_double<__half>(double x) {
   return __float2half_rn(float(x));
 }
 
+// 8-bit floats: CUDA's constructors round to nearest even and saturate to the largest finite value.
+template <>
+__device__ __forceinline__ __nv_fp8_e4m3 from_double<__nv_fp8_e4m3>(double x) {
+  return __nv_fp8_e4m3(float(x));
+}
+template <>
+__device__ __forceinline__ __nv_fp8_e5m2 from_double<__nv_fp8_e5m2>(double x) {
+  return __nv_fp8_e5m2(float(x));
+}
+
 template <typename T>
 struct is_integer_element {
   static const bool value = T(0.5) == T(0);
@@ -39,6 +50,14 @@ struct is_integer_element<__nv_bfloat16> {
 };
 template <>
 struct is_integer_element<__half> {
+  static const bool value = false;
+};
+template <>
+struct is_integer_element<__nv_fp8_e4m3> {
+  static const bool value = false;
+};
+template <>
+struct is_integer_element<__nv_fp8_e5m2> {
   static const bool value = false;
 };
 template <>
@@ -73,6 +92,14 @@ __device__ __forceinline__ double to_double<__nv_bfloat16>(__nv_bfloat16 x) {
 template <>
 __device__ __forceinline__ double to_double<__half>(__half x) {
   return (double)__half2float(x);
+}
+template <>
+__device__ __forceinline__ double to_double<__nv_fp8_e4m3>(__nv_fp8_e4m3 x) {
+  return (double)float(x);
+}
+template <>
+__device__ __forceinline__ double to_double<__nv_fp8_e5m2>(__nv_fp8_e5m2 x) {
+  return (double)float(x);
 }
 
 template <typename T>

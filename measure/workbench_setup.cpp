@@ -20,7 +20,8 @@ namespace {
 // In ElementType's order.
 constexpr std::array<const char*, kElementTypes> kTypeNames = {
     "float",       "double",        "int",   "long long",      "unsigned",           "__nv_bfloat16", "__half",
-    "signed char", "unsigned char", "short", "unsigned short", "unsigned long long", "bool"};
+    "signed char", "unsigned char", "short", "unsigned short", "unsigned long long", "bool", "__nv_fp8_e4m3",
+    "__nv_fp8_e5m2"};
 
 // The types of support module `part`: every kSupportParts-th type from `part` on, so that the parts compile in
 // parallel (one module of all 53 kernels took 0.7-1.2 s, the first shape of a cold run waiting for it).

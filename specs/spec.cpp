@@ -78,7 +78,8 @@ constexpr ElementInfo kElementInfo[kElementTypes] = {
     {ElementType::Float16, "float16", 2, false}, {ElementType::Int8, "int8", 1, true},
     {ElementType::UInt8, "uint8", 1, true},      {ElementType::Int16, "int16", 2, true},
     {ElementType::UInt16, "uint16", 2, true},    {ElementType::UInt64, "uint64", 8, true},
-    {ElementType::Bool, "bool", 1, true}};
+    {ElementType::Bool, "bool", 1, true},        {ElementType::Float8E4M3, "float8_e4m3", 1, false},
+    {ElementType::Float8E5M2, "float8_e5m2", 1, false}};
 
 const ElementInfo& info(ElementType t) {
   const auto& i = kElementInfo[static_cast<std::size_t>(t)];

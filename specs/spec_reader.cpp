@@ -247,7 +247,8 @@ class SpecReader final : public FieldReader {
         {"__half", ElementType::Float16},  {"int8", ElementType::Int8},    {"signed char", ElementType::Int8},
         {"uint8", ElementType::UInt8},     {"unsigned char", ElementType::UInt8}, {"int16", ElementType::Int16},
         {"short", ElementType::Int16},     {"uint16", ElementType::UInt16}, {"unsigned short", ElementType::UInt16},
-        {"uint64", ElementType::UInt64},   {"unsigned long long", ElementType::UInt64}, {"bool", ElementType::Bool}};
+        {"uint64", ElementType::UInt64},   {"unsigned long long", ElementType::UInt64}, {"bool", ElementType::Bool},
+        {"__nv_fp8_e4m3", ElementType::Float8E4M3}, {"__nv_fp8_e5m2", ElementType::Float8E5M2}};
     if (!j.is_string()) fail(field, "must be a string such as \"const float*\" or \"int\"");
     const std::string text = j.get<std::string>();
     std::string_view rest = trim(text);

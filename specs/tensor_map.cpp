@@ -263,6 +263,8 @@ void finish_tensor_maps(const FieldReader& reader, KernelSpec& spec) {
     a.type = buffer->type;
     const bool floating = a.type == ElementType::Float32 || a.type == ElementType::Float64 ||
                           a.type == ElementType::BFloat16 || a.type == ElementType::Float16;
+    const bool bytes = a.type == ElementType::Float8E4M3 || a.type == ElementType::Float8E5M2;
+    if (m.oob_nan && bytes) reader.fail(field + ".oob_fill", "\"nan\" is not available for 8-bit floats (moved as bytes)");
     if (m.oob_nan && !floating) reader.fail(field + ".oob_fill", "\"nan\" needs a floating-point buffer");
     // A configuration that does not read the map is not bound by its limits; one that does must be able to meet them.
     const std::string guard = m.when ? paren(*m.when) : "";

@@ -14,6 +14,7 @@
 #include "cutune/error.hpp"
 #include "cutune/runtime.hpp"
 #include "driver/cuda_driver.hpp"
+#include "driver/scalar_bytes.hpp"
 
 namespace cutune::python {
 
@@ -31,38 +32,6 @@ struct ArgPlan {
   Value value;                // scalars: the spec's value at this shape and configuration
   std::size_t bytes = 0;      // in the launch
 };
-
-// IEEE binary16 and bfloat16 from a float, rounded to nearest even (what __float2half_rn and __float2bfloat16 do).
-std::uint16_t to_half_bits(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const std::uint32_t sign = (x >> 16) & 0x8000u;
-  const std::int32_t exponent = static_cast<std::int32_t>((x >> 23) & 0xff) - 127 + 15;
-  std::uint32_t mantissa = x & 0x7fffffu;
-  if (((x >> 23) & 0xff) == 0xff) return static_cast<std::uint16_t>(sign | 0x7c00u | (mantissa ? 0x200u : 0u));
-  if (exponent >= 31) return static_cast<std::uint16_t>(sign | 0x7c00u);
-  if (exponent <= 0) {
-    if (exponent < -10) return static_cast<std::uint16_t>(sign);
-    mantissa |= 0x800000u;
-    const int shift = 14 - exponent;
-    std::uint32_t half = mantissa >> shift;
-    const std::uint32_t rest = mantissa & ((1u << shift) - 1), mid = 1u << (shift - 1);
-    if (rest > mid || (rest == mid && (half & 1u))) ++half;
-    return static_cast<std::uint16_t>(sign | half);
-  }
-  std::uint32_t half = (static_cast<std::uint32_t>(exponent) << 10) | (mantissa >> 13);
-  const std::uint32_t rest = mantissa & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
-  return static_cast<std::uint16_t>(sign | half);
-}
-
-std::uint16_t to_bfloat16_bits(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x40u);  // NaN stays NaN
-  x += 0x7fffu + ((x >> 16) & 1u);
-  return static_cast<std::uint16_t>(x >> 16);
-}
 
 class KernelHandle {
  public:
@@ -157,14 +126,13 @@ class KernelHandle {
       case ElementType::Float32:
       case ElementType::Float64:
       case ElementType::Float16:
-      case ElementType::BFloat16: {
+      case ElementType::BFloat16:
+      case ElementType::Float8E4M3:
+      case ElementType::Float8E5M2: {
         double d = 0.0;
         if (nb::isinstance<nb::bool_>(v) || !nb::try_cast<double>(v, d)) bad(p, "expected a number");
-        const float f = static_cast<float>(d);
-        if (p.type == ElementType::Float64) std::memcpy(out, &d, 8);
-        if (p.type == ElementType::Float32) std::memcpy(out, &f, 4);
-        const std::uint16_t bits = p.type == ElementType::Float16 ? to_half_bits(f) : to_bfloat16_bits(f);
-        if (p.type == ElementType::Float16 || p.type == ElementType::BFloat16) std::memcpy(out, &bits, 2);
+        const auto bytes = detail::scalar_bytes(p.type, Value(d));  // rounded as the device converts
+        std::memcpy(out, bytes.data(), element_size(p.type));
         return;
       }
       case ElementType::Int32: return store_integer<std::int32_t>(p, v, out);

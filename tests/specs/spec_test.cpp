@@ -100,6 +100,24 @@ TEST(SpecParse, SixteenBitFloatTypes) {
   EXPECT_EQ(cutune::to_string(ElementType::Float16), "float16");
 }
 
+// CUDA's 8-bit floats: one byte each, floating point (fills draw fractions, comparisons use tolerances).
+TEST(SpecParse, EightBitFloatTypes) {
+  Json j = Json::parse(kSpec);
+  j["arguments"][0]["type"] = "__nv_fp8_e4m3*";
+  j["arguments"][1]["type"] = "const __nv_fp8_e5m2*";
+  j["arguments"][2]["type"] = "__nv_fp8_e5m2";
+  const KernelSpec s = parse(j.dump());
+  EXPECT_EQ(s.arguments[0].type, ElementType::Float8E4M3);
+  EXPECT_EQ(s.arguments[1].type, ElementType::Float8E5M2);
+  EXPECT_TRUE(s.arguments[1].is_buffer);
+  EXPECT_EQ(s.arguments[2].type, ElementType::Float8E5M2);
+  EXPECT_FALSE(s.arguments[2].is_buffer);
+  EXPECT_EQ(cutune::element_size(ElementType::Float8E4M3), 1u);
+  EXPECT_FALSE(cutune::is_integer(ElementType::Float8E5M2));
+  EXPECT_EQ(cutune::to_string(ElementType::Float8E4M3), "float8_e4m3");
+  EXPECT_EQ(cutune::to_string(ElementType::Float8E5M2), "float8_e5m2");
+}
+
 TEST(SpecParse, ToleranceScalesWithTheShape) {
   Json j = Json::parse(kSpec);
   j["tolerance"] = Json{{"atol", "1e-6 * N"}, {"rtol", "0.5 - M"}};

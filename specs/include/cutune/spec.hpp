@@ -42,11 +42,14 @@ struct Parameter {
   std::string description;
 };
 
-/// Element types of buffers and scalars. BFloat16 and Float16 are CUDA's __nv_bfloat16 and __half; Bool is one byte.
+/// Element types of buffers and scalars. BFloat16 and Float16 are CUDA's __nv_bfloat16 and __half; Float8E4M3 and
+/// Float8E5M2 CUDA's __nv_fp8_e4m3 and __nv_fp8_e5m2 (OCP FP8: e4m3 without infinities, largest 448; e5m2 largest
+/// 57344), converted with saturation to the largest finite value as CUDA's constructors do; Bool is one byte.
 enum class ElementType {
-  Float32, Float64, Int32, Int64, UInt32, BFloat16, Float16, Int8, UInt8, Int16, UInt16, UInt64, Bool
+  Float32, Float64, Int32, Int64, UInt32, BFloat16, Float16, Int8, UInt8, Int16, UInt16, UInt64, Bool, Float8E4M3,
+  Float8E5M2
 };
-inline constexpr std::size_t kElementTypes = 13;
+inline constexpr std::size_t kElementTypes = 15;
 /// Integer types (Bool among them): fills draw integers, comparisons are exact unless a tolerance says otherwise.
 bool is_integer(ElementType t);
 std::size_t element_size(ElementType t);
