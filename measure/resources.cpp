@@ -51,15 +51,15 @@ double fp32_peak_gflops(int cc_major, int cc_minor, int sm_count, int clock_khz)
 double flop_peak_gflops(Metric::Peak peak, int cc_major, int cc_minor, int sm_count, int clock_khz) {
   if (peak == Metric::Peak::Fp32) return fp32_peak_gflops(cc_major, cc_minor, sm_count, clock_khz);
   // FLOP per clock per SM: FP64 lanes × 2 (V100, A100: 32 lanes; H100: 64); dense tensor-core rates: A100 1024
-  // (TF32) and 2048 (FP16/BF16, FP32 accumulation), H100 2048 and 4096.
+  // (TF32) and 2048 (FP16/BF16, FP32 accumulation), H100 2048, 4096 and 8192 (FP8; A100 has none).
   int per_clock = 0;
   if (peak == Metric::Peak::Fp64) {
     if ((cc_major == 7 && cc_minor == 0) || (cc_major == 8 && cc_minor == 0)) per_clock = 64;
     if (cc_major == 9 && cc_minor == 0) per_clock = 128;
   } else if (cc_major == 8 && cc_minor == 0) {
-    per_clock = peak == Metric::Peak::Tf32Tensor ? 1024 : 2048;
+    per_clock = peak == Metric::Peak::Tf32Tensor ? 1024 : peak == Metric::Peak::F16Tensor ? 2048 : 0;
   } else if (cc_major == 9 && cc_minor == 0) {
-    per_clock = peak == Metric::Peak::Tf32Tensor ? 2048 : 4096;
+    per_clock = peak == Metric::Peak::Tf32Tensor ? 2048 : peak == Metric::Peak::F16Tensor ? 4096 : 8192;
   }
   if (per_clock <= 0 || sm_count <= 0 || clock_khz <= 0) return 0.0;
   return static_cast<double>(per_clock) * sm_count * (clock_khz * 1e3) / 1e9;

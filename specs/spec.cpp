@@ -172,7 +172,9 @@ KernelSpec KernelSpec::from_json(std::string_view spec_text, std::string source,
 }
 
 KernelSpec KernelSpec::load(const std::filesystem::path& spec_file) {
-  const std::string text = detail::read_file(spec_file, "spec file");
+  const std::string text = detail::resolve_extends(detail::read_file(spec_file, "spec file"), [&](const std::string& name) {
+    return detail::read_file(spec_file.parent_path() / name, "spec file that " + spec_file.filename().string() + " extends");
+  });
   // The source's name is inside the spec; a spec too broken to name it gets from_json's own message.
   const auto root = detail::Json::parse(text, nullptr, false);
   if (root.is_discarded() || !root.is_object() || !root.contains("source") || detail::source_problem(root["source"])) {

@@ -404,12 +404,13 @@ class SpecReader final : public FieldReader {
       static const std::pair<const char*, Metric::Peak> kPeaks[] = {{"fp32", Metric::Peak::Fp32},
                                                                     {"fp64", Metric::Peak::Fp64},
                                                                     {"tf32_tensor", Metric::Peak::Tf32Tensor},
-                                                                    {"f16_tensor", Metric::Peak::F16Tensor}};
+                                                                    {"f16_tensor", Metric::Peak::F16Tensor},
+                                                                    {"f8_tensor", Metric::Peak::F8Tensor}};
       const Json& peak = j["peak"];
       const auto found = std::find_if(std::begin(kPeaks), std::end(kPeaks), [&](const auto& p) {
         return peak.is_string() && peak.get<std::string>() == p.first;
       });
-      if (found == std::end(kPeaks)) fail("metric.peak", "must be \"fp32\", \"fp64\", \"tf32_tensor\" or \"f16_tensor\"");
+      if (found == std::end(kPeaks)) fail("metric.peak", "must be \"fp32\", \"fp64\", \"tf32_tensor\", \"f16_tensor\" or \"f8_tensor\"");
       spec_.metric.peak = found->second;
     }
   }

@@ -55,6 +55,11 @@ struct SourceText {
 /// Joins the files `read` returns by name: one file as it is, several each after a #line marker naming it.
 SourceText join_sources(const std::vector<std::string>& names, const std::function<std::string(const std::string&)>& read);
 
+/// The spec text with its "extends" resolved (spec_extends.cpp): the spec file it names, itself resolved, with the
+/// spec's other fields merged over it as a JSON merge patch (RFC 7386). `read` returns a named base spec's text. Text
+/// that does not parse, or has no "extends", comes back as it is (KernelSpec::from_json names its faults).
+std::string resolve_extends(std::string text, const std::function<std::string(const std::string&)>& read);
+
 /// Reads a buffer's "fill" or an output's "expected" (fill_reader.cpp) for a buffer of `type`; a generator is bound
 /// to "i" and then `shape_names`.
 FillRule read_fill(const Json& j, const std::string& field, ElementType type, const FieldReader& reader,

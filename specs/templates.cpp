@@ -69,17 +69,25 @@ KernelSpec load_kernel(std::string_view name_or_path) {
   if (const char* dir = templates_dir()) {
     for (const auto& file : spec_files(dir))
       if (file.filename() == name + ".json") return KernelSpec::load(file);
-  } else if (auto spec_text = embedded(name + ".json")) {
-    const auto root = detail::Json::parse(*spec_text, nullptr, false);
+  } else if (auto embedded_text = embedded(name + ".json")) {
+    const std::string text = detail::resolve_extends(std::string(*embedded_text), [&](const std::string& base) {
+      auto base_text = embedded(std::filesystem::path(base).filename().string());
+      if (!base_text) throw SpecError("built-in spec " + name + ".json extends '" + base + "', which is not embedded");
+      return std::string(*base_text);
+    });
+    const auto root = detail::Json::parse(text, nullptr, false);
     if (root.is_discarded() || !root.is_object() || !root.contains("source") || detail::source_problem(root["source"])) {
-      return KernelSpec::from_json(*spec_text, "", "");  // its own message names the fault
+      return KernelSpec::from_json(text, "", "");  // its own message names the fault
     }
     detail::SourceText source = detail::join_sources(detail::source_names(root["source"]), [&](const std::string& file) {
-      auto text = embedded(file);
-      if (!text) throw SpecError("built-in spec " + name + ".json names source '" + file + "', which is not embedded");
-      return std::string(*text);
+      // A family folder's spec may name a source of another ("../gemm/gemm_sm90.cu"); embedded names are unique.
+      auto source_text = embedded(std::filesystem::path(file).filename().string());
+      if (!source_text) {
+        throw SpecError("built-in spec " + name + ".json names source '" + file + "', which is not embedded");
+      }
+      return std::string(*source_text);
     });
-    return KernelSpec::from_json(*spec_text, std::move(source.text), std::move(source.name));
+    return KernelSpec::from_json(text, std::move(source.text), std::move(source.name));
   }
   std::string known;
   for (const auto& k : builtin_kernels()) known += (known.empty() ? "" : ", ") + k;

@@ -16,6 +16,10 @@ _TYPESTR = {
     "float32": "<f4", "float64": "<f8", "float16": "<f2", "int8": "|i1", "uint8": "|u1", "int16": "<i2",
     "uint16": "<u2", "int32": "<i4", "uint32": "<u4", "int64": "<i8", "uint64": "<u8", "bool": "|b1",
 }
+# PyTorch's names of cutune's element types where they differ (its e4m3 is the "fn" variant: no infinities, as CUDA's).
+_TORCH_NAMES = {"float8_e4m3": "float8_e4m3fn"}
+# 8-bit floats also come as raw bytes from frameworks without an FP8 type (uint8 arrays of the codes).
+_FLOAT8 = ("float8_e4m3", "float8_e5m2")
 _SCALAR, _BUFFER, _TENSOR_MAP, _CONSTANT = "scalar", "buffer", "tensor_map", "constant"
 _MISSING = object()
 
@@ -66,7 +70,7 @@ def _c_contiguous(shape: Any, strides: Any, itemsize: int) -> bool:
 
 
 def _check(arg: _Arg, dtype: str, elements: int, contiguous: bool, device: int, ordinal: int) -> None:
-    if dtype != arg.dtype:
+    if dtype != arg.dtype and not (arg.dtype in _FLOAT8 and dtype == "uint8"):
         raise arg.bad(f"got {dtype or 'an unsupported dtype'}")
     if not contiguous:
         raise arg.bad("not contiguous (pass .contiguous() / a C-ordered copy)")
@@ -87,7 +91,9 @@ def _address(value: Any, arg: _Arg, ordinal: int, seen: _Seen) -> int:
     if torch is not None and isinstance(value, torch.Tensor):
         seen.torch = True
         device = value.get_device() if value.is_cuda else -1
-        _check(arg, str(value.dtype)[6:], value.numel(), value.is_contiguous(), device, ordinal)
+        name = str(value.dtype)[6:]
+        name = next((k for k, v in _TORCH_NAMES.items() if v == name), name)
+        _check(arg, name, value.numel(), value.is_contiguous(), device, ordinal)
         return value.data_ptr()
     cai = getattr(value, "__cuda_array_interface__", None)
     if cai is not None:
@@ -195,11 +201,12 @@ class Kernel:
         a = self._args[i]
         if library == "torch":
             import torch
-            return torch.zeros(a.elements, dtype=getattr(torch, a.dtype), device=f"cuda:{self._ordinal}")
+            dtype = getattr(torch, _TORCH_NAMES.get(a.dtype, a.dtype))
+            return torch.zeros(a.elements, dtype=dtype, device=f"cuda:{self._ordinal}")
         if library == "cupy":
             import cupy
             with cupy.cuda.Device(self._ordinal):
-                return cupy.zeros(a.elements, dtype=a.dtype)
+                return cupy.zeros(a.elements, dtype="uint8" if a.dtype in _FLOAT8 else a.dtype)
         raise InputError(f"library '{library}': expected torch or cupy")
 
     @property

@@ -109,3 +109,33 @@ def test_description(kernel):
     assert [a["name"] for a in kernel.arguments] == ["out", "in", "M", "alpha", "in_map", "table"]
     assert kernel.config == {"BLOCK": 128}
     assert repr(kernel) == "<cutune.Kernel scale at 64x32: BLOCK=128>"
+
+
+class FakeFp8Native(FakeNative):
+    """An FP8 GEMM's arguments, as the native kernel describes them."""
+
+    name = "gemm_fp8"
+
+    def arguments(self):
+        def arg(name, dtype, elements):
+            return dict(name=name, kind="buffer", dtype=dtype, elements=elements, output=False, buffer="", value=None)
+        return [arg("A", "float8_e4m3", 64), arg("B", "float8_e5m2", 64)]
+
+
+class DeviceArray:
+    """A stand-in for a GPU array of another framework (__cuda_array_interface__ at address 0: no memory behind it)."""
+
+    def __init__(self, typestr, count):
+        self.__cuda_array_interface__ = dict(typestr=typestr, data=(0, False), shape=(count,), version=3)
+
+
+def test_float8_takes_its_codes_as_bytes_and_nothing_wider():
+    fp8 = Kernel(FakeFp8Native())
+    fp8(DeviceArray("|u1", 64), DeviceArray("|u1", 64))  # frameworks without an FP8 type: the raw codes
+    assert launched(fp8) == (0, [0, 0])
+    with pytest.raises(cutune.InputError, match=r"argument 'A' of gemm_fp8 at 64x32 \(float8_e4m3 array\): got int8"):
+        fp8(DeviceArray("|i1", 64), DeviceArray("|u1", 64))
+    with pytest.raises(cutune.InputError, match=r"argument 'B' .*: got float16"):
+        fp8(DeviceArray("|u1", 64), DeviceArray("<f2", 64))
+    with pytest.raises(cutune.InputError, match="has 63 elements, the kernel uses 64"):
+        fp8(DeviceArray("|u1", 63), DeviceArray("|u1", 64))

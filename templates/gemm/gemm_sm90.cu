@@ -67,6 +67,11 @@
 #ifndef PINGPONG
 #define PINGPONG 0
 #endif
+// B_KMAJOR=1 (the FP8 GEMMs): B is stored N x K, K contiguous, so b_map's first coordinate runs along K and a box is
+// BOX_COLUMNS rows of B (columns of the product) by one slab.
+#ifndef B_KMAJOR
+#define B_KMAJOR 0
+#endif
 
 namespace gemm_sm90 {
 using namespace gemm_tc_shared;
@@ -293,10 +298,11 @@ __device__ __forceinline__ void produce(const Ring& ring, const CUtensorMap* a_m
 #pragma unroll
       for (int j = 0; j < BOXES; ++j) {
         const unsigned dst = stage + STAGE_A + j * BOX_BYTES;
+        const int n = tile.n0 + BOX_COLUMNS * j, x = B_KMAJOR ? k : n, y = B_KMAJOR ? n : k;
         if constexpr (kMulticast) {  // B's boxes alternate between the two blocks, each landing in both
-          if (j % 2 == rank) tma_load_multicast(dst, b_map, tile.n0 + BOX_COLUMNS * j, k, ring.full + 8 * s, 3);
+          if (j % 2 == rank) tma_load_multicast(dst, b_map, x, y, ring.full + 8 * s, 3);
         } else {
-          tma_load(dst, b_map, tile.n0 + BOX_COLUMNS * j, k, ring.full + 8 * s);
+          tma_load(dst, b_map, x, y, ring.full + 8 * s);
         }
       }
     }
@@ -405,6 +411,46 @@ __device__ __forceinline__ void consume_slabs(const Block& block, Multiply&& mul
   wgmma_wait<0>();
   // The next tile's slabs may take the last stage now, while this tile's C is stored.
   if (PERSIST) stage_release(block.ring, block.it + block.slabs - 1);
+}
+
+// Stores of 8-column chunks of C from the accumulators (the 16-bit kernel's EPI_VEC 8, the FP8 kernels): the four
+// threads of a quad (t % 4 = q) hold one row's columns 2q, 2q + 1 of every n8 block. In four shuffle rounds r, thread q
+// sends its pair of block (q + r) % 4 of a group of four and receives the pair that thread (q - r) % 4 holds of block
+// q: then it has all 8 columns of block q, one chunk of the row (16 bytes of 16-bit elements), and a quad stores
+// contiguous bytes instead of a pair in each of four blocks. `pairs` points at the group's first pair (this
+// thread's registers 4 b + 2 h, b = 0..3, are pairs[4 b], pairs[4 b + 1]); every lane of the warp must take part.
+__host__ __device__ constexpr int quad_send(int q, int r) { return (q + r) & 3; }
+__host__ __device__ constexpr int quad_from(int q, int r) { return (q - r) & 3; }
+__host__ __device__ constexpr bool quad_exchange_is_complete() {
+  for (int q = 0; q < 4; ++q) {
+    int got = 0;
+    for (int r = 0; r < 4; ++r) {
+      if (quad_send(quad_from(q, r), r) != q) return false;  // the sender sends the block the receiver wants
+      got |= 1 << quad_from(q, r);
+    }
+    if (got != 15) return false;  // every lane of the quad heard once
+  }
+  return true;
+}
+static_assert(quad_exchange_is_complete(), "the quad exchange gathers each block from all four lanes");
+__device__ __forceinline__ void quad_gather(float (&out)[8], const float* pairs, int q) {
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const int send = quad_send(q, r), from = quad_from(q, r);
+    // Selects, not an index: registers cannot be addressed.
+    float s0 = pairs[0], s1 = pairs[1];
+#pragma unroll
+    for (int b = 1; b < 4; ++b) {
+      if (send == b) s0 = pairs[4 * b], s1 = pairs[4 * b + 1];
+    }
+    const float x0 = __shfl_sync(0xffffffffu, s0, (lane & ~3) | from);
+    const float x1 = __shfl_sync(0xffffffffu, s1, (lane & ~3) | from);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      if (from == e) out[2 * e] = x0, out[2 * e + 1] = x1;
+    }
+  }
 }
 
 // Split-K among the consumer threads (as in PATH 0): every slice leaves its ACCS accumulators per thread in the

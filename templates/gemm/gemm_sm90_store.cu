@@ -43,14 +43,15 @@ struct StagedC {
   }
 };
 
-// Stages this warpgroup's rows of the tile (alpha * acc + beta * C), MR * 64 of them from row `row0` of C, round by
-// round at `staging` and has thread 0 store each round with TMA (one bulk group per round, clipped at M and N). Before
-// a round's buffer is written again, the store that last read it must be done reading: at most kSets - 1 younger
-// groups may still be reading, across tiles too.
-template <int MR, int ACCS, typename Acc>
+// Stages this warpgroup's rows of the tile, MR * 64 of them from row `row0` of C, round by round at `staging` and has
+// thread 0 store each round with TMA (one bulk group per round, clipped at M and N). `pair(m, n, v0, v1)` gives the
+// 32 bits staged for C's elements (m, n) and (m, n + 1) from their accumulators (the 16-bit kernel: alpha * acc +
+// beta * C; the FP8 kernels add their scales and bias), for any m and n, inside C or not. Before a round's buffer is
+// written again, the store that last read it must be done reading: at most kSets - 1 younger groups may still be
+// reading, across tiles too.
+template <int MR, int ACCS, typename Acc, typename Pair>
 __device__ __forceinline__ void store_tile(const Acc& acc, const Tile& tile, int consumer, int row0, unsigned staging,
-                                           const CUtensorMap* c_map, int M, int N, const elem_t* C, float alpha,
-                                           float beta) {
+                                           const CUtensorMap* c_map, Pair&& pair) {
   using S = StagedC<MR>;
   static_assert(S::writes_are_conflict_free(), "the staged writes of C are free of bank conflicts");
   const int t = threadIdx.x % 128;
@@ -67,14 +68,8 @@ __device__ __forceinline__ void store_tile(const Acc& acc, const Tile& tile, int
 #pragma unroll
         for (int jr = 0; jr < 8 * S::kPerRound; ++jr) {  // the round's n8 blocks
           const int j = 8 * S::kPerRound * r + jr, col = acc_col(t, 4 * j);
-          float v0 = alpha * acc[mr][4 * j + 2 * h], v1 = alpha * acc[mr][4 * j + 2 * h + 1];
-          if (beta != 0.0f && row0 + row < M && tile.n0 + col < N) {  // N is even: the pair is inside
-            const elem_t* c = C + (u64)(row0 + row) * N + tile.n0 + col;
-            v0 += beta * to_float(c[0]), v1 += beta * to_float(c[1]);
-          }
-          union { elem_t e[2]; unsigned u; } pair;
-          pair.e[0] = from_float(v0), pair.e[1] = from_float(v1);
-          asm volatile("st.shared.u32 [%0], %1;" ::"r"(set + S::at(row, acc_col(t, 4 * jr))), "r"(pair.u) : "memory");
+          const unsigned bits = pair(row0 + row, tile.n0 + col, acc[mr][4 * j + 2 * h], acc[mr][4 * j + 2 * h + 1]);
+          asm volatile("st.shared.u32 [%0], %1;" ::"r"(set + S::at(row, acc_col(t, 4 * jr))), "r"(bits) : "memory");
         }
       }
     fence_proxy_async();  // the writes above reach the TMA unit
@@ -88,6 +83,23 @@ __device__ __forceinline__ void store_tile(const Acc& acc, const Tile& tile, int
   }
   static_assert(ACCS == BN / 2, "the accumulators of an m64 x BN tile");
 }
+
+// The 16-bit kernel's pair: alpha * acc + beta * C (C read inside C only; N is even, so a pair is inside or not).
+struct ScaledPair {
+  int M, N;
+  const elem_t* C;
+  float alpha, beta;
+  __device__ __forceinline__ unsigned operator()(int m, int n, float a0, float a1) const {
+    float v0 = alpha * a0, v1 = alpha * a1;
+    if (beta != 0.0f && m < M && n < N) {
+      const elem_t* c = C + (u64)m * N + n;
+      v0 += beta * to_float(c[0]), v1 += beta * to_float(c[1]);
+    }
+    union { elem_t e[2]; unsigned u; } bits;
+    bits.e[0] = from_float(v0), bits.e[1] = from_float(v1);
+    return bits.u;
+  }
+};
 
 }  // namespace gemm_sm90_store
 #endif  // PATH == 1 && TYPE != 0

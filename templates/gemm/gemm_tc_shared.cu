@@ -93,6 +93,14 @@ typedef __nv_bfloat16 elem_t;
 #elif TYPE == 2
 #include <cuda_fp16.h>
 typedef __half elem_t;
+#elif TYPE == 3 || TYPE == 4
+// The FP8 GEMMs (templates/gemm_fp8/): A's element, e4m3 (3) or e5m2 (4); they name B's and C's types themselves.
+#include <cuda_fp8.h>
+#if TYPE == 3
+typedef __nv_fp8_e4m3 elem_t;
+#else
+typedef __nv_fp8_e5m2 elem_t;
+#endif
 #else
 typedef float elem_t;
 #endif
@@ -125,6 +133,8 @@ __device__ __forceinline__ elem_t from_float(float x) {
   return __float2bfloat16_rn(x);
 #elif TYPE == 2
   return __float2half_rn(x);
+#elif TYPE >= 3
+  return elem_t(x);
 #else
   return x;
 #endif
@@ -222,8 +232,9 @@ __device__ __forceinline__ void splitk_sum(const float4* ws, float* acc, int thr
 }  // namespace gemm_tc_shared
 
 // The reference: 16 x 16 tiles, one element per thread, the tensor cores' inputs multiplied exactly and summed in
-// double, rounded once to the output type. Left out of the candidates' compiles.
-#if !defined(CUTUNE) || defined(CUTUNE_REFERENCE)
+// double, rounded once to the output type. Left out of the candidates' compiles (and of the FP8 GEMMs, which have their
+// own).
+#if (!defined(CUTUNE) || defined(CUTUNE_REFERENCE)) && TYPE < 3
 __device__ __forceinline__ double operand(elem_t x) {
 #if TYPE == 0
   return (double)__uint_as_float(__float_as_uint(x) & 0xffffe000u);  // the 19 bits that the tensor cores read

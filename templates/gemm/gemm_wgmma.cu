@@ -56,45 +56,6 @@ __host__ __device__ constexpr u64 b_descriptor(unsigned stage, int ks) {
 static_assert(b_descriptor(0x10000 - kStageA, 1) == descriptor(0x10800, 8192, 1024), "B's k16 steps are 16 rows apart");
 static_assert(accumulators_cover_tile<BN>(), "the accumulator layout must cover the tile once");
 
-// EPI_VEC 8: the four threads of a quad (t % 4 = q) hold one row's columns 2q, 2q + 1 of every n8 block. In four
-// shuffle rounds r, thread q sends its pair of block (q + r) % 4 of a group of four and receives the pair that thread
-// (q - r) % 4 holds of block q: then it has all 8 columns of block q, one 16-byte chunk of the row, and a quad stores
-// 64 contiguous bytes instead of 4 bytes in each of four blocks. `pairs` points at the group's first pair (this
-// thread's registers 4 b + 2 h, b = 0..3, are pairs[4 b], pairs[4 b + 1]); every lane of the warp must take part.
-__host__ __device__ constexpr int quad_send(int q, int r) { return (q + r) & 3; }
-__host__ __device__ constexpr int quad_from(int q, int r) { return (q - r) & 3; }
-__host__ __device__ constexpr bool quad_exchange_is_complete() {
-  for (int q = 0; q < 4; ++q) {
-    int got = 0;
-    for (int r = 0; r < 4; ++r) {
-      if (quad_send(quad_from(q, r), r) != q) return false;  // the sender sends the block the receiver wants
-      got |= 1 << quad_from(q, r);
-    }
-    if (got != 15) return false;  // every lane of the quad heard once
-  }
-  return true;
-}
-static_assert(quad_exchange_is_complete(), "the quad exchange gathers each block from all four lanes");
-__device__ __forceinline__ void quad_gather(float (&out)[8], const float* pairs, int q) {
-  const int lane = threadIdx.x % 32;
-#pragma unroll
-  for (int r = 0; r < 4; ++r) {
-    const int send = quad_send(q, r), from = quad_from(q, r);
-    // Selects, not an index: registers cannot be addressed.
-    float s0 = pairs[0], s1 = pairs[1];
-#pragma unroll
-    for (int b = 1; b < 4; ++b) {
-      if (send == b) s0 = pairs[4 * b], s1 = pairs[4 * b + 1];
-    }
-    const float x0 = __shfl_sync(0xffffffffu, s0, (lane & ~3) | from);
-    const float x1 = __shfl_sync(0xffffffffu, s1, (lane & ~3) | from);
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      if (from == e) out[2 * e] = x0, out[2 * e + 1] = x1;
-    }
-  }
-}
-
 // Two consumer warpgroups of 128 accumulators each reallocate registers (gemm_sm90.cu says why and how).
 constexpr bool kReallocate = WG == 2 && kMR * kAccs == 128;
 
@@ -175,8 +136,8 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads, PERSIS
 
     if constexpr (EPI_VEC == 64) {
       gemm_sm90_store::store_tile<kMR, kAccs>(acc, tile, consumer, tile.m0 + row0_of_consumer,
-                                              block.ring.base + STAGES * kStage + consumer * kStageC, &c_map, M, N, C,
-                                              alpha, beta);
+                                              block.ring.base + STAGES * kStage + consumer * kStageC, &c_map,
+                                              gemm_sm90_store::ScaledPair{M, N, C, alpha, beta});
       continue;
     }
     store_from_registers(acc, tile.m0 + row0_of_consumer, tile.n0, t, M, N, C, alpha, beta);

@@ -53,6 +53,8 @@ TEST(Resources, Fp64AndTensorCorePeaks) {
   // A100 312 FP16/BF16, 156 TF32 and 9.7 FP64 at 1.41 GHz.
   EXPECT_NEAR(flop_peak_gflops(Metric::Peak::F16Tensor, 9, 0, 132, 1'830'000), 989'400, 100);
   EXPECT_NEAR(flop_peak_gflops(Metric::Peak::Tf32Tensor, 9, 0, 132, 1'830'000), 494'700, 100);
+  EXPECT_NEAR(flop_peak_gflops(Metric::Peak::F8Tensor, 9, 0, 132, 1'830'000), 1'978'800, 100);
+  EXPECT_EQ(flop_peak_gflops(Metric::Peak::F8Tensor, 8, 0, 108, 1'410'000), 0.0);  // A100: no FP8 tensor cores
   EXPECT_NEAR(flop_peak_gflops(Metric::Peak::Fp64, 9, 0, 132, 1'980'000), 33'450, 10);
   EXPECT_NEAR(flop_peak_gflops(Metric::Peak::F16Tensor, 8, 0, 108, 1'410'000), 311'900, 100);
   EXPECT_NEAR(flop_peak_gflops(Metric::Peak::Tf32Tensor, 8, 0, 108, 1'410'000), 155'900, 100);

@@ -204,7 +204,7 @@ TEST(SpecErrors, MalformedFields) {
             "spec transpose: metric: must be {\"bytes\": EXPR}, {\"flops\": EXPR} (with an optional \"peak\") or "
             "\"time\"");
   EXPECT_EQ(error_after([](Json& j) { j["metric"] = Json{{"flops", 2}, {"peak", "int8"}}; }),
-            "spec transpose: metric.peak: must be \"fp32\", \"fp64\", \"tf32_tensor\" or \"f16_tensor\"");
+            "spec transpose: metric.peak: must be \"fp32\", \"fp64\", \"tf32_tensor\", \"f16_tensor\" or \"f8_tensor\"");
   EXPECT_EQ(error_after([](Json& j) { j["tolerance"]["rtol"] = -1; }),
             "spec transpose: tolerance.rtol: must be a number >= 0");
   EXPECT_EQ(error_after([](Json& j) { j["tolerance"]["atol"] = "1e-6 * TILE"; }),

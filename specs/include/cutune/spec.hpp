@@ -215,7 +215,7 @@ struct Metric {
   enum class Kind { Bytes, Flops, Time } kind = Kind::Bytes;
   /// Which of the device's FLOP rates a FLOP metric is a fraction of: FP32 or FP64 FMA units, or the tensor cores'
   /// dense rate for TF32 or for 16-bit (FP16, BF16) inputs.
-  enum class Peak { Fp32, Fp64, Tf32Tensor, F16Tensor } peak = Peak::Fp32;
+  enum class Peak { Fp32, Fp64, Tf32Tensor, F16Tensor, F8Tensor } peak = Peak::Fp32;
   Expr amount;
   std::string_view unit() const { return kind == Kind::Bytes ? "GB/s" : kind == Kind::Flops ? "GFLOP/s" : ""; }
   bool has_rate() const { return kind != Kind::Time; }

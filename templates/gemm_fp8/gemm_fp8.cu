@@ -1,0 +1,404 @@
+// FP8 tensor-core GEMM for sm_90a: D = alpha * scale_a * scale_b * (A B) + beta * C + bias, with A (M x K, row-major)
+// in e4m3 or e5m2 (TYPE 3 or 4), B stored N x K (K contiguous: column-major K x N, cuBLASLt's "TN") in e4m3 or e5m2
+// (B_TYPE), FP32 accumulation, C and D one M x N row-major array of OUT (0 float, 1 __nv_bfloat16, 2 __half); scale_a
+// and scale_b are device scalars (per-tensor scales, read once by each thread), bias one value per column of D or a
+// null pointer for none. beta == 0 follows BLAS: C is then not read.
+//
+// The specs compile it after gemm_tc_shared.cu (A's element type, rasterization, split-K), gemm_sm90_ptx.cu,
+// gemm_sm90.cu (the warp-specialized TMA + wgmma pipeline of the 16-bit kernels: producer, ring of stages, persistent
+// and stream-K walks, ping-pong, clusters and multicast; described there), gemm_sm90_streamk.cu,
+// gemm_sm90_transposed.cu (the staged layout of SWAP=1's epilogue), gemm_sm90_store.cu (EPI=1's TMA stores) and
+// gemm_fp8_ops.cu (the instructions).
+//
+// wgmma reads 8-bit operands from shared memory K-major only, which both A and B are here: a slab is BK = 128 elements
+// deep, one 128-byte swizzled row per row of A and per column of the product for B, and each of its four k32 steps is
+// 32 bytes further along the rows (gemm_sm90::kmajor_descriptor, as for the 16-bit A). The producer loads A's BM x 128
+// box through a_map and B's BN x 128 rows through b_map (two boxes of BN / 2 rows with multicast, one per block of
+// the cluster).
+//
+// SWAP=0: the WG consumer warpgroups each own BM / WG rows of the tile (m64 wgmma tiles against all BN columns).
+// SWAP=1, for skinny M: the product is computed transposed, C^T = B^T A^T, which costs nothing with both operands
+// K-major: wgmma's A is a 64-row chunk of B's tile, its B is A's BM rows (wgmma's N, 16 to 128), each consumer owning
+// BN / WG columns of C; the accumulators hold slices of C^T, staged through the ring in the layout of
+// gemm_sm90_transposed.cu before 16-byte stores.
+//
+// Stores of D (SWAP=0): EPI=0 from the registers, 8 columns per thread and store (gathered within quads of threads);
+// EPI=1 (16-bit D) staged in shared memory by each consumer warpgroup and written by TMA stores that run on under the
+// next tile's main loop (gemm_sm90_store.cu, with its EPI_SLICE).
+//
+// PROMOTE=P adds the products of every P slabs (one slab: 128 products per element, four wgmmas) to the FP32
+// accumulators in registers, instead of letting the tensor cores carry the sum across all of K: Hopper's FP8 wgmma
+// keeps fewer bits of its running sum than FP32 (about 14, as reported for DeepSeek-V3's training, which promotes every
+// 128 products the same way, P = 1). It costs a second set of registers and a wait for the wgmmas every P slabs;
+// PROMOTE=0 is cuBLASLt's "fast accumulation". Verification keeps a P only where its error passes.
+//
+// Verification: gemm_fp8_reference sees the same FP8 inputs, multiplies them exactly and sums in double, applies the
+// same scales, beta and bias and rounds once to the output type; the specs' tolerances are stated per output type.
+#ifndef B_TYPE
+#define B_TYPE 3
+#endif
+#ifndef OUT
+#define OUT 1
+#endif
+#ifndef SWAP
+#define SWAP 0
+#endif
+#ifndef PROMOTE
+#define PROMOTE 1
+#endif
+#ifndef EPI
+#define EPI 0
+#endif
+
+#if B_TYPE == 3
+typedef __nv_fp8_e4m3 b_elem_t;
+#else
+typedef __nv_fp8_e5m2 b_elem_t;
+#endif
+#if OUT == 1
+#include <cuda_bf16.h>
+typedef __nv_bfloat16 out_t;
+#elif OUT == 2
+#include <cuda_fp16.h>
+typedef __half out_t;
+#else
+typedef float out_t;
+#endif
+
+// The kernels' parameters (the specs' arguments): D's tensor map (EPI=1's TMA stores) for 16-bit D only.
+#if OUT == 0
+#define GEMM_FP8_D_MAP(QUALIFIER)
+#else
+#define GEMM_FP8_D_MAP(QUALIFIER) , const QUALIFIER CUtensorMap c_map
+#endif
+#define GEMM_FP8_PARAMETERS(QUALIFIER)                                                                          \
+  int M, int N, int K, float alpha, const elem_t* __restrict__ A, const b_elem_t* __restrict__ B,              \
+      const float* __restrict__ scale_a, const float* __restrict__ scale_b, const out_t* __restrict__ bias,      \
+      float beta, out_t* __restrict__ C, unsigned* __restrict__ counters, float* __restrict__ workspace,        \
+      const QUALIFIER CUtensorMap a_map, const QUALIFIER CUtensorMap b_map GEMM_FP8_D_MAP(QUALIFIER)
+
+namespace gemm_fp8_detail {
+
+__device__ __forceinline__ float to_float(out_t x) { return static_cast<float>(x); }
+__device__ __forceinline__ out_t to_out(float x) {
+#if OUT == 1
+  return __float2bfloat16_rn(x);
+#elif OUT == 2
+  return __float2half_rn(x);
+#else
+  return x;
+#endif
+}
+
+// What becomes of the accumulators: scaled, C and the bias added, rounded to the output type, stored.
+struct Output {
+  out_t* C;
+  const out_t* bias;
+  float scale, beta;
+  int N;
+  // V consecutive elements of row m from column n (V = 8: a 16-byte aligned chunk of 16-bit elements, two of floats).
+  template <int V>
+  __device__ __forceinline__ void store(int m, int n, const float* v) const {
+    out_t* c = C + (unsigned long long)m * N + n;
+    float out[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e) out[e] = scale * v[e];
+    if (beta != 0.0f) {
+#pragma unroll
+      for (int e = 0; e < V; ++e) out[e] += beta * to_float(c[e]);
+    }
+    if (bias != nullptr) {
+#pragma unroll
+      for (int e = 0; e < V; ++e) out[e] += to_float(bias[n + e]);
+    }
+    if constexpr (V == 1) {
+      c[0] = to_out(out[0]);
+    } else if constexpr (OUT == 0) {
+#pragma unroll
+      for (int e = 0; e < V; e += 4)
+        *reinterpret_cast<float4*>(c + e) = make_float4(out[e], out[e + 1], out[e + 2], out[e + 3]);
+    } else {
+      static_assert(V == 8, "16 bytes of 16-bit elements");
+      union { out_t e[8]; uint4 v; } p;
+#pragma unroll
+      for (int e = 0; e < 8; ++e) p.e[e] = to_out(out[e]);
+      *reinterpret_cast<uint4*>(c) = p.v;
+    }
+  }
+  // 8 columns of row m from n, inside C or not: one vector store where N allows (rows 16-byte aligned), else each
+  // element that is inside.
+  __device__ __forceinline__ void store8(int m, int M, int n, const float (&v)[8]) const {
+    if (m >= M || n >= N) return;
+    if (N % 8 == 0) {
+      store<8>(m, n, v);
+      return;
+    }
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+      if (n + e < N) store<1>(m, n + e, v + e);
+  }
+};
+
+}  // namespace gemm_fp8_detail
+
+// The candidates only: the reference compiles for the GPU's own architecture, without sm_90a's instructions.
+#if PATH == 1 && !defined(CUTUNE_REFERENCE)
+namespace gemm_fp8_detail {
+using namespace gemm_sm90;
+using gemm_fp8_ops::Mma;
+
+constexpr bool kSwap = SWAP == 1;
+// wgmma tiles (64 rows of its M) per consumer warpgroup: of A's rows (SWAP=0) or of B's (SWAP=1); ping-pong gives
+// each warpgroup whole tiles.
+constexpr int kTiles = kSwap ? BN / (64 * kReaders) : BM / (64 * kReaders);
+constexpr int kWidth = kSwap ? BM : BN;  // wgmma's N
+constexpr int kAccs = kWidth / 2;        // accumulator registers per wgmma tile and thread
+constexpr int kShare = PINGPONG ? 0 : 1;  // 1: consumer warpgroup c owns wgmma tiles c * kTiles ... of the block's
+constexpr unsigned kStageA = BM * kRow, kStage = (BM + BN) * kRow;  // bytes: A's rows, then B's
+constexpr unsigned kStaged = kSwap ? transposed_staging_bytes<true>() : 0;
+// EPI=1: each consumer warpgroup stages its rows of D for TMA stores after the ring (gemm_sm90_store.cu).
+__host__ __device__ constexpr unsigned staged_d_bytes() {
+  if constexpr (EPI == 1) {
+    return gemm_sm90_store::StagedC<kTiles>::kBytes;
+  } else {
+    return 0;
+  }
+}
+constexpr unsigned kStages = STAGES * kStage > kStaged ? STAGES * kStage : kStaged;
+constexpr unsigned kRing = kStages + WG * staged_d_bytes();
+static_assert(EPI == 0 || EPI == 1 && !kSwap && OUT != 0, "TMA stores of 16-bit rows (SWAP=0)");
+static_assert(TYPE == 3 || TYPE == 4, "A in e4m3 (TYPE 3) or e5m2 (4)");
+static_assert(BK == 128, "a slab is one 128-byte swizzle row of 8-bit elements deep");
+static_assert(kTiles >= 1 && (kSwap ? BN : BM) % (64 * kReaders) == 0, "each consumer owns whole wgmma tiles");
+static_assert(kSwap ? BM == 16 || BM == 32 || BM == 64 || BM == 128
+                    : BN == 64 || BN == 128 || BN == 192 || BN == 256, "a wgmma width");
+static_assert((PROMOTE ? 2 : 1) * kTiles * kAccs <= (PROMOTE ? 192 : 128), "accumulators and partial sums fit the registers");
+static_assert(PROMOTE >= 0 && PROMOTE <= 4, "slabs between promotions (0: none)");
+static_assert(!kSwap || PERSIST == 0 && PINGPONG == 0, "SWAP=1 stages its one tile in the ring");
+static_assert(kStageA % kGroup == 0, "B's rows start on a swizzle repeat (1024 bytes)");
+static_assert(accumulators_cover_tile<kWidth>(), "the accumulator layout must cover the tile once");
+// Two consumer warpgroups that hold 128 accumulators or more reallocate registers (gemm_sm90.cu says why and how).
+constexpr bool kReallocate = WG == 2 && (PROMOTE ? 2 : 1) * kTiles * kAccs >= 128;
+
+// The k32 step `ks` of wgmma tile `i` of a stage (wgmma's A: A's rows 64 i.., or B's with SWAP=1) and of the operand
+// all tiles share (wgmma's B: B's BN rows, or A's BM rows with SWAP=1).
+__host__ __device__ constexpr u64 tile_descriptor(unsigned stage, int i, int ks) {
+  return kmajor_descriptor(stage + (kSwap ? kStageA : 0) + i * 64 * kRow, ks);
+}
+__host__ __device__ constexpr u64 shared_descriptor(unsigned stage, int ks) {
+  return kmajor_descriptor(stage + (kSwap ? 0 : kStageA), ks);
+}
+static_assert(tile_descriptor(0x10000, 1, 3) == descriptor(0x10000 + (kSwap ? kStageA : 0) + 8192 + 96, 16, 1024),
+              "wgmma tiles are 64 rows (8192 bytes) apart, k32 steps 32 bytes along them");
+
+// One slab's wgmmas into `d`: four k32 steps of every tile of this warpgroup (from tile `first`). `fresh`: the first
+// step ignores d's old contents (the first slab of PROMOTE's partial sums).
+__device__ __forceinline__ void multiply(unsigned stage, float (&d)[kTiles][kAccs], int first, bool fresh) {
+#pragma unroll
+  for (int ks = 0; ks < BK / 32; ++ks) {
+    const u64 b = shared_descriptor(stage, ks);
+#pragma unroll
+    for (int i = 0; i < kTiles; ++i) Mma<kWidth>::run(d[i], tile_descriptor(stage, first + i, ks), b, fresh && ks == 0 ? 0 : 1);
+  }
+}
+
+// PROMOTE's main loop: per slab, wait for its stage and let its wgmmas add the slab's products to a buffer of partial
+// sums, which the first slab of every PROMOTE starts afresh; after every PROMOTE-th slab (and the last), wait for the
+// wgmmas and add the partial sums to `acc` on the CUDA cores. Between promotions a slab's stage is released one slab
+// later (wait_group 1, as in consume_slabs); at a promotion every stage read so far. `issued()` runs once the last
+// slab's wgmmas are issued (ping-pong's turn, as in consume_slabs). (Two buffers, one added while the next slab's
+// wgmmas run, do not help: ptxas then serializes the wgmmas, as it does whenever other instructions touch a wgmma's
+// registers before the wait that ends its stage.)
+template <typename Issued>
+__device__ __forceinline__ void consume_promoted(const Block& block, float (&acc)[kTiles][kAccs], int first,
+                                                 Issued&& issued) {
+  float part[kTiles][kAccs];
+#pragma unroll 1
+  for (int i = 0; i < block.slabs; i += PROMOTE) {
+    bool skip = false;  // a test build left out a slab of these partial sums
+#pragma unroll
+    for (int p = 0; p < PROMOTE; ++p) {  // unrolled: which wgmma starts the sums afresh is known when compiling
+      if (i + p == block.slabs) break;
+      const int it = block.it + i + p;
+      stage_wait(block.ring, it);
+      wgmma_fence();
+      skip |= skipped(block, i + p);
+      if (!skipped(block, i + p)) multiply(block.ring.base + (it % STAGES) * kStage, part, first, p == 0);
+      wgmma_commit();
+      if (i + p + 1 == block.slabs) issued();
+      if (p > 0) {
+        wgmma_wait<1>();
+        stage_release(block.ring, it - 1);
+      }
+    }
+    wgmma_wait<0>();
+#pragma unroll
+    for (int t = 0; t < kTiles; ++t) pin(part[t]);
+    stage_release(block.ring, block.it + min(i + PROMOTE, block.slabs) - 1);
+    if (skip) continue;
+#pragma unroll
+    for (int t = 0; t < kTiles; ++t)
+#pragma unroll
+      for (int r = 0; r < kAccs; ++r) acc[t][r] += part[t][r];
+  }
+}
+
+// The block's main loop for one unit: `acc` zeroed, then every slab of it.
+template <typename Issued>
+__device__ __forceinline__ void main_loop(const Block& block, float (&acc)[kTiles][kAccs], int first, Issued&& issued) {
+#pragma unroll
+  for (int i = 0; i < kTiles; ++i)
+#pragma unroll
+    for (int r = 0; r < kAccs; ++r) acc[i][r] = 0.0f;
+  if constexpr (PROMOTE >= 1) {
+    consume_promoted(block, acc, first, issued);
+  } else {
+#pragma unroll
+    for (int i = 0; i < kTiles; ++i) pin(acc[i]);  // zeroed before the first wgmma: ptxas then keeps them in flight
+    consume_slabs<kStage>(block, [&](unsigned stage) { multiply(stage, acc, first, false); }, issued);
+#pragma unroll
+    for (int i = 0; i < kTiles; ++i) pin(acc[i]);  // every accumulator read below comes after the wait
+  }
+}
+
+// SWAP=0: this warpgroup's rows of the tile, from row `row0` of C, stored from the registers 8 columns at a time
+// (gathered within each quad of threads).
+__device__ __forceinline__ void store_rows(const float (&acc)[kTiles][kAccs], int row0, int n0, int t, int M,
+                                           const Output& out) {
+#pragma unroll
+  for (int i = 0; i < kTiles; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = row0 + i * 64 + acc_row(t, 2 * h);
+#pragma unroll
+      for (int jj = 0; jj < BN / 32; ++jj) {
+        float v[8];
+        quad_gather(v, &acc[i][16 * jj + 2 * h], t % 4);
+        out.store8(row, M, n0 + 8 * (4 * jj + t % 4), v);
+      }
+    }
+}
+
+// EPI=1: the 32 bits staged for D's elements (m, n) and (m, n + 1) (N is even: a pair is inside D or not).
+struct OutputPair {
+  const Output& out;
+  int M;
+  __device__ __forceinline__ unsigned operator()(int m, int n, float a0, float a1) const {
+    float v[2] = {out.scale * a0, out.scale * a1};
+    if (m < M && n < out.N) {
+      const out_t* c = out.C + (u64)m * out.N + n;
+      if (out.beta != 0.0f) v[0] += out.beta * to_float(c[0]), v[1] += out.beta * to_float(c[1]);
+      if (out.bias != nullptr) v[0] += to_float(out.bias[n]), v[1] += to_float(out.bias[n + 1]);
+    }
+    union { out_t e[2]; unsigned u; } bits;
+    bits.e[0] = to_out(v[0]), bits.e[1] = to_out(v[1]);
+    return bits.u;
+  }
+};
+
+// SWAP=1: the consumers' slices of C^T staged as the BM x BN tile in the ring (gemm_sm90_transposed.cu's layout: every
+// wgmma has read its stage, and no load is pending), then stored 8 columns at a time.
+__device__ __forceinline__ void store_swapped(const float (&acc)[kTiles][kAccs], const Tile& tile, int first,
+                                              unsigned char* smem_raw, unsigned ring_base, int M,
+                                              const Output& out) {
+  static_assert(epilogue_covers_chunk<SameColumn>() && staged_stores_are_conflict_free<SameColumn>(),
+                "the staged layout holds each element once, without bank conflicts");
+  const int t = threadIdx.x % 128;
+  float* staged = reinterpret_cast<float*>(smem_raw + (ring_base - smem_u32(smem_raw)));
+  consumer_sync();
+#pragma unroll
+  for (int i = 0; i < kTiles; ++i)
+#pragma unroll
+    for (int r = 0; r < kAccs; ++r) staged[staged_at(acc_col(t, r), 64 * (first + i) + acc_row(t, r))] = acc[i][r];
+  consumer_sync();
+  for (int at = threadIdx.x - 128; at < BM * BN / 8; at += kConsumerThreads) {
+    const int row = at / (BN / 8), col = 8 * (at % (BN / 8));
+    float v[8];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {  // staged_at keeps 4-float chunks whole
+      const float4 v4 = *reinterpret_cast<const float4*>(staged + staged_at(row, col + 4 * h));
+      v[4 * h] = v4.x, v[4 * h + 1] = v4.y, v[4 * h + 2] = v4.z, v[4 * h + 3] = v4.w;
+    }
+    out.store8(tile.m0 + row, M, tile.n0 + col, v);
+  }
+}
+
+}  // namespace gemm_fp8_detail
+
+extern "C" __global__ void __launch_bounds__(gemm_fp8_detail::kThreads, PERSIST == 2 ? 2 : 1)
+    gemm_fp8(GEMM_FP8_PARAMETERS(__grid_constant__)) {
+  using namespace gemm_fp8_detail;
+  (void)A, (void)B;  // read through the tensor maps
+  extern __shared__ unsigned char smem_raw[];
+  Block block;
+  constexpr int kBoxes = 1 + MC;  // with multicast each block of the cluster loads half of B's rows for both
+  if (!start_block<kRing, kStageA, kBoxes, BN / kBoxes * kRow, BN / kBoxes, kReallocate>(M, N, K, &a_map, &b_map,
+                                                                                        smem_raw, block))
+    return;
+  const int consumer = threadIdx.x / 128 - 1, t = threadIdx.x % 128;
+  const int first = kShare * consumer * kTiles;  // this warpgroup's first wgmma tile of the block's
+  const Output out{C, bias, alpha * *scale_a * *scale_b, beta, N};
+  float acc[kTiles][kAccs];
+  int unit = 0;  // the block's units so far (ping-pong: consumer warpgroup unit % 2 computes the unit)
+#pragma unroll 1
+  do {
+    if (PINGPONG && unit % 2 != consumer) continue;  // the other warpgroup's tile
+    if (PINGPONG && unit > 0) turn_wait(consumer);
+    main_loop(block, acc, first, [&] {  // the other warpgroup's main loop follows, under this one's epilogue
+      if (PINGPONG && has_next_tile(M, N, K, block)) turn_pass(consumer);
+    });
+    if (SPLITK > 1 && !splitk_reduce<kTiles * kAccs>(&acc[0][0], workspace, counters, block.tile,
+                                                     block.ring.last_slice))
+      return;
+    if (!streamk_reduce<kTiles * kAccs>(&acc[0][0], workspace, counters, block, M, N, K)) continue;
+#if OUT != 0
+    if constexpr (EPI == 1) {
+      gemm_sm90_store::store_tile<kTiles, kAccs>(acc, block.tile, consumer, block.tile.m0 + first * 64,
+                                                 block.ring.base + kStages + consumer * staged_d_bytes(), &c_map,
+                                                 OutputPair{out, M});
+      continue;
+    }
+#endif
+    if constexpr (kSwap) {
+      store_swapped(acc, block.tile, first, smem_raw, block.ring.base, M, out);
+    } else {
+      store_rows(acc, block.tile.m0 + first * 64, block.tile.n0, t, M, out);
+    }
+  } while (++unit, next_tile(M, N, K, block));
+  if (EPI == 1 && threadIdx.x % 128 == 0) bulk_wait_all<0>();  // the last stores are written before the block ends
+  finish_block();
+}
+#endif  // PATH == 1 && !defined(CUTUNE_REFERENCE)
+
+// The reference: 16 x 16 tiles, one element per thread, the same FP8 inputs multiplied exactly and summed in double,
+// scaled, C and the bias added, rounded once to the output type. Left out of the candidates' compiles.
+#if !defined(CUTUNE) || defined(CUTUNE_REFERENCE)
+extern "C" __global__ void gemm_fp8_reference(GEMM_FP8_PARAMETERS()) {
+  (void)counters, (void)workspace, (void)a_map, (void)b_map;
+  __shared__ double as[16][17], bs[16][17];
+  const int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
+  const int b_row = blockIdx.x * 16 + threadIdx.y;  // B is N x K: its rows are columns of the product
+  double sum = 0.0;
+  for (int k0 = 0; k0 < K; k0 += 16) {
+    const int k = k0 + threadIdx.x;
+    as[threadIdx.y][threadIdx.x] = row < M && k < K ? static_cast<double>(static_cast<float>(A[(u64)row * K + k])) : 0.0;
+    bs[threadIdx.y][threadIdx.x] =
+        b_row < N && k < K ? static_cast<double>(static_cast<float>(B[(u64)b_row * K + k])) : 0.0;
+    __syncthreads();
+    for (int kk = 0; kk < 16; ++kk) sum += as[threadIdx.y][kk] * bs[threadIdx.x][kk];
+    __syncthreads();
+  }
+  if (row < M && col < N) {
+    double out = (double)alpha * (double)*scale_a * (double)*scale_b * sum;
+    if (beta != 0.0f) out += (double)beta * (double)gemm_fp8_detail::to_float(C[(u64)row * N + col]);
+    if (bias != nullptr) out += (double)gemm_fp8_detail::to_float(bias[col]);
+#if OUT == 1
+    C[(u64)row * N + col] = __double2bfloat16(out);
+#elif OUT == 2
+    C[(u64)row * N + col] = __double2half(out);
+#else
+    C[(u64)row * N + col] = (float)out;
+#endif
+  }
+}
+#endif

@@ -1,0 +1,125 @@
+// Host-only tests of the FP8 GEMMs (templates/gemm_fp8/: gemm_fp8 and its e5m2, f16 and f32 variants): their shape
+// rules, launch, tensor maps, and NVRTC compiles of a sample for sm_90a (the target every configuration needs).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <future>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "cutune/compiler.hpp"
+#include "cutune/space.hpp"
+#include "cutune/templates.hpp"
+#include "cutune/tensor_map.hpp"
+#include "space_sample.hpp"
+
+namespace cutune {
+namespace {
+
+const std::vector<std::string> kKernels = {"gemm_fp8", "gemm_fp8_e5m2", "gemm_fp8_f16", "gemm_fp8_f32"};
+
+std::int64_t value(const KernelSpec& spec, const Config& c, const std::string& name) {
+  for (std::size_t p = 0; p < spec.parameters.size(); ++p)
+    if (spec.parameters[p].name == name) return c.values[p].as_int();
+  throw std::logic_error("no parameter " + name);
+}
+
+std::vector<Config> configs_at(const KernelSpec& spec, const char* shape) {
+  return Space::enumerate(spec, spec.parse_shape(shape), DeviceLimits{}).configs();
+}
+
+// TMA reads rows of 16-byte multiples: K must be a multiple of 16 (M and N anything); SWAP=1 only for M <= 128, TMA
+// stores of D only where N is a multiple of 8.
+TEST(GemmFp8Space, ShapesTmaAllows) {
+  for (const auto& name : kKernels) {
+    const KernelSpec spec = load_kernel(name);
+    EXPECT_TRUE(configs_at(spec, "64x64x8").empty()) << name;
+    EXPECT_TRUE(configs_at(spec, "1000x1000x1000").empty()) << name;
+    EXPECT_FALSE(configs_at(spec, "1000x1000x1024").empty()) << name;
+    for (const Config& c : configs_at(spec, "1000x1001x1024")) EXPECT_EQ(value(spec, c, "EPI"), 0) << name;
+    bool swapped = false;
+    for (const Config& c : configs_at(spec, "16x4096x4096")) swapped |= value(spec, c, "SWAP") == 1;
+    EXPECT_TRUE(swapped) << name;
+    for (const Config& c : configs_at(spec, "256x4096x4096")) EXPECT_EQ(value(spec, c, "SWAP"), 0) << name;
+  }
+}
+
+// B's tensor map runs along K first (B is N x K); with multicast each block loads half of B's rows.
+TEST(GemmFp8Space, TensorMapsAreKMajor) {
+  const KernelSpec spec = load_kernel("gemm_fp8");
+  const Shape shape = spec.parse_shape("4096x2048x1024");
+  const std::string text = "BM=128,BN=256,STAGES=4,WG=2,SWAP=0,PROMOTE=0,CM=2,CN=1,MC=1,PERSIST=0,STREAMK=0,"
+                           "PINGPONG=0,SPLITK=1,GROUP_M=1,EPI=1,EPI_SLICE=1";
+  ASSERT_EQ(invalid_config(spec, text, "4096x2048x1024"), std::nullopt);
+  const Config mc = spec.parse_config(text);
+  for (const auto& a : spec.arguments) {
+    if (a.name == "b_map") {
+      const auto layout = tensor_map_layout(spec, a, mc, shape);
+      EXPECT_EQ(layout.dims[0], 1024u);
+      EXPECT_EQ(layout.dims[1], 2048u);
+      EXPECT_EQ(layout.box[0], 128u);
+      EXPECT_EQ(layout.box[1], 128u);
+    }
+  }
+  // The producer warpgroup and two consumers; the ring, EPI_SLICE 1's two boxes per consumer, and slack.
+  const auto launch = spec.resolve(spec.launch, mc, shape, 132);
+  EXPECT_EQ(launch.block[0], 384);
+  EXPECT_EQ(launch.shared_memory, std::int64_t{4} * (128 + 256) * 128 + 128 * 256 + 1024 + 128);
+}
+
+// A sample holding every value of every parameter compiles for sm_90a, for each output type and B's e5m2: no spills,
+// no serialized wgmmas, and two consumer warpgroups that hold 128 accumulators or more (with PROMOTE's partial sums)
+// get exactly the 168 registers a thread that setmaxnreg needs at launch.
+TEST(GemmFp8Compile, SampleCompilesForSm90a) {
+  CompilePool pool;
+  struct Job {
+    const KernelSpec* spec;
+    Config config;
+    std::future<CompileOutput> out;
+  };
+  std::vector<KernelSpec> specs;
+  for (const auto& name : kKernels) specs.push_back(load_kernel(name));
+  std::vector<Job> jobs;
+  for (const KernelSpec& spec : specs) {
+    const std::vector<Config> all = Space::enumerate(spec, std::nullopt, DeviceLimits{}).configs();
+    ASSERT_FALSE(all.empty()) << spec.name;
+    const std::size_t count = spec.name == "gemm_fp8" ? 16 : 4;
+    const std::vector<Config> sample = testing::sample_configs(spec, all, count);
+    if (spec.name == "gemm_fp8") {
+      for (const auto& p : spec.parameters) {
+        std::set<std::int64_t> seen, every;
+        for (const Config& c : sample) seen.insert(value(spec, c, p.name));
+        for (const Config& c : all) every.insert(value(spec, c, p.name));
+        EXPECT_EQ(seen, every) << p.name;
+      }
+    }
+    for (const Config& c : sample)
+      jobs.push_back({&spec, c, pool.submit([&spec, c] { return compile_config(spec, c, "sm_90"); })});
+  }
+  std::size_t reallocating = 0;
+  for (auto& job : jobs) {
+    const CompileOutput out = job.out.get();
+    const std::string text = job.spec->name + " " + job.spec->format(job.config);
+    ASSERT_TRUE(out.ok) << text << "\n" << out.log;
+    EXPECT_EQ(out.lowered_name, "gemm_fp8");
+    EXPECT_LE(out.spill_bytes, value(*job.spec, job.config, "STREAMK") > 0 ? 64 : 0) << text;
+    EXPECT_EQ(out.log.find("wgmma"), std::string::npos) << text << "\n" << out.log;
+    const std::int64_t wg = value(*job.spec, job.config, "WG"), pingpong = value(*job.spec, job.config, "PINGPONG");
+    const std::int64_t bm = value(*job.spec, job.config, "BM"), bn = value(*job.spec, job.config, "BN");
+    const bool swap = value(*job.spec, job.config, "SWAP") == 1;
+    const std::int64_t readers = pingpong ? 1 : wg;
+    const std::int64_t tiles = (swap ? bn : bm) / (64 * readers), width = swap ? bm : bn;
+    const std::int64_t registers = (value(*job.spec, job.config, "PROMOTE") > 0 ? 2 : 1) * tiles * width / 2;
+    if (wg == 2 && registers >= 128) {
+      EXPECT_EQ(out.registers, 168) << text;
+      ++reallocating;
+    } else {
+      EXPECT_LE(out.registers, wg == 2 ? 168 : 255) << text;
+    }
+  }
+  EXPECT_GT(reallocating, 0u);
+}
+
+}  // namespace
+}  // namespace cutune
