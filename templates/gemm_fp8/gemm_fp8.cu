@@ -32,6 +32,13 @@
 // 128 products the same way, P = 1). It costs a second set of registers and a wait for the wgmmas every P slabs;
 // PROMOTE=0 is cuBLASLt's "fast accumulation". Verification keeps a P only where its error passes.
 //
+// BLOCK_SCALE=1 (gemm_fp8_blockscaled): instead of per-tensor scales, A is scaled per row and 128-element block of K
+// (scale_a: ceil(K / 128) x M floats, block kb's M scales contiguous) and B per 128 x 128 block (scale_b:
+// ceil(N / 128) x ceil(K / 128) floats, row-major by block of N): D = alpha * sum over kb of scale_a[kb][m] *
+// scale_b[n / 128][kb] * (the kb-th slab's products) + beta * C + bias. A slab is one block of K, so PROMOTE=1 applies
+// each slab's scales as it adds the slab's sums to the FP32 accumulators; the scales are read from global memory
+// while the slab's wgmmas run. SWAP=0, and BN 64, 128 or 256 (a tile within one block of B's scales, or two).
+//
 // Verification: gemm_fp8_reference sees the same FP8 inputs, multiplies them exactly and sums in double, applies the
 // same scales, beta and bias and rounds once to the output type; the specs' tolerances are stated per output type.
 #ifndef B_TYPE
@@ -48,6 +55,9 @@
 #endif
 #ifndef EPI
 #define EPI 0
+#endif
+#ifndef BLOCK_SCALE
+#define BLOCK_SCALE 0
 #endif
 
 #if B_TYPE == 3
@@ -202,6 +212,37 @@ __device__ __forceinline__ void multiply(unsigned stage, float (&d)[kTiles][kAcc
   }
 }
 
+// BLOCK_SCALE=1's scales of one slab for this thread's accumulators: A's of its two rows in each wgmma tile, B's of
+// the tile's one or two 128-column blocks. Rows and blocks beyond D get 0.
+struct BlockScales {
+  const float* a;  // scale_a
+  const float* b;  // scale_b
+  int M, N, K;
+};
+struct SlabScales {
+  static constexpr int kBlocksN = BN > 128 ? 2 : 1;
+  float a[kTiles][2], b[kBlocksN];
+  __device__ __forceinline__ void load(const BlockScales& s, const Tile& tile, int first, int kb) {
+    const int t = threadIdx.x % 128, blocks_k = (s.K + 127) / 128;
+#pragma unroll
+    for (int i = 0; i < kTiles; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int m = tile.m0 + (first + i) * 64 + acc_row(t, 2 * h);
+        a[i][h] = m < s.M ? __ldg(s.a + (u64)kb * s.M + m) : 0.0f;
+      }
+#pragma unroll
+    for (int j = 0; j < kBlocksN; ++j) {
+      const int nb = tile.n0 / 128 + j;
+      b[j] = nb * 128 < s.N ? __ldg(s.b + (u64)nb * blocks_k + kb) : 0.0f;
+    }
+  }
+  // Accumulator r of wgmma tile i: its row's scale times its column block's (column 8 (r / 4) + ...: block r / 64).
+  __device__ __forceinline__ float factor(int i, int r) const { return a[i][r % 4 / 2] * b[kBlocksN == 2 ? r / 64 : 0]; }
+};
+static_assert(BLOCK_SCALE == 0 || PROMOTE == 1 && !kSwap && (BN == 64 || BN == 128 || BN == 256),
+              "block scales: one slab per block of K, SWAP=0, tiles within one or two blocks of B's scales");
+
 // PROMOTE's main loop: per slab, wait for its stage and let its wgmmas add the slab's products to a buffer of partial
 // sums, which the first slab of every PROMOTE starts afresh; after every PROMOTE-th slab (and the last), wait for the
 // wgmmas and add the partial sums to `acc` on the CUDA cores. Between promotions a slab's stage is released one slab
@@ -211,8 +252,9 @@ __device__ __forceinline__ void multiply(unsigned stage, float (&d)[kTiles][kAcc
 // registers before the wait that ends its stage.)
 template <typename Issued>
 __device__ __forceinline__ void consume_promoted(const Block& block, float (&acc)[kTiles][kAccs], int first,
-                                                 Issued&& issued) {
+                                                 const BlockScales& scales, Issued&& issued) {
   float part[kTiles][kAccs];
+  SlabScales slab;
 #pragma unroll 1
   for (int i = 0; i < block.slabs; i += PROMOTE) {
     bool skip = false;  // a test build left out a slab of these partial sums
@@ -231,6 +273,7 @@ __device__ __forceinline__ void consume_promoted(const Block& block, float (&acc
         stage_release(block.ring, it - 1);
       }
     }
+    if (BLOCK_SCALE) slab.load(scales, block.tile, first, block.slab_begin + i);  // while the wgmmas run
     wgmma_wait<0>();
 #pragma unroll
     for (int t = 0; t < kTiles; ++t) pin(part[t]);
@@ -239,19 +282,20 @@ __device__ __forceinline__ void consume_promoted(const Block& block, float (&acc
 #pragma unroll
     for (int t = 0; t < kTiles; ++t)
 #pragma unroll
-      for (int r = 0; r < kAccs; ++r) acc[t][r] += part[t][r];
+      for (int r = 0; r < kAccs; ++r) acc[t][r] += BLOCK_SCALE ? slab.factor(t, r) * part[t][r] : part[t][r];
   }
 }
 
 // The block's main loop for one unit: `acc` zeroed, then every slab of it.
 template <typename Issued>
-__device__ __forceinline__ void main_loop(const Block& block, float (&acc)[kTiles][kAccs], int first, Issued&& issued) {
+__device__ __forceinline__ void main_loop(const Block& block, float (&acc)[kTiles][kAccs], int first,
+                                          const BlockScales& scales, Issued&& issued) {
 #pragma unroll
   for (int i = 0; i < kTiles; ++i)
 #pragma unroll
     for (int r = 0; r < kAccs; ++r) acc[i][r] = 0.0f;
   if constexpr (PROMOTE >= 1) {
-    consume_promoted(block, acc, first, issued);
+    consume_promoted(block, acc, first, scales, issued);
   } else {
 #pragma unroll
     for (int i = 0; i < kTiles; ++i) pin(acc[i]);  // zeroed before the first wgmma: ptxas then keeps them in flight
@@ -337,14 +381,15 @@ extern "C" __global__ void __launch_bounds__(gemm_fp8_detail::kThreads, PERSIST 
     return;
   const int consumer = threadIdx.x / 128 - 1, t = threadIdx.x % 128;
   const int first = kShare * consumer * kTiles;  // this warpgroup's first wgmma tile of the block's
-  const Output out{C, bias, alpha * *scale_a * *scale_b, beta, N};
+  const Output out{C, bias, BLOCK_SCALE ? alpha : alpha * *scale_a * *scale_b, beta, N};
+  const BlockScales scales{scale_a, scale_b, M, N, K};
   float acc[kTiles][kAccs];
   int unit = 0;  // the block's units so far (ping-pong: consumer warpgroup unit % 2 computes the unit)
 #pragma unroll 1
   do {
     if (PINGPONG && unit % 2 != consumer) continue;  // the other warpgroup's tile
     if (PINGPONG && unit > 0) turn_wait(consumer);
-    main_loop(block, acc, first, [&] {  // the other warpgroup's main loop follows, under this one's epilogue
+    main_loop(block, acc, first, scales, [&] {  // the other warpgroup's main loop follows, under this one's epilogue
       if (PINGPONG && has_next_tile(M, N, K, block)) turn_pass(consumer);
     });
     if (SPLITK > 1 && !splitk_reduce<kTiles * kAccs>(&acc[0][0], workspace, counters, block.tile,
@@ -378,18 +423,28 @@ extern "C" __global__ void gemm_fp8_reference(GEMM_FP8_PARAMETERS()) {
   __shared__ double as[16][17], bs[16][17];
   const int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
   const int b_row = blockIdx.x * 16 + threadIdx.y;  // B is N x K: its rows are columns of the product
-  double sum = 0.0;
+  double sum = 0.0, block = 0.0;  // BLOCK_SCALE: the products of the current block of K, scaled as it ends
+  const int blocks_k = (K + 127) / 128;
   for (int k0 = 0; k0 < K; k0 += 16) {
     const int k = k0 + threadIdx.x;
     as[threadIdx.y][threadIdx.x] = row < M && k < K ? static_cast<double>(static_cast<float>(A[(u64)row * K + k])) : 0.0;
     bs[threadIdx.y][threadIdx.x] =
         b_row < N && k < K ? static_cast<double>(static_cast<float>(B[(u64)b_row * K + k])) : 0.0;
     __syncthreads();
-    for (int kk = 0; kk < 16; ++kk) sum += as[threadIdx.y][kk] * bs[threadIdx.x][kk];
+    for (int kk = 0; kk < 16; ++kk) block += as[threadIdx.y][kk] * bs[threadIdx.x][kk];
     __syncthreads();
+    if (!BLOCK_SCALE || (k0 + 16) % 128 == 0 || k0 + 16 >= K) {
+      const int kb = k0 / 128;
+      const double scale = !BLOCK_SCALE ? 1.0
+                           : row < M && col < N ? (double)scale_a[(u64)kb * M + row] * (double)scale_b[(u64)(col / 128) * blocks_k + kb]
+                                                : 0.0;
+      sum += scale * block;
+      block = 0.0;
+    }
   }
   if (row < M && col < N) {
-    double out = (double)alpha * (double)*scale_a * (double)*scale_b * sum;
+    const double tensor_scales = BLOCK_SCALE ? 1.0 : (double)*scale_a * (double)*scale_b;
+    double out = (double)alpha * tensor_scales * sum;
     if (beta != 0.0f) out += (double)beta * (double)gemm_fp8_detail::to_float(C[(u64)row * N + col]);
     if (bias != nullptr) out += (double)gemm_fp8_detail::to_float(bias[col]);
 #if OUT == 1

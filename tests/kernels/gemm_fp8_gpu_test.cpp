@@ -57,7 +57,8 @@ KernelSpec restricted(const std::string& name, const std::string& where) {
 // One kernel per instance: K multiples of 16 (TMA), M and N anything, a single partial k-slab, skinny M and N.
 class GemmFp8Gpu : public ::testing::TestWithParam<std::string> {};
 INSTANTIATE_TEST_SUITE_P(Kernels, GemmFp8Gpu,
-                         ::testing::Values("gemm_fp8", "gemm_fp8_e5m2", "gemm_fp8_f16", "gemm_fp8_f32"),
+                         ::testing::Values("gemm_fp8", "gemm_fp8_e5m2", "gemm_fp8_f16", "gemm_fp8_f32",
+                                           "gemm_fp8_blockscaled"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 TEST_P(GemmFp8Gpu, SampleIsCorrectAtShapesTmaAllows) {
@@ -96,6 +97,15 @@ TEST_P(GemmFp8VariantGpu, SampleIsCorrectAtManyTiles) {
   Device device;
   if (!runs_fp8(device)) GTEST_SKIP() << "the FP8 GEMMs (sm_90a) do not run on " << device.identity().arch();
   expect_correct_at(device, restricted("gemm_fp8", GetParam().where), {"1000x1000x1024", "2050x3000x512"}, 6);
+}
+
+// Block scales at a partial last block of K (1040 = 8 x 128 + 16) and at many tiles with partial edges, each pipeline
+// variant that takes them included in the sample (persistent, stream-K, split-K, TMA stores, clusters).
+TEST(GemmFp8BlockScaledGpu, SampleIsCorrectAtPartialBlocks) {
+  REQUIRE_GPU();
+  Device device;
+  if (!runs_fp8(device)) GTEST_SKIP() << "the FP8 GEMMs (sm_90a) do not run on " << device.identity().arch();
+  expect_correct_at(device, load_kernel("gemm_fp8_blockscaled"), {"1000x1000x1040", "2050x3000x512", "64x384x2048"}, 12);
 }
 
 // One k-slab left out (a test-only define): verification fails for every configuration of the sample, with or without

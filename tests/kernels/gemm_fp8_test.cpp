@@ -17,7 +17,8 @@
 namespace cutune {
 namespace {
 
-const std::vector<std::string> kKernels = {"gemm_fp8", "gemm_fp8_e5m2", "gemm_fp8_f16", "gemm_fp8_f32"};
+const std::vector<std::string> kKernels = {"gemm_fp8", "gemm_fp8_e5m2", "gemm_fp8_f16", "gemm_fp8_f32",
+                                           "gemm_fp8_blockscaled"};
 
 std::int64_t value(const KernelSpec& spec, const Config& c, const std::string& name) {
   for (std::size_t p = 0; p < spec.parameters.size(); ++p)
@@ -27,6 +28,22 @@ std::int64_t value(const KernelSpec& spec, const Config& c, const std::string& n
 
 std::vector<Config> configs_at(const KernelSpec& spec, const char* shape) {
   return Space::enumerate(spec, spec.parse_shape(shape), DeviceLimits{}).configs();
+}
+
+// Block scales (BLOCK_SCALE=1): a scale of A per row and block of K, of B per 128 x 128 block; one slab per block of
+// K, so every configuration promotes each slab.
+TEST(GemmFp8Space, BlockScalesAreSizedByBlocksOfK) {
+  const KernelSpec spec = load_kernel("gemm_fp8_blockscaled");
+  const Shape shape = spec.parse_shape("1000x300x1040");  // 9 blocks of K (the last one 16 deep), 3 of N
+  const Config c = spec.default_config();
+  for (const auto& a : spec.arguments) {
+    if (a.name == "scale_a") EXPECT_EQ(a.size.eval(spec.scope(c, &shape)).as_int(), 9 * 1000);
+    if (a.name == "scale_b") EXPECT_EQ(a.size.eval(spec.scope(c, &shape)).as_int(), 3 * 9);
+  }
+  for (const Config& config : configs_at(spec, "1000x300x1040")) {
+    EXPECT_EQ(value(spec, config, "PROMOTE"), 1);
+    EXPECT_LE(value(spec, config, "BN"), 128);
+  }
 }
 
 // TMA reads rows of 16-byte multiples: K must be a multiple of 16 (M and N anything); SWAP=1 only for M <= 128, TMA
@@ -40,7 +57,7 @@ TEST(GemmFp8Space, ShapesTmaAllows) {
     for (const Config& c : configs_at(spec, "1000x1001x1024")) EXPECT_EQ(value(spec, c, "EPI"), 0) << name;
     bool swapped = false;
     for (const Config& c : configs_at(spec, "16x4096x4096")) swapped |= value(spec, c, "SWAP") == 1;
-    EXPECT_TRUE(swapped) << name;
+    EXPECT_EQ(swapped, name != "gemm_fp8_blockscaled") << name;  // block scales: untransposed tiles only
     for (const Config& c : configs_at(spec, "256x4096x4096")) EXPECT_EQ(value(spec, c, "SWAP"), 0) << name;
   }
 }

@@ -85,7 +85,7 @@ TEST_F(SpecExtends, BrokenChainsSayWhy) {
 // The built-in FP8 GEMM's variants extend gemm_fp8.json: only what differs is theirs.
 TEST(SpecExtendsBuiltin, Fp8VariantsDifferFromTheirBaseWhereTheySay) {
   const KernelSpec base = load_kernel("gemm_fp8");
-  for (const char* name : {"gemm_fp8_e5m2", "gemm_fp8_f16", "gemm_fp8_f32"}) {
+  for (const char* name : {"gemm_fp8_e5m2", "gemm_fp8_f16", "gemm_fp8_f32", "gemm_fp8_blockscaled"}) {
     const KernelSpec v = load_kernel(name);
     EXPECT_EQ(v.name, name);
     EXPECT_EQ(v.source, base.source) << name;
