@@ -180,13 +180,8 @@ struct Options {
   std::vector<std::string> shapes = {"2048x2048x2048", "4096x4096x4096",  "8192x8192x8192", "4096x11008x4096",
                                      "4096x4096x11008", "1000x1000x1024", "8192x8192x256",  "4096x4096x64",
                                      "64x4096x4096",   "16x4096x4096",    "127x264x512"};
-  std::vector<std::string> conventions = {"write", "read", "none"};
-  std::string db_option, strategy;
-  std::size_t budget = 60;
-  double seconds = 0.0;
-  int repeats = 30;
-  bool keep_db = false, fast = false;
-  std::vector<std::string> where;
+  cutune::bench::TuneAndTimeOptions run;
+  bool fast = false;
 };
 
 void add_options(CLI::App& app, Options& o) {
@@ -194,18 +189,7 @@ void add_options(CLI::App& app, Options& o) {
       ->delimiter(',')
       ->check(CLI::IsMember({"gemm_fp8", "gemm_fp8_e5m2", "gemm_fp8_f16", "gemm_fp8_f32"}));
   app.add_option("--shapes", o.shapes, "shapes MxNxK, tuned and launched through the runtime")->delimiter(',');
-  app.add_option("--budget", o.budget, "configurations tuned per shape, as `tune --budget` (0: the whole space)")
-      ->capture_default_str();
-  app.add_option("--time", o.seconds, "wall time of tuning per shape, seconds, as `tune --time` (0: no limit)");
-  app.add_option("--strategy", o.strategy, "search strategy (default: the CLI's)");
-  app.add_option("--where", o.where, "an extra constraint on the configurations, as `tune --where` (repeatable)");
-  auto* db_flag = app.add_option("--db", o.db_option,
-                                 "results database, kept (tuning resumes from it; default: a fresh temporary file)");
-  app.add_flag("--keep-db", o.keep_db, "keep the temporary database and print its path")->excludes(db_flag);
-  app.add_option("--repeats", o.repeats, "timed launches of each GEMM per convention; the median counts")
-      ->capture_default_str()->check(CLI::Range(1, 10000));
-  app.add_option("--flush", o.conventions, "L2 conventions, one ratio column each, the first also giving the TFLOP/s")
-      ->delimiter(',')->check(CLI::IsMember(cutune::l2_flush_names()))->capture_default_str();
+  cutune::bench::add_tune_and_time_options(app, o.run);
   app.add_flag("--fast-accumulation", o.fast, "cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM (no promotion of sums)");
 }
 
@@ -216,7 +200,7 @@ bool time_and_print(cutune::Runtime& runtime, const Options& o, L2State& l2, cud
     std::vector<Row> first, best;
     for (const auto& text : o.shapes) {
       try {
-        auto [f, b] = measure_shape(runtime, kernel, text, o.fast, o.conventions, o.repeats, l2, stream);
+        auto [f, b] = measure_shape(runtime, kernel, text, o.fast, o.run.conventions, o.run.repeats, l2, stream);
         first.push_back(std::move(f)), best.push_back(std::move(b));
       } catch (const cutune::Error& ex) {  // a kernel that does not load or launch fails its row, not the run
         fmt::print(stderr, "error: {} {}: {}\n", kernel, text, ex.what());
@@ -225,8 +209,8 @@ bool time_and_print(cutune::Runtime& runtime, const Options& o, L2State& l2, cud
       fmt::print("timed {} {}{}\n", kernel, text, first.back().problem.empty() ? "" : ": " + first.back().problem);
       std::fflush(stdout);
     }
-    ok = cutune::bench::print_table(kernel, first, o.conventions, "cuBLASLt") && ok;
-    cutune::bench::print_table(kernel, best, o.conventions, "Lt best8");
+    ok = cutune::bench::print_table(kernel, first, o.run.conventions, "cuBLASLt") && ok;
+    cutune::bench::print_table(kernel, best, o.run.conventions, "Lt best8");
   }
   return ok;
 }
@@ -243,15 +227,11 @@ int main(int argc, char** argv) {
   spdlog::cfg::load_env_levels();
   try {
     cutune::Device device;
-    cutune::bench::DatabaseFiles db_files{
-        o.db_option.empty() ? std::filesystem::temp_directory_path() / fmt::format("gemm_fp8_bench-{}.db", ::getpid())
-                            : std::filesystem::path(o.db_option),
-        o.db_option.empty() && !o.keep_db};
-    if (o.db_option.empty()) db_files.clear();
+    const cutune::bench::DatabaseFiles db_files = o.run.database("gemm_fp8_bench");
     std::string command;
     for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
-    cutune::bench::tune_all(device, db_files.path, o.kernels, o.shapes, o.where,
-                            cutune::bench::tune_options(command, o.budget, o.strategy, o.seconds));
+    cutune::bench::tune_all(device, db_files.path, o.kernels, o.shapes, o.run.where,
+                            cutune::bench::tune_options(command, o.run.budget, o.run.strategy, o.run.seconds));
     cutune::bench::share_context(device);
     cutune::RuntimeOptions options;
     options.database = db_files.path;
@@ -264,12 +244,12 @@ int main(int argc, char** argv) {
     fmt::print("FP8 GEMM on {} ({}, {} SMs): tuned as `tune --budget {}` ({} strategy), launched through the runtime "
                "API; median of {} launches against cublasLtMatmul ({} accumulation, 32 MB workspace); device copy "
                "{:.0f} GB/s\n",
-               id.name, id.arch(), id.sm_count, o.budget,
-               o.strategy.empty() ? std::string(cutune::kDefaultStrategy) : o.strategy, o.repeats,
+               id.name, id.arch(), id.sm_count, o.run.budget,
+               o.run.strategy.empty() ? std::string(cutune::kDefaultStrategy) : o.run.strategy, o.run.repeats,
                o.fast ? "fast" : "FP32", copy * 1e-9);
     const bool ok = time_and_print(runtime, o, l2, stream);
     cudaStreamDestroy(stream);
-    if (o.keep_db) fmt::print(stderr, "database kept: {}\n", db_files.path.string());
+    if (o.run.keep_db) fmt::print(stderr, "database kept: {}\n", db_files.path.string());
     return ok ? 0 : 1;
   } catch (const std::exception& ex) {
     fmt::print(stderr, "error: {}\n", ex.what());

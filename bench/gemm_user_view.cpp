@@ -167,13 +167,7 @@ struct Options {
                                      "4096x4096x11008", "1000x1000x1000", "8192x8192x256",  "4096x4096x64",
                                      "64x4096x4096",   "16x4096x4096",    "127x257x511"};
   std::vector<std::string> tune_shapes;
-  std::vector<std::string> conventions = {"write", "read", "none"};
-  std::string db_option, strategy;
-  std::size_t budget = 60;
-  double seconds = 0.0;
-  int repeats = 30;
-  bool keep_db = false;
-  std::vector<std::string> where;
+  cutune::bench::TuneAndTimeOptions run;
 };
 
 void add_options(CLI::App& app, Options& o) {
@@ -184,19 +178,7 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--tune-shapes", o.tune_shapes,
                  "shapes tuned into the database (default: --shapes); others launch what the runtime's fallback "
                  "chooses for them")->delimiter(',');
-  app.add_option("--budget", o.budget, "configurations tuned per shape, as `tune --budget` (0: the whole space)")
-      ->capture_default_str();
-  app.add_option("--time", o.seconds, "wall time of tuning per shape, seconds, as `tune --time` (0: no limit)");
-  app.add_option("--strategy", o.strategy, "search strategy (default: the CLI's)");
-  app.add_option("--where", o.where, "an extra constraint on the configurations, as `tune --where` (repeatable)");
-  auto* db_flag = app.add_option("--db", o.db_option,
-                                 "results database, kept (tuning resumes from it; default: a fresh temporary file)");
-  app.add_flag("--keep-db", o.keep_db, "keep the temporary database and print its path")->excludes(db_flag);
-  app.add_option("--repeats", o.repeats, "timed launches of each GEMM per convention; the median counts")
-      ->capture_default_str()->check(CLI::Range(1, 10000));
-  app.add_option("--flush", o.conventions, "L2 conventions, one ratio column each, the first also giving the TFLOP/s: "
-                                         "write (256 MB memset), read (a read of twice the L2), none (back to back)")
-      ->delimiter(',')->check(CLI::IsMember(cutune::l2_flush_names()))->capture_default_str();
+  cutune::bench::add_tune_and_time_options(app, o.run);
 }
 
 }  // namespace
@@ -212,11 +194,7 @@ int main(int argc, char** argv) {
 
   try {
     cutune::Device device;  // without a GPU: NoDeviceError, one line below
-    DatabaseFiles db_files{o.db_option.empty() ? std::filesystem::temp_directory_path() /
-                                                   fmt::format("gemm_user_view-{}.db", ::getpid())
-                                             : std::filesystem::path(o.db_option),
-                           o.db_option.empty() && !o.keep_db};
-    if (o.db_option.empty()) db_files.clear();  // fresh
+    const DatabaseFiles db_files = o.run.database("gemm_user_view");
     std::string command;
     for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
 
@@ -224,8 +202,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> kernels;
     for (const auto& type : o.types) kernels.push_back("gemm_" + type);
     const std::map<std::string, std::string> tuned =
-        cutune::bench::tune_all(device, db_files.path, kernels, o.tune_shapes.empty() ? o.shapes : o.tune_shapes, o.where,
-                 cutune::bench::tune_options(command, o.budget, o.strategy, o.seconds));
+        cutune::bench::tune_all(device, db_files.path, kernels, o.tune_shapes.empty() ? o.shapes : o.tune_shapes, o.run.where,
+                 cutune::bench::tune_options(command, o.run.budget, o.run.strategy, o.run.seconds));
 
     // 2. the application: the runtime API on the database just written, against cuBLAS; this process had no CUDA
     // context while tuning (as `tune` has none: its workers measure), and the runtime and cuBLAS now share one
@@ -240,20 +218,20 @@ int main(int argc, char** argv) {
     std::vector<std::pair<std::string, std::vector<Row>>> tables;
     for (const auto& type : o.types) {
       tables.emplace_back("gemm_" + type,
-                          time_all(runtime, "gemm_" + type, o.shapes, tuned, o.conventions, o.repeats, l2, stream));
+                          time_all(runtime, "gemm_" + type, o.shapes, tuned, o.run.conventions, o.run.repeats, l2, stream));
     }
     cudaStreamDestroy(stream);
 
     const cutune::DeviceIdentity& id = device.identity();
     fmt::print("\nTensor-core GEMM on {} ({}, {} SMs): tuned as `tune --budget {}{}` ({} strategy, {} database), "
                "launched through the runtime API; median of {} launches against cublasGemmEx, FP32 compute\n",
-               id.name, id.arch(), id.sm_count, o.budget, o.seconds > 0 ? fmt::format(" --time {}", o.seconds) : "",
-               o.strategy.empty() ? std::string(cutune::kDefaultStrategy) : o.strategy,
-               o.db_option.empty() ? "fresh" : "given", o.repeats);
+               id.name, id.arch(), id.sm_count, o.run.budget, o.run.seconds > 0 ? fmt::format(" --time {}", o.run.seconds) : "",
+               o.run.strategy.empty() ? std::string(cutune::kDefaultStrategy) : o.run.strategy,
+               o.run.db_option.empty() ? "fresh" : "given", o.run.repeats);
     fmt::print("L2 before each launch: write = a 256 MB cudaMemsetAsync (dirty lines), read = cublasSasum over twice "
                "the L2 ({} MB, clean lines), none = back to back\n", device.l2_bytes() >> 19);
     bool ok = true;
-    for (const auto& [kernel, rows] : tables) ok = print_table(kernel, rows, o.conventions) && ok;
+    for (const auto& [kernel, rows] : tables) ok = print_table(kernel, rows, o.run.conventions) && ok;
     if (std::any_of(tables.begin(), tables.end(), [](const auto& t) {
           return std::any_of(t.second.begin(), t.second.end(), [](const Row& r) { return r.memory_bound; });
         })) {
@@ -264,10 +242,10 @@ int main(int argc, char** argv) {
                  copy * 1e-9);
       for (const auto& [kernel, rows] : tables) {
         fmt::print("{}\n", kernel);
-        print_bandwidth(rows, o.conventions, copy);
+        print_bandwidth(rows, o.run.conventions, copy);
       }
     }
-    if (o.keep_db) fmt::print(stderr, "database kept: {}\n", db_files.path.string());
+    if (o.run.keep_db) fmt::print(stderr, "database kept: {}\n", db_files.path.string());
     return ok ? 0 : 1;
   } catch (const std::exception& ex) {
     fmt::print(stderr, "error: {}\n", ex.what());

@@ -3,9 +3,11 @@
 // memory-bound shapes, the tables, and a temporary database.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -213,6 +215,42 @@ struct DatabaseFiles {
     if (remove) clear();
   }
 };
+
+// The options both benches of the user's view take: how each shape is tuned (as `tune` does), where the results go,
+// how the launches are timed.
+struct TuneAndTimeOptions {
+  std::vector<std::string> conventions = {"write", "read", "none"};
+  std::string db_option, strategy;
+  std::size_t budget = 60;
+  double seconds = 0.0;
+  int repeats = 30;
+  bool keep_db = false;
+  std::vector<std::string> where;
+  /// The database: --db's file (kept, resumed), else a fresh temporary one named after `program`, removed at the end
+  /// unless --keep-db.
+  DatabaseFiles database(const std::string& program) const {
+    if (!db_option.empty()) return DatabaseFiles{db_option, false};
+    const std::filesystem::path path =
+        std::filesystem::temp_directory_path() / fmt::format("{}-{}.db", program, ::getpid());
+    DatabaseFiles{path, false}.clear();  // fresh
+    return DatabaseFiles{path, !keep_db};
+  }
+};
+inline void add_tune_and_time_options(CLI::App& app, TuneAndTimeOptions& o) {
+  app.add_option("--budget", o.budget, "configurations tuned per shape, as `tune --budget` (0: the whole space)")
+      ->capture_default_str();
+  app.add_option("--time", o.seconds, "wall time of tuning per shape, seconds, as `tune --time` (0: no limit)");
+  app.add_option("--strategy", o.strategy, "search strategy (default: the CLI's)");
+  app.add_option("--where", o.where, "an extra constraint on the configurations, as `tune --where` (repeatable)");
+  auto* db_flag = app.add_option("--db", o.db_option,
+                                 "results database, kept (tuning resumes from it; default: a fresh temporary file)");
+  app.add_flag("--keep-db", o.keep_db, "keep the temporary database and print its path")->excludes(db_flag);
+  app.add_option("--repeats", o.repeats, "timed launches of each GEMM per convention; the median counts")
+      ->capture_default_str()->check(CLI::Range(1, 10000));
+  app.add_option("--flush", o.conventions, "L2 conventions, one ratio column each, the first also giving the TFLOP/s: "
+                                         "write (256 MB memset), read (a read of twice the L2), none (back to back)")
+      ->delimiter(',')->check(CLI::IsMember(l2_flush_names()))->capture_default_str();
+}
 
 // Tunes every kernel at `shapes` into the database at `path`, as `tune` does; "kernel shape" -> the tuner's best
 // configuration.
