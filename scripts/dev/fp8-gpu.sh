@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# FP8 GEMMs on the GPU (issue 44). Usage: scripts/dev/fp8-gpu.sh BUILD_DIR STEP... with steps
+#   tests    the FP8 GPU tests (and the 16-bit wgmma tests that share its code)
+#   stagger  STAGGER 0 against 1: every configuration of a subspace around the large shapes' winners measured at
+#            SHAPES (default 4096x4096x4096,8192x8192x8192,2048x2048x2048), exported as CSV for pairing
+#   bench    bench/gemm_fp8_bench (tuned --budget 60 against cublasLtMatmul) under write and read, KERNELS
+#            (default gemm_fp8)
+#   scaled   gemm_fp8 against gemm_fp8_blockscaled, each tuned at --budget 60 at SHAPES
+#   ncu      an ncu profile (clocks left alone) of cuBLASLt's FP8 kernel and of one gemm_fp8 configuration (WHERE)
+#            at SHAPE (default 4096x4096x4096)
+# Logs under $OUT; short tables last.
+source "$(dirname "$0")/gpu_env.sh" "$1"
+shift
+shapes=${SHAPES:-4096x4096x4096,8192x8192x8192,2048x2048x2048}
+for step in "$@"; do
+  case $step in
+  tests)
+    echo "== GPU tests: FP8"
+    timeout 560 "$build"/tests/gpu_tests --gtest_filter='*GemmFp8*' \
+      >"$out/gpu_tests.log" 2>&1
+    echo "gpu_tests exit $?"
+    grep -E "^\[ *(OK|FAILED|PASSED|SKIPPED) *\]|tests ran" "$out/gpu_tests.log" | head -40 ;;
+  stagger)
+    where="SWAP == 0 and WG == 2 and PROMOTE == 1 and PINGPONG == 0 and BM == 128 and BN >= 128 and STAGES >= 3 and STAGES <= 6 and SPLITK == 1 and STREAMK == 0 and EPI == 0 and MC == 0"
+    "$build"/tune --kernel gemm_fp8 --shapes "$shapes" --where "$where" --strategy exhaustive --budget 400 \
+      --db "$out/stagger.db" >"$out/stagger.log" 2>&1
+    echo "tune exit $?"
+    tail -5 "$out/stagger.log"
+    "$build"/tune db export --db "$out/stagger.db" --format csv -o "$out/stagger.csv"
+    echo "exported $(wc -l <"$out/stagger.csv") rows" ;;
+  bench)
+    for kernel in ${KERNELS:-gemm_fp8}; do
+      echo "== gemm_fp8_bench $kernel"
+      timeout 560 "$build"/bench/gemm_fp8_bench --kernels "$kernel" --flush write,read ${BENCH_ARGS:-} \
+        >"$out/bench_$kernel.log" 2>"$out/bench_$kernel.err"
+      echo "exit $?"
+      cat "$out/bench_$kernel.log" | tail -40
+      grep -E "^error|FAILED" "$out/bench_$kernel.err" | head -5
+    done ;;
+  scaled)
+    for kernel in gemm_fp8 gemm_fp8_blockscaled; do
+      "$build"/tune --kernel "$kernel" --shapes "$shapes" --budget 60 --db "$out/scaled.db" >"$out/scaled_$kernel.log" 2>&1
+      echo "$kernel exit $?"
+    done
+    "$build"/tune best --db "$out/scaled.db" >"$out/scaled_best.txt" 2>&1
+    cat "$out/scaled_best.txt" ;;
+  ncu)
+    shape=${SHAPE:-4096x4096x4096}
+    where=${WHERE:-BM == 128 and BN == 192 and WG == 2 and PROMOTE == 1 and CM == 2 and PERSIST == 1 and STAGES == 4 and GROUP_M == 8 and EPI == 0}
+    sections="--section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis --section Occupancy"
+    for who in cutune cublaslt; do
+      [ $who = cutune ] && kernel='regex:^gemm_fp8$' || kernel='regex:nvjet|xmma|cutlass|sm90_'
+      timeout 150 ncu --clock-control none --target-processes all -k "$kernel" -c 1 $sections \
+        "$build"/bench/gemm_fp8_bench --shapes "$shape" --where "$where" --budget 1 --flush write >"$out/ncu_$who.txt" 2>&1
+      echo "== $who $shape (exit $?)"
+      grep -E "^  [a-z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|L2 Cache Throughput|L1/TEX Hit|L2 Hit Rate|Warp Cycles Per Issued|Issue Slots Busy|Registers Per|Block Size|Grid Size|Dynamic Shared" "$out/ncu_$who.txt" | head -24
+    done ;;
+  *) echo "unknown step $step" ;;
+  esac
+done
