@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # FP8 GEMMs on the GPU (issue 44). Usage: scripts/dev/fp8-gpu.sh BUILD_DIR STEP... with steps
 #   tests    the FP8 GPU tests (and the 16-bit wgmma tests that share its code)
-#   stagger  STAGGER 0 against 1: every configuration of a subspace around the large shapes' winners measured at
-#            SHAPES (default 4096x4096x4096,8192x8192x8192,2048x2048x2048), exported as CSV for pairing
+#   subspace every configuration of a subspace (SUBSPACE, default around the large shapes' winners) measured at SHAPES
+#            (default 4096x4096x4096,8192x8192x8192,2048x2048x2048), exported as CSV (to pair a new parameter's values)
 #   bench    bench/gemm_fp8_bench (tuned --budget 60 against cublasLtMatmul) under write and read, KERNELS
 #            (default gemm_fp8)
 #   scaled   gemm_fp8 against gemm_fp8_blockscaled, each tuned at --budget 60 at SHAPES
@@ -20,14 +20,14 @@ for step in "$@"; do
       >"$out/gpu_tests.log" 2>&1
     echo "gpu_tests exit $?"
     grep -E "^\[ *(OK|FAILED|PASSED|SKIPPED) *\]|tests ran" "$out/gpu_tests.log" | head -40 ;;
-  stagger)
-    where="SWAP == 0 and WG == 2 and PROMOTE == 1 and PINGPONG == 0 and BM == 128 and BN >= 128 and STAGES >= 3 and STAGES <= 6 and SPLITK == 1 and STREAMK == 0 and EPI == 0 and MC == 0"
+  subspace)
+    where=${SUBSPACE:-SWAP == 0 and WG == 2 and PROMOTE == 1 and PINGPONG == 0 and BM == 128 and BN >= 128 and STAGES >= 3 and STAGES <= 6 and SPLITK == 1 and STREAMK == 0 and EPI == 0 and MC == 0}
     "$build"/tune --kernel gemm_fp8 --shapes "$shapes" --where "$where" --strategy exhaustive --budget 400 \
-      --db "$out/stagger.db" >"$out/stagger.log" 2>&1
+      --db "$out/subspace.db" >"$out/subspace.log" 2>&1
     echo "tune exit $?"
-    tail -5 "$out/stagger.log"
-    "$build"/tune db export --db "$out/stagger.db" --format csv -o "$out/stagger.csv"
-    echo "exported $(wc -l <"$out/stagger.csv") rows" ;;
+    tail -5 "$out/subspace.log"
+    "$build"/tune db export --db "$out/subspace.db" --format csv -o "$out/subspace.csv"
+    echo "exported $(wc -l <"$out/subspace.csv") rows" ;;
   bench)
     for kernel in ${KERNELS:-gemm_fp8}; do
       echo "== gemm_fp8_bench $kernel"
@@ -42,8 +42,12 @@ for step in "$@"; do
       "$build"/tune --kernel "$kernel" --shapes "$shapes" --budget 60 --db "$out/scaled.db" >"$out/scaled_$kernel.log" 2>&1
       echo "$kernel exit $?"
     done
-    "$build"/tune best --db "$out/scaled.db" >"$out/scaled_best.txt" 2>&1
-    cat "$out/scaled_best.txt" ;;
+    for shape in ${shapes//,/ }; do
+      for kernel in gemm_fp8 gemm_fp8_blockscaled; do
+        echo "$shape $kernel $("$build"/tune best --db "$out/scaled.db" --kernel "$kernel" --shape "$shape" |
+          grep -E '^(time|metric) ' | awk '{printf "%s %s  ", $1, $2}')"
+      done
+    done ;;
   ncu)
     shape=${SHAPE:-4096x4096x4096}
     where=${WHERE:-BM == 128 and BN == 192 and WG == 2 and PROMOTE == 1 and CM == 2 and PERSIST == 1 and STAGES == 4 and GROUP_M == 8 and EPI == 0}
