@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cutune/error.hpp"
+#include "cutune/space_rules.hpp"
 
 namespace cutune {
 namespace detail {
@@ -15,59 +16,16 @@ std::string dims_text(const std::array<std::int64_t, 3>& d) {
   return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
 }
 
-void require_shape_free(const KernelSpec& spec, const Expr& e, const std::string& what) {
-  for (const auto& name : spec.shape_names) {
-    if (e.uses(name)) throw InputError(what + " '" + e.text() + "' depends on the shape; give a shape");
-  }
-}
-
-// Depth-first walk over the parameters; a constraint sits at the depth where its last parameter is bound,
-// so one failing check removes the whole subtree below it without visiting it.
+// Depth-first walk over the parameters (SpaceRules places each constraint where its last parameter is bound), keeping
+// every valid configuration.
 class Enumerator {
  public:
   Enumerator(const KernelSpec& spec, const std::optional<Shape>& shape, const DeviceLimits& limits)
-      : spec_(spec), limits_(limits), with_grid_(shape.has_value()) {
-    const std::size_t n = spec.parameters.size();
-    if (shape) {
-      if (shape->dims.size() != spec.shape_names.size()) {
-        throw InputError("shape " + shape->str() + " does not have the " + std::to_string(spec.shape_names.size()) +
-                         " dimensions of " + spec.name);
-      }
-    } else {
-      for (const auto& b : spec.launch.block) require_shape_free(spec, b, "block");
-      require_shape_free(spec, spec.launch.shared_memory, "shared_memory");
-    }
-    values_.resize(n);
-    for (std::size_t i = 0; i < spec.shape_names.size(); ++i) {
-      values_.emplace_back(shape ? shape->dims[i] : std::int64_t{0});
-    }
-    values_.emplace_back(limits.sm_count);  // SM_COUNT, the grid's last slot
-
-    constraints_at_.resize(n + 1);
-    for (const auto& c : spec.constraints) {
-      // Without a shape, a constraint on the shape cannot be decided: the space is then every configuration
-      // that is valid at some shape.
-      const bool on_shape = std::any_of(spec.shape_names.begin(), spec.shape_names.end(),
-                                        [&](const std::string& name) { return c.uses(name); });
-      if (!shape && on_shape) continue;
-      std::size_t depth = 0;
-      for (std::size_t p = 0; p < n; ++p) {
-        if (c.uses(spec.parameters[p].name)) depth = p + 1;
-      }
-      constraints_at_[depth].push_back(&c);
-    }
-
-    subtree_.assign(n + 1, 1);
-    for (std::size_t d = n; d-- > 0;) {
-      if (__builtin_mul_overflow(subtree_[d + 1], spec.parameters[d].values.size(), &subtree_[d])) {
-        throw InputError("the space of " + spec.name + " has more than 2^64 points");
-      }
-    }
-  }
+      : rules_(spec, shape, limits) {}
 
   void run() { visit(0); }
 
-  std::uint64_t cartesian_size() const { return subtree_[0]; }
+  std::uint64_t cartesian_size() const { return rules_.subtree(0); }
   std::vector<Config> configs;
   std::uint64_t removed_by_constraints = 0;
   std::uint64_t removed_by_device = 0;
@@ -75,71 +33,43 @@ class Enumerator {
 
  private:
   void visit(std::size_t depth) {
-    for (const Expr* c : constraints_at_[depth]) {
-      if (!c->eval(values_).truthy()) {
-        removed_by_constraints += subtree_[depth];
-        return;
-      }
+    if (!rules_.holds_at(depth)) {
+      removed_by_constraints += rules_.subtree(depth);
+      return;
     }
-    if (depth == spec_.parameters.size()) {
+    if (depth == rules_.parameters()) {
       keep_if_launchable();
       return;
     }
-    for (const Value& v : spec_.parameters[depth].values) {
-      values_[depth] = v;
+    for (const Value& v : rules_.spec().parameters[depth].values) {
+      rules_.set(depth, v);
       visit(depth + 1);
     }
   }
 
-  std::int64_t integer(const Expr& e, const std::string& field) const {
-    const Value v = e.eval(values_);
-    try {
-      return v.as_int();
-    } catch (const SpecError&) {
-      throw SpecError("spec " + spec_.name + ": " + field + " '" + e.text() + "' is " + v.str() + ", not an integer");
-    }
-  }
-
   void keep_if_launchable() {
-    Launch launch;
-    for (std::size_t i = 0; i < 3; ++i) {
-      launch.block[i] = integer(spec_.launch.block[i], std::string("block.") + kAxis[i]);
-      if (with_grid_) launch.grid[i] = integer(spec_.launch.grid[i], std::string("grid.") + kAxis[i]);
-    }
-    launch.shared_memory = integer(spec_.launch.shared_memory, "shared_memory");
-    for (std::size_t i = 0; i < 3; ++i) launch.cluster[i] = integer(spec_.launch.cluster[i], std::string("cluster.") + kAxis[i]);
-    // What the architecture lacks is counted apart from what exceeds its limits.
-    if (architecture_lacks(spec_, values_, launch, limits_.compute_capability)) {
-      ++removed_by_target;
-      return;
-    }
-    if (check_launch(launch, limits_, with_grid_)) {
-      ++removed_by_device;
-      return;
+    switch (rules_.launchable()) {
+      case SpaceRules::Launchable::Target: ++removed_by_target; return;
+      case SpaceRules::Launchable::Device: ++removed_by_device; return;
+      case SpaceRules::Launchable::Ok: break;
     }
     if (configs.size() == max_configs()) {
-      throw InputError("the space of " + spec_.name + " has more than " + std::to_string(max_configs()) +
+      throw InputError("the space of " + rules_.spec().name + " has more than " + std::to_string(max_configs()) +
                        " valid configurations (" + std::to_string(cartesian_size()) + " combinations), more than " +
                        "cutune holds in memory (" + std::to_string(kMaxSpaceBytes >> 30) + " GiB): narrow it with "
                        "constraints or --where");
     }
-    configs.push_back(
-        Config{{values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(spec_.parameters.size())}});
+    configs.push_back(rules_.config());
   }
 
   // The valid configurations kept in memory at most: kMaxSpaceBytes of them (a 10^10-point space such as BAT's FFT,
   // 3^21 combinations without constraints, would otherwise exhaust memory before saying anything).
   static constexpr std::size_t kMaxSpaceBytes = std::size_t{4} << 30;
   std::size_t max_configs() const {
-    return kMaxSpaceBytes / (sizeof(Config) + std::max<std::size_t>(1, spec_.parameters.size()) * sizeof(Value));
+    return kMaxSpaceBytes / (sizeof(Config) + std::max<std::size_t>(1, rules_.parameters()) * sizeof(Value));
   }
 
-  const KernelSpec& spec_;
-  const DeviceLimits& limits_;
-  bool with_grid_;
-  std::vector<Value> values_;                             // the scope: parameters bound so far, then the shape
-  std::vector<std::vector<const Expr*>> constraints_at_;  // by the number of parameters bound
-  std::vector<std::uint64_t> subtree_;                    // subtree_[d]: points below a prefix of d parameters
+  SpaceRules rules_;
 };
 
 }  // namespace

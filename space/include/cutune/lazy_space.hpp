@@ -1,0 +1,62 @@
+// LazySpace: a spec's valid configurations without enumerating them: counted (exactly where a walk that keeps nothing
+// is cheap, else estimated with bounds), drawn uniformly, checked and their neighbours found through the constraints.
+// Memory stays that of one configuration whatever the space's size.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cutune/space.hpp"
+#include "cutune/spec.hpp"
+
+namespace cutune {
+
+class SpaceRules;
+
+/// How many valid configurations a space holds: exact, or an estimate with a 95% interval.
+struct SpaceCount {
+  bool exact = false;
+  double value = 0.0;         ///< the count (exact), or the estimate
+  double low = 0.0, high = 0.0;  ///< the interval (both equal to value when exact)
+  std::uint64_t probes = 0;   ///< random descents behind an estimate (0 when exact)
+  /// "12345" or "about 1.23e+09 (95%: 1.1e+09 to 1.4e+09, from 20000 random descents)".
+  std::string str() const;
+};
+
+class LazySpace {
+ public:
+  /// As Space::enumerate: the spec's constraints at `shape` (those on the shape left out without one) and the device's
+  /// launch limits; throws what it throws for a wrong shape or geometry.
+  LazySpace(const KernelSpec& spec, const std::optional<Shape>& shape, const DeviceLimits& limits);
+  ~LazySpace();
+  LazySpace(LazySpace&&) noexcept;
+  LazySpace& operator=(LazySpace&&) noexcept;
+
+  const KernelSpec& spec() const;
+  std::uint64_t cartesian_size() const;
+
+  /// Counts by a depth-first walk that keeps nothing if it ends within `visits` visits of the tree (the exact count),
+  /// else estimates from `probes` random descents (Knuth's estimator: the product of the valid choices met on the way
+  /// down, averaged; unbiased), with a 95% interval of its mean, clipped to [0, cartesian_size()].
+  SpaceCount count(std::uint64_t visits, std::size_t probes, std::uint64_t seed) const;
+
+  /// A valid configuration drawn uniformly from all of them (values drawn uniformly for each parameter in order, the
+  /// draw started afresh as soon as a constraint fails: every valid configuration has the same chance), or nullopt
+  /// when `tries` fresh starts found none.
+  std::optional<Config> draw(std::mt19937_64& rng, std::uint64_t tries) const;
+
+  /// Whether `c` (a value of each parameter's list) is valid: every constraint and the launch limits.
+  bool valid(const Config& c) const;
+
+  /// The valid configurations that differ from `c` in exactly one parameter, in parameter order, then value order.
+  std::vector<Config> neighbours(const Config& c) const;
+
+ private:
+  std::unique_ptr<SpaceRules> rules_;
+};
+
+}  // namespace cutune

@@ -1,0 +1,129 @@
+// LazySpace: counts, uniform draws, checks and neighbours of a spec's valid configurations through SpaceRules, without
+// holding the configurations.
+#include "cutune/lazy_space.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "cutune/space_rules.hpp"
+
+namespace cutune {
+namespace {
+
+std::string number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, x < 1e6 ? "%.0f" : "%.3g", x);
+  return text;
+}
+
+// Whether the configuration bound up to `depth` passes the checks placed there (at the last depth, the launch too).
+bool passes(SpaceRules& rules, std::size_t depth) {
+  if (!rules.holds_at(depth)) return false;
+  return depth < rules.parameters() || rules.launchable() == SpaceRules::Launchable::Ok;
+}
+
+// Depth-first count of the valid configurations below the bound prefix of `depth`; false once `visits` runs out.
+bool walk(SpaceRules& rules, std::size_t depth, std::uint64_t& visits, std::uint64_t& found) {
+  if (visits == 0) return false;
+  --visits;
+  if (!passes(rules, depth)) return true;
+  if (depth == rules.parameters()) {
+    ++found;
+    return true;
+  }
+  for (const Value& v : rules.spec().parameters[depth].values) {
+    rules.set(depth, v);
+    if (!walk(rules, depth + 1, visits, found)) return false;
+  }
+  return true;
+}
+
+// One random descent: at each depth the values whose checks pass are counted and one of them taken; the product of
+// the counts (0 at a dead end) estimates the number of valid configurations without bias.
+double descend(SpaceRules& rules, std::mt19937_64& rng, std::vector<std::size_t>& ok) {
+  if (!passes(rules, 0)) return 0.0;
+  double product = 1.0;
+  for (std::size_t depth = 0; depth < rules.parameters(); ++depth) {
+    const auto& values = rules.spec().parameters[depth].values;
+    ok.clear();
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      rules.set(depth, values[i]);
+      if (passes(rules, depth + 1)) ok.push_back(i);
+    }
+    if (ok.empty()) return 0.0;
+    product *= static_cast<double>(ok.size());
+    rules.set(depth, values[ok[std::uniform_int_distribution<std::size_t>(0, ok.size() - 1)(rng)]]);
+  }
+  return product;
+}
+
+}  // namespace
+
+std::string SpaceCount::str() const {
+  if (exact) return number(value);
+  return "about " + number(value) + " (95%: " + number(low) + " to " + number(high) + ", from " +
+         std::to_string(probes) + " random descents)";
+}
+
+LazySpace::LazySpace(const KernelSpec& spec, const std::optional<Shape>& shape, const DeviceLimits& limits)
+    : rules_(std::make_unique<SpaceRules>(spec, shape, limits)) {}
+LazySpace::~LazySpace() = default;
+LazySpace::LazySpace(LazySpace&&) noexcept = default;
+LazySpace& LazySpace::operator=(LazySpace&&) noexcept = default;
+
+const KernelSpec& LazySpace::spec() const { return rules_->spec(); }
+std::uint64_t LazySpace::cartesian_size() const { return rules_->subtree(0); }
+
+SpaceCount LazySpace::count(std::uint64_t visits, std::size_t probes, std::uint64_t seed) const {
+  std::uint64_t found = 0;
+  if (walk(*rules_, 0, visits, found)) {
+    const double n = static_cast<double>(found);
+    return {true, n, n, n, 0};
+  }
+  std::mt19937_64 rng(seed);
+  std::vector<std::size_t> ok;
+  double sum = 0.0, squares = 0.0;
+  for (std::size_t i = 0; i < probes; ++i) {
+    const double x = descend(*rules_, rng, ok);
+    sum += x;
+    squares += x * x;
+  }
+  const double n = static_cast<double>(std::max<std::size_t>(probes, 1));
+  const double mean = sum / n, variance = std::max(0.0, squares / n - mean * mean);
+  const double half = 1.96 * std::sqrt(variance / n), total = static_cast<double>(cartesian_size());
+  // What the interrupted walk found is a floor: those configurations exist.
+  return {false, mean, std::max(static_cast<double>(found), mean - half), std::min(total, mean + half), probes};
+}
+
+std::optional<Config> LazySpace::draw(std::mt19937_64& rng, std::uint64_t tries) const {
+  SpaceRules& rules = *rules_;
+  if (!passes(rules, 0)) return std::nullopt;
+  for (std::uint64_t t = 0; t < tries; ++t) {
+    std::size_t depth = 0;
+    for (; depth < rules.parameters(); ++depth) {
+      const auto& values = rules.spec().parameters[depth].values;
+      rules.set(depth, values[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(rng)]);
+      if (!passes(rules, depth + 1)) break;
+    }
+    if (depth == rules.parameters()) return rules.config();
+  }
+  return std::nullopt;
+}
+
+bool LazySpace::valid(const Config& c) const { return rules_->valid(c); }
+
+std::vector<Config> LazySpace::neighbours(const Config& c) const {
+  std::vector<Config> out;
+  Config other = c;
+  for (std::size_t p = 0; p < rules_->parameters(); ++p) {
+    for (const Value& v : rules_->spec().parameters[p].values) {
+      if (v == c.values[p]) continue;
+      other.values[p] = v;
+      if (rules_->valid(other)) out.push_back(other);
+    }
+    other.values[p] = c.values[p];
+  }
+  return out;
+}
+
+}  // namespace cutune
