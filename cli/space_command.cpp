@@ -16,6 +16,7 @@ void add_space_command(CLI::App& app, Subcommands& out) {
   add_shard_option(*cmd, args->shard);
   cmd->add_flag("--list", args->list, "print every valid configuration");
   cmd->add_option("--arch", args->arch, "architecture, for targets (sm_90a) and clusters")->capture_default_str();
+  args->count_lazily = true;
   out.push_back({cmd, [args] { return run_space(*args); }});
 }
 

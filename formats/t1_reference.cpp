@@ -1,6 +1,7 @@
 // The reference of a T1 problem: T1 has no reference kernel, so outputs are checked against the kernel itself at the
 // file's Default values, or at the first valid configuration when those are not valid.
 #include "cutune/error.hpp"
+#include "cutune/lazy_space.hpp"
 #include "cutune/space.hpp"
 #include "t1_detail.hpp"
 
@@ -51,15 +52,16 @@ void T1Reader::choose_reference() {
       spec->constraints.push_back(std::move(c));
     }
   }
-  const Space space = Space::enumerate(*spec, problem_.shape, limits);
-  if (space.size() == 0) {
+  // The first valid configuration, found by a walk that stops there (the space may be far too large to enumerate).
+  const LazySpace space(*spec, problem_.shape, limits);
+  const std::optional<Config> first = space.first();
+  if (!first) {
     fail("ConfigurationSpace", "no configuration satisfies every condition and the launch limits (" +
-                                   std::to_string(space.cartesian_size()) + " combinations, " +
-                                   std::to_string(space.removed_by_constraints()) + " removed by conditions)");
+                                   std::to_string(space.cartesian_size()) + " combinations)");
   }
-  problem_.spec = build(space.configs().front(), true);
+  problem_.spec = build(*first, true);
   note(T1Issue::Kind::Note, "reference",
-       "outputs are verified against the first valid configuration " + problem_.spec.format(space.configs().front()) +
+       "outputs are verified against the first valid configuration " + problem_.spec.format(*first) +
            ", since the Default values " + why_not);
 }
 

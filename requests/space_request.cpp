@@ -19,11 +19,30 @@ CountedSpace count_space(const SpaceRequest& args) {
   std::optional<Shape> shape = problem_shape;  // a T1 problem is counted at its size, grid limits included
   if (!args.shape.empty()) shape = problem_shape ? problem_shapes(spec, *problem_shape, args.shape).front()
                                                  : spec.parse_shape(args.shape);
+  if (args.count_lazily && !args.list && args.shard.empty()) {
+    // A walk of 3 * 10^7 visits takes seconds on one core; 20,000 descents about as long on specs of tens of
+    // parameters. A space the walk counts and that is small enough is enumerated after all, for what removed the rest.
+    const LazySpace lazy(spec, shape, arch_limits(args.arch));
+    const SpaceCount count = lazy.count(30'000'000, 20'000, 1);
+    if (!count.exact || count.value > static_cast<double>(kEnumerateUpTo))
+      return {std::move(spec), shape, Space{}, count, lazy.cartesian_size()};
+  }
   Space space = Space::enumerate(spec, shape, arch_limits(args.arch)).shard(parse_shard(args.shard));
-  return {std::move(spec), shape, std::move(space)};
+  const std::uint64_t combinations = space.cartesian_size();
+  return {std::move(spec), shape, std::move(space), std::nullopt, combinations};
 }
 
 std::string space_summary(const SpaceRequest& args, const CountedSpace& counted) {
+  if (const auto& n = counted.lazily) {
+    const std::string combinations = std::to_string(counted.combinations) + " combinations";
+    if (n->exact) {
+      return std::to_string(static_cast<std::uint64_t>(n->value)) + " valid configurations of " + counted.spec.name + " (" + combinations +
+             "; counted by a walk that keeps none of them)";
+    }
+    return "about " + count_text(n->value) + " valid configurations of " + counted.spec.name + " (" + combinations +
+           "; 95% between " + count_text(n->low) + " and " + count_text(n->high) + ", estimated from " +
+           std::to_string(n->probes) + " random descents through the constraints)";
+  }
   const Space& space = counted.space;
   return std::to_string(space.size()) + " valid configurations of " + counted.spec.name + " (" +
          std::to_string(space.cartesian_size()) + " combinations, " + std::to_string(space.removed_by_constraints()) +

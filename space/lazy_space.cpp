@@ -3,18 +3,14 @@
 #include "cutune/lazy_space.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "cutune/space_rules.hpp"
 
 namespace cutune {
 namespace {
-
-std::string number(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, x < 1e6 ? "%.0f" : "%.3g", x);
-  return text;
-}
 
 // Whether the configuration bound up to `depth` passes the checks placed there (at the last depth, the launch too).
 bool passes(SpaceRules& rules, std::size_t depth) {
@@ -38,6 +34,17 @@ bool walk(SpaceRules& rules, std::size_t depth, std::uint64_t& visits, std::uint
   return true;
 }
 
+// The first valid configuration below the bound prefix of `depth`, in enumeration order.
+bool first_below(SpaceRules& rules, std::size_t depth) {
+  if (!passes(rules, depth)) return false;
+  if (depth == rules.parameters()) return true;
+  for (const Value& v : rules.spec().parameters[depth].values) {
+    rules.set(depth, v);
+    if (first_below(rules, depth + 1)) return true;
+  }
+  return false;
+}
+
 // One random descent: at each depth the values whose checks pass are counted and one of them taken; the product of
 // the counts (0 at a dead end) estimates the number of valid configurations without bias.
 double descend(SpaceRules& rules, std::mt19937_64& rng, std::vector<std::size_t>& ok) {
@@ -59,10 +66,10 @@ double descend(SpaceRules& rules, std::mt19937_64& rng, std::vector<std::size_t>
 
 }  // namespace
 
-std::string SpaceCount::str() const {
-  if (exact) return number(value);
-  return "about " + number(value) + " (95%: " + number(low) + " to " + number(high) + ", from " +
-         std::to_string(probes) + " random descents)";
+std::string count_text(double count) {
+  char text[32];
+  std::snprintf(text, sizeof text, count < 1e6 ? "%.0f" : "%.3g", count);
+  return text;
 }
 
 LazySpace::LazySpace(const KernelSpec& spec, const std::optional<Shape>& shape, const DeviceLimits& limits)
@@ -124,6 +131,40 @@ std::vector<Config> LazySpace::neighbours(const Config& c) const {
     other.values[p] = c.values[p];
   }
   return out;
+}
+
+std::optional<Config> LazySpace::first() const {
+  if (!first_below(*rules_, 0)) return std::nullopt;
+  return rules_->config();
+}
+
+Space tuning_space(const KernelSpec& spec, const std::optional<Shape>& shape, const DeviceLimits& limits) {
+  const LazySpace lazy(spec, shape, limits);
+  if (lazy.cartesian_size() <= 100'000'000) return Space::enumerate(spec, shape, limits);
+  const SpaceCount count = lazy.count(30'000'000, 20'000, 1);
+  if (count.exact && count.value <= static_cast<double>(kTunedSample)) return Space::enumerate(spec, shape, limits);
+  // Distinct draws, ordered by their place in the cartesian product (mixed radix, last parameter fastest).
+  std::vector<std::vector<Value>> values;
+  for (const auto& p : spec.parameters) values.push_back(p.values);
+  std::map<std::uint64_t, Config> drawn;  // by place (below 2^64: SpaceRules refuses larger products)
+  std::mt19937_64 rng(1);
+  const std::uint64_t tries = 1'000'000;  // fresh starts per draw before the sample is left smaller
+  for (std::size_t misses = 0; drawn.size() < kTunedSample && misses < 100;) {
+    const auto c = lazy.draw(rng, tries);
+    if (!c) break;
+    std::uint64_t place = 0;
+    for (std::size_t p = 0; p < values.size(); ++p)
+      place = place * values[p].size() +
+              static_cast<std::uint64_t>(std::find(values[p].begin(), values[p].end(), c->values[p]) - values[p].begin());
+    misses = drawn.emplace(place, *c).second ? 0 : misses + 1;
+  }
+  if (drawn.empty()) return Space::enumerate(spec, shape, limits);
+  std::vector<Config> configs;
+  configs.reserve(drawn.size());
+  for (auto& [place, c] : drawn) configs.push_back(std::move(c));
+  Space sample = Space::from_configs(values, std::move(configs));
+  sample.set_sample_of(count.value);
+  return sample;
 }
 
 }  // namespace cutune

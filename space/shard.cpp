@@ -48,6 +48,7 @@ Space Space::shard(const Shard& part) const {
   out.removed_by_constraints_ = removed_by_constraints_;
   out.removed_by_device_ = removed_by_device_;
   out.removed_by_target_ = removed_by_target_;
+  out.sample_of_ = sample_of_;
   out.configs_.reserve(configs_.size() / part.count + 1);
   for (std::size_t p = 0; p < configs_.size(); ++p)
     if (part.holds(p)) out.configs_.push_back(configs_[p]);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cutune/lazy_space.hpp"
 #include "cutune/cubin_cache.hpp"
 #include "cutune/error.hpp"
 #include "cutune/launch_inputs.hpp"
@@ -97,7 +98,7 @@ Space ShapeRun::checked_space() {
   check_verification(spec_, shape_, spec_.verify_mode(options_.measure.verify));
   auto& upcoming = tuner_.upcoming_;
   const auto ahead = upcoming.find({&spec_, shape_.str()});
-  if (ahead == upcoming.end()) return Space::enumerate(spec_, shape_, tuner_.limits_).shard(options_.shard);
+  if (ahead == upcoming.end()) return tuning_space(spec_, shape_, tuner_.limits_).shard(options_.shard);
   auto future = std::move(ahead->second);
   upcoming.erase(ahead);
   return future.get().shard(options_.shard);
@@ -127,6 +128,13 @@ void ShapeRun::read_stored() {
   {
     const PhaseScope storing(&clock_, Phase::Store);
     for (auto& r : database_.results(tuner_.identity_, kernel_, shape_key_, flush_)) stored_.emplace(r.config, std::move(r));
+  }
+  if (space_.sample_of() > 0) {
+    logger()->info("tuning {} {} on {}: a uniform sample of {} of about {} valid configurations ({} combinations), {} "
+                   "stored under L2 flush {}",
+                   spec_.name, shape_key_, tuner_.identity_.name, space_.size(), count_text(space_.sample_of()),
+                   space_.cartesian_size(), stored_.size(), to_string(flush_));
+    return;
   }
   logger()->info(
       "tuning {} {} on {}: {} valid configurations ({} removed by constraints, {} by device limits, {} by target {}), "

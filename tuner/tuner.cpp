@@ -1,5 +1,6 @@
 // The tuner: what it keeps from one shape to the next (lanes, compile pool, cubin cache, upcoming spaces); each shape
 // runs as a ShapeRun.
+#include "cutune/lazy_space.hpp"
 #include "cutune/tuner.hpp"
 
 #include <future>
@@ -114,7 +115,7 @@ void Tuner::expect(const KernelSpec& spec, const std::vector<Shape>& shapes) {
     auto& slot = upcoming_[{&spec, shape.str()}];
     if (!slot.valid()) {
       slot = std::async(std::launch::async, [&spec, shape, limits = limits_] {
-        return Space::enumerate(spec, shape, limits);
+        return tuning_space(spec, shape, limits);
       });
     }
   }

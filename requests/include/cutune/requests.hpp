@@ -20,6 +20,7 @@
 #include "cutune/exchange.hpp"
 #include "cutune/foreign.hpp"
 #include "cutune/measure.hpp"
+#include "cutune/lazy_space.hpp"
 #include "cutune/space.hpp"
 #include "cutune/strategy.hpp"
 #include "cutune/tuner.hpp"
@@ -139,13 +140,21 @@ struct SpaceRequest {
   std::string shard;               ///< --shard i/n: count (list) only that part
   bool list = false;
   std::string arch = "sm_90";      ///< the architecture whose targets and clusters count as available
+  /// Without list and shard: the space is counted without holding it (LazySpace: exactly by a walk that keeps
+  /// nothing where that ends soon, else estimated with its interval), and enumerated only when it holds at most
+  /// kEnumerateUpTo valid configurations (to say what removed the rest).
+  bool count_lazily = false;
 };
+/// Valid configurations up to which `tune space` enumerates a space it counted.
+inline constexpr std::uint64_t kEnumerateUpTo = 10'000'000;
 
 /// The space a request names, and the kernel and shape it was counted for.
 struct CountedSpace {
   KernelSpec spec;
   std::optional<Shape> shape;
-  Space space;
+  Space space;                      ///< empty when counted lazily
+  std::optional<SpaceCount> lazily;  ///< the count of a space not enumerated, and its cartesian size
+  std::uint64_t combinations = 0;
 };
 CountedSpace count_space(const SpaceRequest& request);
 /// The launch limits of compute capability 9.0 with the targets and clusters of `arch` (--arch: sm_80, sm_90a, ...);

@@ -23,9 +23,9 @@ struct SpaceCount {
   double value = 0.0;         ///< the count (exact), or the estimate
   double low = 0.0, high = 0.0;  ///< the interval (both equal to value when exact)
   std::uint64_t probes = 0;   ///< random descents behind an estimate (0 when exact)
-  /// "12345" or "about 1.23e+09 (95%: 1.1e+09 to 1.4e+09, from 20000 random descents)".
-  std::string str() const;
 };
+/// A count as `tune space` prints it: the integer below a million, else three significant digits ("1.23e+09").
+std::string count_text(double count);
 
 class LazySpace {
  public:
@@ -55,8 +55,23 @@ class LazySpace {
   /// The valid configurations that differ from `c` in exactly one parameter, in parameter order, then value order.
   std::vector<Config> neighbours(const Config& c) const;
 
+  /// The first valid configuration in enumeration order (Space::enumerate's first), found by a walk that stops there;
+  /// nullopt when there is none.
+  std::optional<Config> first() const;
+
  private:
   std::unique_ptr<SpaceRules> rules_;
 };
+
+/// Valid configurations that tuning holds at most: a space with more is tuned on a uniform sample of this many.
+inline constexpr std::size_t kTunedSample = 100'000;
+
+/// The space tuning searches. Every valid configuration, as Space::enumerate gives them, where the cartesian product
+/// is at most 10^8 or a walk that keeps nothing counts at most kTunedSample valid configurations; else kTunedSample
+/// distinct valid configurations drawn uniformly (LazySpace::draw, a fixed seed: every job and every resume of a run
+/// tunes the same sample), in enumeration order, in the memory of those configurations; Space::sample_of() then says
+/// how many the whole space holds (exact or estimated). Where draws fail (fewer than one start in 10^6 valid), the
+/// space is enumerated after all.
+Space tuning_space(const KernelSpec& spec, const std::optional<Shape>& shape, const DeviceLimits& limits);
 
 }  // namespace cutune

@@ -65,6 +65,10 @@ class Space {
   /// Configurations that need what this GPU's architecture lacks (architecture_lacks()): an architecture-specific
   /// target of another compute capability, or clusters or tensor maps below compute capability 9.0.
   std::uint64_t removed_by_target() const { return removed_by_target_; }
+  /// When this is a uniform sample of a larger space (tuning_space()): how many valid configurations that space holds,
+  /// exact or estimated; 0 for a whole space.
+  double sample_of() const { return sample_of_; }
+  void set_sample_of(double valid) { sample_of_ = valid; }
 
  private:
   std::vector<Config> configs_;
@@ -73,6 +77,7 @@ class Space {
   std::uint64_t removed_by_device_ = 0;
   std::uint64_t removed_by_shard_ = 0;
   std::uint64_t removed_by_target_ = 0;
+  double sample_of_ = 0.0;
 };
 
 /// Why a launch exceeds the limits, or nullopt when it fits.
