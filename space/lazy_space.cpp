@@ -2,9 +2,10 @@
 // holding the configurations.
 #include "cutune/lazy_space.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 
 #include "cutune/space_rules.hpp"
@@ -18,31 +19,19 @@ bool passes(SpaceRules& rules, std::size_t depth) {
   return depth < rules.parameters() || rules.launchable() == SpaceRules::Launchable::Ok;
 }
 
-// Depth-first count of the valid configurations below the bound prefix of `depth`; false once `visits` runs out.
-bool walk(SpaceRules& rules, std::size_t depth, std::uint64_t& visits, std::uint64_t& found) {
+// Depth-first walk over the valid configurations below the bound prefix of `depth`, in enumeration order, calling
+// `leaf()` at each (with every parameter bound); false once `leaf` says stop or `visits` runs out.
+template <typename Leaf>
+bool walk(SpaceRules& rules, std::size_t depth, std::uint64_t& visits, Leaf&& leaf) {
   if (visits == 0) return false;
   --visits;
   if (!passes(rules, depth)) return true;
-  if (depth == rules.parameters()) {
-    ++found;
-    return true;
-  }
+  if (depth == rules.parameters()) return leaf();
   for (const Value& v : rules.spec().parameters[depth].values) {
     rules.set(depth, v);
-    if (!walk(rules, depth + 1, visits, found)) return false;
+    if (!walk(rules, depth + 1, visits, leaf)) return false;
   }
   return true;
-}
-
-// The first valid configuration below the bound prefix of `depth`, in enumeration order.
-bool first_below(SpaceRules& rules, std::size_t depth) {
-  if (!passes(rules, depth)) return false;
-  if (depth == rules.parameters()) return true;
-  for (const Value& v : rules.spec().parameters[depth].values) {
-    rules.set(depth, v);
-    if (first_below(rules, depth + 1)) return true;
-  }
-  return false;
 }
 
 // One random descent: at each depth the values whose checks pass are counted and one of them taken; the product of
@@ -83,7 +72,7 @@ std::uint64_t LazySpace::cartesian_size() const { return rules_->subtree(0); }
 
 SpaceCount LazySpace::count(std::uint64_t visits, std::size_t probes, std::uint64_t seed) const {
   std::uint64_t found = 0;
-  if (walk(*rules_, 0, visits, found)) {
+  if (walk(*rules_, 0, visits, [&] { return ++found, true; })) {
     const double n = static_cast<double>(found);
     return {true, n, n, n, 0};
   }
@@ -102,10 +91,12 @@ SpaceCount LazySpace::count(std::uint64_t visits, std::size_t probes, std::uint6
   return {false, mean, std::max(static_cast<double>(found), mean - half), std::min(total, mean + half), probes};
 }
 
-std::optional<Config> LazySpace::draw(std::mt19937_64& rng, std::uint64_t tries) const {
+std::optional<Config> LazySpace::draw(std::mt19937_64& rng, std::uint64_t tries, std::uint64_t* starts) const {
   SpaceRules& rules = *rules_;
+  if (starts) *starts = 0;
   if (!passes(rules, 0)) return std::nullopt;
   for (std::uint64_t t = 0; t < tries; ++t) {
+    if (starts) ++*starts;
     std::size_t depth = 0;
     for (; depth < rules.parameters(); ++depth) {
       const auto& values = rules.spec().parameters[depth].values;
@@ -134,7 +125,10 @@ std::vector<Config> LazySpace::neighbours(const Config& c) const {
 }
 
 std::optional<Config> LazySpace::first() const {
-  if (!first_below(*rules_, 0)) return std::nullopt;
+  std::uint64_t visits = std::numeric_limits<std::uint64_t>::max();
+  bool found = false;
+  walk(*rules_, 0, visits, [&] { return !(found = true); });  // stops at the first
+  if (!found) return std::nullopt;
   return rules_->config();
 }
 
@@ -146,17 +140,16 @@ Space tuning_space(const KernelSpec& spec, const std::optional<Shape>& shape, co
   // Distinct draws, ordered by their place in the cartesian product (mixed radix, last parameter fastest).
   std::vector<std::vector<Value>> values;
   for (const auto& p : spec.parameters) values.push_back(p.values);
-  std::map<std::uint64_t, Config> drawn;  // by place (below 2^64: SpaceRules refuses larger products)
+  std::map<std::uint64_t, Config> drawn;  // by place in the grid: distinct, in enumeration order
   std::mt19937_64 rng(1);
-  const std::uint64_t tries = 1'000'000;  // fresh starts per draw before the sample is left smaller
-  for (std::size_t misses = 0; drawn.size() < kTunedSample && misses < 100;) {
-    const auto c = lazy.draw(rng, tries);
+  // Fresh starts of all draws together: a space where few starts are valid leaves a smaller sample, never a long wait.
+  std::uint64_t starts_left = kSampleStarts;
+  for (std::size_t misses = 0; drawn.size() < kTunedSample && misses < 100 && starts_left > 0;) {
+    std::uint64_t starts = 0;
+    const auto c = lazy.draw(rng, starts_left, &starts);
+    starts_left -= starts;
     if (!c) break;
-    std::uint64_t place = 0;
-    for (std::size_t p = 0; p < values.size(); ++p)
-      place = place * values[p].size() +
-              static_cast<std::uint64_t>(std::find(values[p].begin(), values[p].end(), c->values[p]) - values[p].begin());
-    misses = drawn.emplace(place, *c).second ? 0 : misses + 1;
+    misses = drawn.emplace(*grid_position(values, *c), *c).second ? 0 : misses + 1;
   }
   if (drawn.empty()) return Space::enumerate(spec, shape, limits);
   std::vector<Config> configs;

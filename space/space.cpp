@@ -105,17 +105,13 @@ Space Space::from_configs(const std::vector<std::vector<Value>>& parameter_value
       throw InputError("configuration " + std::to_string(c) + " has " + std::to_string(config.values.size()) +
                        " values for " + std::to_string(parameter_values.size()) + " parameters");
     }
-    std::uint64_t position = 0;
-    for (std::size_t p = 0; p < parameter_values.size(); ++p) {
-      const auto& values = parameter_values[p];
-      const auto it = std::find(values.begin(), values.end(), config.values[p]);
-      if (it == values.end()) {
-        throw InputError("configuration " + std::to_string(c) + ": value " + config.values[p].str() + " of parameter " +
-                         std::to_string(p) + " is not among its values");
-      }
-      position = position * values.size() + static_cast<std::uint64_t>(it - values.begin());
+    std::size_t p = 0;
+    const auto position = grid_position(parameter_values, config, &p);
+    if (!position) {
+      throw InputError("configuration " + std::to_string(c) + ": value " + config.values[p].str() + " of parameter " +
+                       std::to_string(p) + " is not among its values");
     }
-    positions.push_back(position);
+    positions.push_back(*position);
   }
   std::vector<std::uint64_t> sorted = positions;
   std::sort(sorted.begin(), sorted.end());
@@ -127,6 +123,21 @@ Space Space::from_configs(const std::vector<std::vector<Value>>& parameter_value
   space.removed_by_constraints_ = space.cartesian_size_ - configs.size();
   space.configs_ = std::move(configs);
   return space;
+}
+
+std::optional<std::uint64_t> grid_position(const std::vector<std::vector<Value>>& parameter_values, const Config& config,
+                                           std::size_t* missing) {
+  std::uint64_t position = 0;
+  for (std::size_t p = 0; p < parameter_values.size(); ++p) {
+    const auto& values = parameter_values[p];
+    const auto it = std::find(values.begin(), values.end(), config.values[p]);
+    if (it == values.end()) {
+      if (missing) *missing = p;
+      return std::nullopt;
+    }
+    position = position * values.size() + static_cast<std::uint64_t>(it - values.begin());
+  }
+  return position;
 }
 
 std::optional<std::string> check_launch(const Launch& launch, const DeviceLimits& limits, bool check_grid) {

@@ -153,8 +153,8 @@ struct CountedSpace {
   KernelSpec spec;
   std::optional<Shape> shape;
   Space space;                      ///< empty when counted lazily
-  std::optional<SpaceCount> lazily;  ///< the count of a space not enumerated, and its cartesian size
-  std::uint64_t combinations = 0;
+  std::optional<SpaceCount> lazily;  ///< the count of a space not enumerated
+  std::uint64_t combinations = 0;    ///< its cartesian size
 };
 CountedSpace count_space(const SpaceRequest& request);
 /// The launch limits of compute capability 9.0 with the targets and clusters of `arch` (--arch: sm_80, sm_90a, ...);

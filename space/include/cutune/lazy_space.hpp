@@ -46,8 +46,8 @@ class LazySpace {
 
   /// A valid configuration drawn uniformly from all of them (values drawn uniformly for each parameter in order, the
   /// draw started afresh as soon as a constraint fails: every valid configuration has the same chance), or nullopt
-  /// when `tries` fresh starts found none.
-  std::optional<Config> draw(std::mt19937_64& rng, std::uint64_t tries) const;
+  /// when `tries` fresh starts found none; `starts` (when given) says how many it made.
+  std::optional<Config> draw(std::mt19937_64& rng, std::uint64_t tries, std::uint64_t* starts = nullptr) const;
 
   /// Whether `c` (a value of each parameter's list) is valid: every constraint and the launch limits.
   bool valid(const Config& c) const;
@@ -65,13 +65,15 @@ class LazySpace {
 
 /// Valid configurations that tuning holds at most: a space with more is tuned on a uniform sample of this many.
 inline constexpr std::size_t kTunedSample = 100'000;
+/// Fresh starts of LazySpace::draw that a sample may take in all (tens of seconds at most on one core).
+inline constexpr std::uint64_t kSampleStarts = 200'000'000;
 
 /// The space tuning searches. Every valid configuration, as Space::enumerate gives them, where the cartesian product
 /// is at most 10^8 or a walk that keeps nothing counts at most kTunedSample valid configurations; else kTunedSample
 /// distinct valid configurations drawn uniformly (LazySpace::draw, a fixed seed: every job and every resume of a run
 /// tunes the same sample), in enumeration order, in the memory of those configurations; Space::sample_of() then says
-/// how many the whole space holds (exact or estimated). Where draws fail (fewer than one start in 10^6 valid), the
-/// space is enumerated after all.
+/// how many the whole space holds (exact or estimated). The draws take at most kSampleStarts fresh starts in all: where
+/// few starts are valid the sample is smaller, and where none was found the space is enumerated after all.
 Space tuning_space(const KernelSpec& spec, const std::optional<Shape>& shape, const DeviceLimits& limits);
 
 }  // namespace cutune

@@ -80,6 +80,12 @@ class Space {
   double sample_of_ = 0.0;
 };
 
+/// A configuration's place in the grid of `parameter_values` (mixed radix, last parameter fastest: the enumeration's
+/// order), or nullopt (with the parameter in `missing`) when a value is not among its parameter's; the grid must hold
+/// at most 2^64 points.
+std::optional<std::uint64_t> grid_position(const std::vector<std::vector<Value>>& parameter_values, const Config& config,
+                                           std::size_t* missing = nullptr);
+
 /// Why a launch exceeds the limits, or nullopt when it fits.
 std::optional<std::string> check_launch(const Launch& launch, const DeviceLimits& limits, bool check_grid);
 /// What a configuration needs that a GPU of compute capability `cc` lacks: an architecture-specific target of another
