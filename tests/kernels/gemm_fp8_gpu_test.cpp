@@ -137,18 +137,9 @@ TEST(GemmFp8MissingSlabGpu, IsCaught) {
                                           std::tuple{"SWAP == 1", "64x2048x2048", 9}}) {
     KernelSpec spec = load_kernel("gemm_fp8");
     spec.restrict_to(where);
-    const KernelSpec broken = edited(spec, false, "-DCUTUNE_TEST_SKIP_SLAB=" + std::to_string(slab));
     const Shape shape = spec.parse_shape(text);
     const std::vector<Config> sample = sample_of(spec, shape, device, 8);  // a missing slab is wrong at any PROMOTE
-    Compiled compiled(broken, device.identity().arch());
-    compiled.add(sample);
-    Workbench bench(device, broken, shape, testing::quick_measure());
-    int wrong = 0;
-    for (const auto& c : sample) {
-      const Result r = bench.evaluate(c, compiled.get(c));
-      EXPECT_EQ(r.status, Status::WrongResult) << text << " " << r.config << ": " << r.message;
-      wrong += r.status == Status::WrongResult;
-    }
+    const int wrong = testing::expect_missing_slab_wrong(device, spec, shape, slab, sample, text).wrong;
     std::printf("gemm_fp8 %s %s slab %d skipped: %d of %zu configurations wrong\n", where, text, slab, wrong,
                 sample.size());
   }

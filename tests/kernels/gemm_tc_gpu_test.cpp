@@ -46,23 +46,12 @@ TEST(GemmTcGpu, MissingSlabIsCaught) {
     const KernelSpec spec = load_kernel(name);
     // 33x4096x7 has one slab: it is the one left out.
     for (const auto& [text, slab] : {std::pair{"127x257x511", 1}, {"4096x16x4096", 1}, {"33x4096x7", 0}}) {
-      const KernelSpec broken = edited(spec, false, "-DCUTUNE_TEST_SKIP_SLAB=" + std::to_string(slab));
       const Shape shape = spec.parse_shape(text);
       const Space space = Space::enumerate(spec, shape, device.limits());
       const std::vector<Config> sample = testing::sample_space(spec, space, 24);
-      Compiled compiled(broken, device.identity().arch());
-      compiled.add(sample);
-      Workbench bench(device, broken, shape, testing::quick_measure());
-      double smallest = 1e300;
-      int wrong = 0;
-      for (const auto& c : sample) {
-        const Result r = bench.evaluate(c, compiled.get(c));
-        EXPECT_EQ(r.status, Status::WrongResult) << name << " " << text << " " << r.config << ": " << r.message;
-        wrong += r.status == Status::WrongResult;
-        smallest = std::min(smallest, r.max_error);
-      }
+      const auto caught = testing::expect_missing_slab_wrong(device, spec, shape, slab, sample, name + " " + text);
       std::printf("%s %-13s slab %d skipped: %d of %zu wrong, smallest largest-error %.3g (atol %.3g)\n", name.c_str(),
-                  text, slab, wrong, sample.size(), smallest, spec.tolerance_at(shape).atol);
+                  text, slab, caught.wrong, sample.size(), caught.smallest_error, spec.tolerance_at(shape).atol);
     }
   }
 }

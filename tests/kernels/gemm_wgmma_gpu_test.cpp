@@ -69,18 +69,10 @@ void expect_correct_at(const Device& device, const KernelSpec& spec, const std::
 void expect_missing_slab_caught(const Device& device, const KernelSpec& spec,
                                 const std::vector<std::pair<const char*, int>>& cases, const char* what) {
   for (const auto& [text, slab] : cases) {
-    const KernelSpec broken = edited(spec, false, "-DCUTUNE_TEST_SKIP_SLAB=" + std::to_string(slab));
     const Shape shape = spec.parse_shape(text);
     const std::vector<Config> sample = wgmma_sample(spec, shape, device, 12);
-    Compiled compiled(broken, device.identity().arch());
-    compiled.add(sample);
-    Workbench bench(device, broken, shape, testing::quick_measure());
-    int wrong = 0;
-    for (const auto& c : sample) {
-      const Result r = bench.evaluate(c, compiled.get(c));
-      EXPECT_EQ(r.status, Status::WrongResult) << spec.name << " " << text << " " << r.config << ": " << r.message;
-      wrong += r.status == Status::WrongResult;
-    }
+    const int wrong =
+        testing::expect_missing_slab_wrong(device, spec, shape, slab, sample, spec.name + " " + text).wrong;
     std::printf("%s %-14s slab %d skipped: %d of %zu %s configurations wrong\n", spec.name.c_str(), text, slab, wrong,
                 sample.size(), what);
   }

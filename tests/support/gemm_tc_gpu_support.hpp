@@ -89,4 +89,26 @@ inline void expect_samples_correct(const Device& device, const KernelSpec& spec,
   }
 }
 
+// The spec built with k-slab `slab` left out (a test-only define): every configuration of `sample` must fail
+// verification at `shape` (`label` names the case in a failure). How many did, and the smallest largest-error.
+struct MissingSlab {
+  int wrong = 0;
+  double smallest_error = 1e300;
+};
+inline MissingSlab expect_missing_slab_wrong(const Device& device, const KernelSpec& spec, const Shape& shape, int slab,
+                                             const std::vector<Config>& sample, const std::string& label) {
+  const KernelSpec broken = edited(spec, false, "-DCUTUNE_TEST_SKIP_SLAB=" + std::to_string(slab));
+  Compiled compiled(broken, device.identity().arch());
+  compiled.add(sample);
+  Workbench bench(device, broken, shape, quick_measure());
+  MissingSlab out;
+  for (const auto& c : sample) {
+    const Result r = bench.evaluate(c, compiled.get(c));
+    EXPECT_EQ(r.status, Status::WrongResult) << label << " " << r.config << ": " << r.message;
+    out.wrong += r.status == Status::WrongResult;
+    out.smallest_error = std::min(out.smallest_error, r.max_error);
+  }
+  return out;
+}
+
 }  // namespace cutune::testing
