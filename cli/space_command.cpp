@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "cutune/lazy_space.hpp"
 #include "cutune/space.hpp"
 
 namespace cutune::cli {
@@ -24,6 +25,13 @@ int run_space(const SpaceRequest& args) {
   const CountedSpace counted = count_space(args);
   const KernelSpec& spec = counted.spec;
   const Space& space = counted.space;
+  if (args.list && counted.lazily) {  // too many to hold: printed as the walk finds them, then counted exactly
+    const LazySpace lazy(spec, counted.shape, arch_limits(args.arch));
+    const std::uint64_t n = lazy.for_each([&](const Config& c) { std::cout << spec.format(c) << "\n"; });
+    std::cout << n << " valid configurations of " << spec.name << " (" << counted.combinations
+              << " combinations; listed by a walk that keeps none of them)\n";
+    return 0;
+  }
   if (args.list) {
     for (const auto& c : space.configs()) std::cout << spec.format(c) << "\n";
   }

@@ -19,7 +19,7 @@ CountedSpace count_space(const SpaceRequest& args) {
   std::optional<Shape> shape = problem_shape;  // a T1 problem is counted at its size, grid limits included
   if (!args.shape.empty()) shape = problem_shape ? problem_shapes(spec, *problem_shape, args.shape).front()
                                                  : spec.parse_shape(args.shape);
-  if (args.count_lazily && !args.list && args.shard.empty()) {
+  if (args.count_lazily && args.shard.empty()) {
     // A walk of 3 * 10^7 visits takes seconds on one core; 20,000 descents about as long on specs of tens of
     // parameters. A space the walk counts and that is small enough is enumerated after all, for what removed the rest.
     const LazySpace lazy(spec, shape, arch_limits(args.arch));

@@ -124,6 +124,15 @@ std::vector<Config> LazySpace::neighbours(const Config& c) const {
   return out;
 }
 
+std::uint64_t LazySpace::for_each(const std::function<void(const Config&)>& visit) const {
+  std::uint64_t visits = std::numeric_limits<std::uint64_t>::max(), found = 0;
+  walk(*rules_, 0, visits, [&] {
+    visit(rules_->config());
+    return ++found, true;
+  });
+  return found;
+}
+
 std::optional<Config> LazySpace::first() const {
   std::uint64_t visits = std::numeric_limits<std::uint64_t>::max();
   bool found = false;
@@ -134,9 +143,9 @@ std::optional<Config> LazySpace::first() const {
 
 Space tuning_space(const KernelSpec& spec, const std::optional<Shape>& shape, const DeviceLimits& limits) {
   const LazySpace lazy(spec, shape, limits);
-  if (lazy.cartesian_size() <= 100'000'000) return Space::enumerate(spec, shape, limits);
+  if (lazy.cartesian_size() <= kTunedSample) return Space::enumerate(spec, shape, limits);
   const SpaceCount count = lazy.count(30'000'000, 20'000, 1);
-  if (count.exact && count.value <= static_cast<double>(kTunedSample)) return Space::enumerate(spec, shape, limits);
+  if (count.high <= static_cast<double>(kEnumerateUpTo)) return Space::enumerate(spec, shape, limits);
   // Distinct draws, ordered by their place in the cartesian product (mixed radix, last parameter fastest).
   std::vector<std::vector<Value>> values;
   for (const auto& p : spec.parameters) values.push_back(p.values);

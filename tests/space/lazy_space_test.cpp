@@ -116,6 +116,15 @@ TEST(LazySpace, DrawsFromAHugeSpaceWithoutEnumerating) {
   }
 }
 
+TEST(LazySpace, ForEachVisitsTheEnumerationInOrder) {
+  const KernelSpec spec = make_spec(kSmallParameters, kSmallConstraints, "[\"B * C\"]");
+  const Shape shape = spec.parse_shape("4096");
+  std::vector<Config> visited;
+  const std::uint64_t n = LazySpace(spec, shape, DeviceLimits{}).for_each([&](const Config& c) { visited.push_back(c); });
+  EXPECT_EQ(visited, Space::enumerate(spec, shape, DeviceLimits{}).configs());
+  EXPECT_EQ(n, visited.size());
+}
+
 TEST(LazySpace, FirstIsTheEnumerationsFirst) {
   const KernelSpec spec = make_spec(kSmallParameters, R"json(["A >= 3", "B * C >= 1024"])json", "[\"B * C\"]");
   const Shape shape = spec.parse_shape("4096");

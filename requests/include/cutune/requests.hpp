@@ -140,13 +140,12 @@ struct SpaceRequest {
   std::string shard;               ///< --shard i/n: count (list) only that part
   bool list = false;
   std::string arch = "sm_90";      ///< the architecture whose targets and clusters count as available
-  /// Without list and shard: the space is counted without holding it (LazySpace: exactly by a walk that keeps
-  /// nothing where that ends soon, else estimated with its interval), and enumerated only when it holds at most
-  /// kEnumerateUpTo valid configurations (to say what removed the rest).
+  /// Without shard: the space is counted without holding it (LazySpace: exactly by a walk that keeps nothing where
+  /// that ends soon, else estimated with its interval), and enumerated only when it holds at most kEnumerateUpTo
+  /// valid configurations (to say what removed the rest); a larger one is listed (list) by run_space as a walk finds
+  /// its configurations.
   bool count_lazily = false;
 };
-/// Valid configurations up to which `tune space` enumerates a space it counted.
-inline constexpr std::uint64_t kEnumerateUpTo = 10'000'000;
 
 /// The space a request names, and the kernel and shape it was counted for.
 struct CountedSpace {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
@@ -55,6 +56,10 @@ class LazySpace {
   /// The valid configurations that differ from `c` in exactly one parameter, in parameter order, then value order.
   std::vector<Config> neighbours(const Config& c) const;
 
+  /// Calls `visit` with each valid configuration in enumeration order (Space::enumerate's), holding none of them;
+  /// returns how many there were.
+  std::uint64_t for_each(const std::function<void(const Config&)>& visit) const;
+
   /// The first valid configuration in enumeration order (Space::enumerate's first), found by a walk that stops there;
   /// nullopt when there is none.
   std::optional<Config> first() const;
@@ -63,17 +68,21 @@ class LazySpace {
   std::unique_ptr<SpaceRules> rules_;
 };
 
-/// Valid configurations that tuning holds at most: a space with more is tuned on a uniform sample of this many.
+/// Valid configurations up to which a space is enumerated whole (by tuning, and by `tune space` to say what removed
+/// the rest): held in memory, a configuration costs some hundreds of bytes.
+inline constexpr std::uint64_t kEnumerateUpTo = 2'000'000;
+/// The uniform sample that tuning takes of a larger space: this many valid configurations.
 inline constexpr std::size_t kTunedSample = 100'000;
 /// Fresh starts of LazySpace::draw that a sample may take in all (tens of seconds at most on one core).
 inline constexpr std::uint64_t kSampleStarts = 200'000'000;
 
 /// The space tuning searches. Every valid configuration, as Space::enumerate gives them, where the cartesian product
-/// is at most 10^8 or a walk that keeps nothing counts at most kTunedSample valid configurations; else kTunedSample
-/// distinct valid configurations drawn uniformly (LazySpace::draw, a fixed seed: every job and every resume of a run
-/// tunes the same sample), in enumeration order, in the memory of those configurations; Space::sample_of() then says
-/// how many the whole space holds (exact or estimated). The draws take at most kSampleStarts fresh starts in all: where
-/// few starts are valid the sample is smaller, and where none was found the space is enumerated after all.
+/// is at most kTunedSample or a walk that keeps nothing counts at most kEnumerateUpTo valid configurations (or, where
+/// the walk does not end, the estimate's interval lies below that: the same proposals for the same seed as ever); else kTunedSample distinct valid configurations drawn uniformly
+/// (LazySpace::draw, a fixed seed: every job and every resume of a run tunes the same sample), in enumeration order,
+/// in the memory of those configurations; Space::sample_of() then says how many the whole space holds (exact or
+/// estimated). The draws take at most kSampleStarts fresh starts in all: where few starts are valid the sample is
+/// smaller, and where none was found the space is enumerated after all.
 Space tuning_space(const KernelSpec& spec, const std::optional<Shape>& shape, const DeviceLimits& limits);
 
 }  // namespace cutune
