@@ -8,6 +8,8 @@
 #   scaled   gemm_fp8 against gemm_fp8_blockscaled, each tuned at --budget 60 at SHAPES
 #   ncu      an ncu profile (clocks left alone) of cuBLASLt's FP8 kernel and of one gemm_fp8 configuration (WHERE)
 #            at SHAPE (default 4096x4096x4096)
+#   ncusrc   the same two kernels with ncu's full set and its per-instruction (SASS) page as CSV under $OUT, for stall
+#            reasons instruction by instruction
 # Logs under $OUT; short tables last.
 source "$(dirname "$0")/gpu_env.sh" "$1"
 shift
@@ -58,6 +60,19 @@ for step in "$@"; do
         "$build"/bench/gemm_fp8_bench --shapes "$shape" --where "$where" --budget 1 --flush write >"$out/ncu_$who.txt" 2>&1
       echo "== $who $shape (exit $?)"
       grep -E "^  [a-z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|L2 Cache Throughput|L1/TEX Hit|L2 Hit Rate|Warp Cycles Per Issued|Issue Slots Busy|Registers Per|Block Size|Grid Size|Dynamic Shared" "$out/ncu_$who.txt" | head -24
+    done ;;
+  ncusrc)
+    shape=${SHAPE:-4096x4096x4096}
+    where=${WHERE:-BM == 128 and BN == 192 and WG == 2 and PROMOTE == 1 and CM == 2 and PERSIST == 1 and STAGES == 4 and GROUP_M == 8 and EPI == 0}
+    for who in cutune cublaslt; do
+      [ $who = cutune ] && kernel='regex:^gemm_fp8$' || kernel='regex:nvjet|xmma|cutlass|sm90_'
+      timeout 200 ncu --clock-control none --target-processes all -k "$kernel" -c 1 --set full -o "$out/src_$who" \
+        "$build"/bench/gemm_fp8_bench --shapes "$shape" --where "$where" --budget 1 --flush write >"$out/src_$who.txt" 2>&1
+      echo "== $who $shape (exit $?)"
+      ncu -i "$out/src_$who.ncu-rep" --page source --csv --print-source sass >"$out/src_$who.csv" 2>&1
+      ncu -i "$out/src_$who.ncu-rep" --page details --csv >"$out/details_$who.csv" 2>&1
+      echo "source rows $(wc -l <"$out/src_$who.csv")"
+      rm -f "$out/src_$who.ncu-rep"
     done ;;
   *) echo "unknown step $step" ;;
   esac

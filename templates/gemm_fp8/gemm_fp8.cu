@@ -202,15 +202,22 @@ static_assert(tile_descriptor(0x10000, 1, 3) == descriptor(0x10000 + (kSwap ? kS
               "wgmma tiles are 64 rows (8192 bytes) apart, k32 steps 32 bytes along them");
 
 // One slab's wgmmas into `d`: four k32 steps of every tile of this warpgroup (from tile `first`). `fresh`: the first
-// step ignores d's old contents (the first slab of PROMOTE's partial sums).
+// step ignores d's old contents (the first slab of PROMOTE's partial sums). The descriptors are made once per slab and
+// stepped by 32 bytes (2 in the address field, which holds bits 4-17 of shared-memory addresses below 256 KiB: a step
+// never carries out of it), so that the wgmmas issue without the address arithmetic of each.
 __device__ __forceinline__ void multiply(unsigned stage, float (&d)[kTiles][kAccs], int first, bool fresh) {
+  const u64 b = shared_descriptor(stage, 0);
+  u64 a[kTiles];
 #pragma unroll
-  for (int ks = 0; ks < BK / 32; ++ks) {
-    const u64 b = shared_descriptor(stage, ks);
+  for (int i = 0; i < kTiles; ++i) a[i] = tile_descriptor(stage, first + i, 0);
 #pragma unroll
-    for (int i = 0; i < kTiles; ++i) Mma<kWidth>::run(d[i], tile_descriptor(stage, first + i, ks), b, fresh && ks == 0 ? 0 : 1);
-  }
+  for (int ks = 0; ks < BK / 32; ++ks)
+#pragma unroll
+    for (int i = 0; i < kTiles; ++i) Mma<kWidth>::run(d[i], a[i] + 2 * ks, b + 2 * ks, fresh && ks == 0 ? 0 : 1);
 }
+static_assert(tile_descriptor(0x37c00, 1, 0) + 2 * 3 == tile_descriptor(0x37c00, 1, 3) &&
+                  shared_descriptor(0x37c00, 0) + 2 * 3 == shared_descriptor(0x37c00, 3),
+              "a k32 step adds 2 to the descriptor (32 bytes in units of 16)");
 
 // BLOCK_SCALE=1's scales of one slab for this thread's accumulators: A's of its two rows in each wgmma tile, B's of
 // the tile's one or two 128-column blocks. Rows and blocks beyond D get 0.
@@ -255,6 +262,7 @@ __device__ __forceinline__ void consume_promoted(const Block& block, float (&acc
                                                  const BlockScales& scales, Issued&& issued) {
   float part[kTiles][kAccs];
   SlabScales slab;
+  if (block.slabs > 0) stage_wait(block.ring, block.it);
 #pragma unroll 1
   for (int i = 0; i < block.slabs; i += PROMOTE) {
     bool skip = false;  // a test build left out a slab of these partial sums
@@ -262,7 +270,7 @@ __device__ __forceinline__ void consume_promoted(const Block& block, float (&acc
     for (int p = 0; p < PROMOTE; ++p) {  // unrolled: which wgmma starts the sums afresh is known when compiling
       if (i + p == block.slabs) break;
       const int it = block.it + i + p;
-      stage_wait(block.ring, it);
+      if (p > 0) stage_wait(block.ring, it);  // the first slab's was waited for before the last promotion
       wgmma_fence();
       skip |= skipped(block, i + p);
       if (!skipped(block, i + p)) multiply(block.ring.base + (it % STAGES) * kStage, part, first, p == 0);
@@ -274,6 +282,9 @@ __device__ __forceinline__ void consume_promoted(const Block& block, float (&acc
       }
     }
     if (BLOCK_SCALE) slab.load(scales, block.tile, first, block.slab_begin + i);  // while the wgmmas run
+    // The next promotion's first stage, also while they run: the wait for the wgmmas, the sums and the next slab's
+    // wgmmas then follow each other without a wait for the loads between them.
+    if (i + PROMOTE < block.slabs) stage_wait(block.ring, block.it + i + PROMOTE);
     wgmma_wait<0>();
 #pragma unroll
     for (int t = 0; t < kTiles; ++t) pin(part[t]);
@@ -302,6 +313,31 @@ __device__ __forceinline__ void main_loop(const Block& block, float (&acc)[kTile
     consume_slabs<kStage>(block, [&](unsigned stage) { multiply(stage, acc, first, false); }, issued);
 #pragma unroll
     for (int i = 0; i < kTiles; ++i) pin(acc[i]);  // every accumulator read below comes after the wait
+  }
+}
+
+// SWAP=0, before either store of the tile: the scale and the bias applied to this thread's accumulators in place,
+// the bias of its columns loaded kBiasBlocks n8 blocks at a time (a thread holds columns 8 j + 2 (t % 4) and the next
+// of every n8 block j, for both of its rows), so that the loads wait a few times instead of once per store (up to 96
+// times a tile); the stores then use `plain`, which only rounds (and adds beta * C).
+constexpr int kBiasBlocks = 8;  // 16 registers of bias at once: a 64 x 192 tile per warpgroup spilled with all 48
+__device__ __forceinline__ void scale_and_bias(float (&acc)[kTiles][kAccs], int n0, int t, const Output& out) {
+  static_assert(kAccs / 4 % kBiasBlocks == 0 || kAccs / 4 < kBiasBlocks, "whole chunks of n8 blocks");
+  constexpr int kChunk = kAccs / 4 < kBiasBlocks ? kAccs / 4 : kBiasBlocks;
+#pragma unroll
+  for (int j0 = 0; j0 < kAccs / 4; j0 += kChunk) {
+    float bias[kChunk][2];
+#pragma unroll
+    for (int j = 0; j < kChunk; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int n = n0 + 8 * (j0 + j) + 2 * (t % 4) + e;
+        bias[j][e] = out.bias != nullptr && n < out.N ? to_float(out.bias[n]) : 0.0f;
+      }
+#pragma unroll
+    for (int i = 0; i < kTiles; ++i)
+#pragma unroll
+      for (int r = 4 * j0; r < 4 * (j0 + kChunk); ++r) acc[i][r] = out.scale * acc[i][r] + bias[r / 4 - j0][r % 2];
   }
 }
 
@@ -396,19 +432,21 @@ extern "C" __global__ void __launch_bounds__(gemm_fp8_detail::kThreads, PERSIST 
                                                      block.ring.last_slice))
       return;
     if (!streamk_reduce<kTiles * kAccs>(&acc[0][0], workspace, counters, block, M, N, K)) continue;
+    if constexpr (kSwap) {
+      store_swapped(acc, block.tile, first, smem_raw, block.ring.base, M, out);
+      continue;
+    }
+    scale_and_bias(acc, block.tile.n0, t, out);
+    const Output plain{C, nullptr, 1.0f, beta, N};
 #if OUT != 0
     if constexpr (EPI == 1) {
       gemm_sm90_store::store_tile<kTiles, kAccs>(acc, block.tile, consumer, block.tile.m0 + first * 64,
                                                  block.ring.base + kStages + consumer * staged_d_bytes(), &c_map,
-                                                 OutputPair{out, M});
+                                                 OutputPair{plain, M});
       continue;
     }
 #endif
-    if constexpr (kSwap) {
-      store_swapped(acc, block.tile, first, smem_raw, block.ring.base, M, out);
-    } else {
-      store_rows(acc, block.tile.m0 + first * 64, block.tile.n0, t, M, out);
-    }
+    store_rows(acc, block.tile.m0 + first * 64, block.tile.n0, t, M, plain);
   } while (++unit, next_tile(M, N, K, block));
   if (EPI == 1 && threadIdx.x % 128 == 0) bulk_wait_all<0>();  // the last stores are written before the block ends
   finish_block();
