@@ -273,7 +273,7 @@ __device__ __forceinline__ void consume_promoted(const Block& block, float (&acc
       if (p > 0) stage_wait(block.ring, it);  // the first slab's was waited for before the last promotion
       wgmma_fence();
       skip |= skipped(block, i + p);
-      if (!skipped(block, i + p)) multiply(block.ring.base + (it % STAGES) * kStage, part, first, p == 0);
+      if (!skipped(block, i + p)) multiply(block.ring.base + (unsigned(it) % STAGES) * kStage, part, first, p == 0);
       wgmma_commit();
       if (i + p + 1 == block.slabs) issued();
       if (p > 0) {
