@@ -19,7 +19,7 @@ CountedSpace count_space(const SpaceRequest& args) {
   std::optional<Shape> shape = problem_shape;  // a T1 problem is counted at its size, grid limits included
   if (!args.shape.empty()) shape = problem_shape ? problem_shapes(spec, *problem_shape, args.shape).front()
                                                  : spec.parse_shape(args.shape);
-  if (args.count_lazily && args.shard.empty()) {
+  if (args.count_lazily) {
     // A walk of 3 * 10^7 visits takes seconds on one core; 20,000 descents about as long on specs of tens of
     // parameters. A space the walk counts and that is small enough is enumerated after all, for what removed the rest.
     const LazySpace lazy(spec, shape, arch_limits(args.arch));
@@ -32,16 +32,28 @@ CountedSpace count_space(const SpaceRequest& args) {
   return {std::move(spec), shape, std::move(space), std::nullopt, combinations};
 }
 
+std::uint64_t shard_size(std::uint64_t total, const Shard& shard) {
+  return total >= shard.index ? (total - shard.index) / shard.count + 1 : 0;
+}
+
 std::string space_summary(const SpaceRequest& args, const CountedSpace& counted) {
   if (const auto& n = counted.lazily) {
+    // A part of an uncounted space: its share of the enumeration's positions (every count-th from index), exactly
+    // where the walk counted the whole, else the estimate's share.
+    const Shard shard = parse_shard(args.shard);
+    const std::string part = shard.whole() ? "" : " in part " + shard.str();
     const std::string combinations = std::to_string(counted.combinations) + " combinations";
+    const std::string of = " valid configurations of " + counted.spec.name + part + " (" + combinations;
     if (n->exact) {
-      return std::to_string(static_cast<std::uint64_t>(n->value)) + " valid configurations of " + counted.spec.name + " (" + combinations +
+      const auto total = static_cast<std::uint64_t>(n->value);
+      return std::to_string(shard_size(total, shard)) + of +
+             (shard.whole() ? "" : ", " + std::to_string(total) + " valid in all") +
              "; counted by a walk that keeps none of them)";
     }
-    return "about " + count_text(n->value) + " valid configurations of " + counted.spec.name + " (" + combinations +
-           "; 95% between " + count_text(n->low) + " and " + count_text(n->high) + ", estimated from " +
-           std::to_string(n->probes) + " random descents through the constraints)";
+    const double share = 1.0 / static_cast<double>(shard.count);
+    return "about " + count_text(n->value * share) + of + "; 95% between " + count_text(n->low * share) + " and " +
+           count_text(n->high * share) + ", estimated from " + std::to_string(n->probes) +
+           " random descents through the constraints)";
   }
   const Space& space = counted.space;
   return std::to_string(space.size()) + " valid configurations of " + counted.spec.name + " (" +

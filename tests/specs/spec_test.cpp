@@ -6,6 +6,7 @@
 #include "cli_support.hpp"
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdlib>
@@ -426,6 +427,32 @@ TEST_F(SpecCli, SpaceOfTrillionsIsEstimated) {
   EXPECT_EQ(r.out.rfind("about ", 0), 0u) << r.out;
   EXPECT_NE(r.out.find(" valid configurations of huge (4503599627370496 combinations; 95% between "), std::string::npos)
       << r.out;
+  // One part of it: a quarter of the estimate, still without enumerating.
+  const Output part = tune("space --spec huge.json --shape 1000000 --shard 1/4");
+  EXPECT_EQ(part.code, 0) << part.err;
+  EXPECT_NE(part.out.find(" valid configurations of huge in part 1/4 (4503599627370496 combinations; 95% between "),
+            std::string::npos)
+      << part.out;
+}
+
+TEST_F(SpecCli, PartOfASpaceTooLargeToHoldIsCountedAndListedByTheWalk) {
+  nlohmann::json spec = nlohmann::json::parse(std::ifstream(std::filesystem::path(CUTUNE_SOURCE_DIR) / "examples/saxpy/saxpy.json"));
+  spec["name"] = "big";
+  spec["source"] = (std::filesystem::path(CUTUNE_SOURCE_DIR) / "examples/saxpy/saxpy.cu").string();
+  spec["constraints"] = nlohmann::json::array();
+  for (int p = 0; p < 9; ++p) spec["parameters"]["P" + std::to_string(p)] = {1, 2, 3, 4};  // 16 * 4^9 = 4194304
+  std::ofstream(dir_ / "big.json") << spec.dump();
+  Output r = tune("space --spec big.json --shape 1000 --shard 3/5");  // positions 2, 7, ...: 838861 of them
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "838861 valid configurations of big in part 3/5 (4194304 combinations, 4194304 valid in all; "
+                   "counted by a walk that keeps none of them)\n");
+  r = tune("space --spec big.json --shape 1000 --shard 3/5 --list");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 838861 + 1);
+  EXPECT_EQ(r.out.rfind("BLOCK=128,ITEMS=1,P0=1,P1=1,P2=1,P3=1,P4=1,P5=1,P6=1,P7=1,P8=3\n", 0), 0u) << r.out.substr(0, 200);
+  EXPECT_NE(r.out.find("\n838861 valid configurations of big in part 3/5 (4194304 in all; 4194304 combinations; "
+                       "listed by a walk that keeps none of them)\n"),
+            std::string::npos);
 }
 
 TEST_F(SpecCli, SpecTakesAnyFileNameAndSaysWhatIsWrong) {

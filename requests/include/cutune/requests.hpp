@@ -161,6 +161,8 @@ CountedSpace count_space(const SpaceRequest& request);
 DeviceLimits arch_limits(const std::string& arch);
 /// "N valid configurations of K (M combinations, ...)": the line `tune space` ends with.
 std::string space_summary(const SpaceRequest& request, const CountedSpace& counted);
+/// How many of `total` configurations, in enumeration order, part `shard` holds (every count-th from its index).
+std::uint64_t shard_size(std::uint64_t total, const Shard& shard);
 
 /// Opens a database that must exist: requests that only read one never create one by accident.
 Database open_existing(const std::string& path);
