@@ -5,7 +5,8 @@
 # limit is stopped; what it measured stays stored, and the cache says how much of the space it holds.
 #   scripts/dev/record-spaces-gpu.sh BUILD T1_FOLDER SECONDS_EACH JOB...
 # JOB: a built-in kernel as NAME:SHAPE (gemm:4096x4096x4096), or a T1 file of T1_FOLDER as t1:FILE.json.
-# With RESUME=DIR, a job whose database DIR/NAME.db exists (from an earlier call's $OUT) goes on from it.
+# With RESUME=DIR, a job whose database DIR/NAME.db exists (from an earlier call's $OUT) goes on from it. At the end
+# everything is packed into $OUT/spaces.tgz as well: a device call brings back only a few files of $OUT.
 source "$(dirname "$0")/gpu_env.sh" "$1"
 t1=$(cd "$2" && pwd)
 each=$3
@@ -28,3 +29,4 @@ for job in "$@"; do
   gzip -f "$out/$name.json" 2>/dev/null
   printf '%-36s rc %3s %5s s  %s\n' "$name" "$rc" "$secs" "$("$build/tune" db stats --db "$db" 2>&1 | head -1 | sed "s|^.*: ||")"
 done
+(cd "$out" && tar czf spaces.tgz --exclude=spaces.tgz -- *.json.gz *.log *.db 2>/dev/null)
