@@ -6,7 +6,8 @@
 #   scripts/dev/record-spaces-gpu.sh BUILD T1_FOLDER SECONDS_EACH JOB...
 # JOB: a built-in kernel as NAME:SHAPE (gemm:4096x4096x4096), or a T1 file of T1_FOLDER as t1:FILE.json.
 # With RESUME=DIR, a job whose database DIR/NAME.db exists (from an earlier call's $OUT) goes on from it. At the end
-# everything is packed into $OUT/spaces.tgz as well: a device call brings back only a few files of $OUT.
+# everything is packed into $OUT/spaces.tgz as well: a device call brings back only about 8 files of $OUT, so a call
+# of many jobs ends with `cd $OUT && find . -type f ! -name spaces.tgz -delete`.
 source "$(dirname "$0")/gpu_env.sh" "$1"
 t1=$(cd "$2" && pwd)
 each=$3
