@@ -10,6 +10,7 @@
 #            at SHAPE (default 4096x4096x4096)
 #   ncusrc   the same two kernels with ncu's full set and its per-instruction (SASS) page as CSV under $OUT, for stall
 #            reasons instruction by instruction
+#   ncu16    the same for one 16-bit configuration (WHERE16) at SHAPE, the FP8 kernel's counterpart on the same code
 # Logs under $OUT; short tables last.
 source "$(dirname "$0")/gpu_env.sh" "$1"
 shift
@@ -74,6 +75,17 @@ for step in "$@"; do
       echo "source rows $(wc -l <"$out/src_$who.csv")"
       rm -f "$out/src_$who.ncu-rep"
     done ;;
+  ncu16)
+    shape=${SHAPE:-4096x4096x4096}
+    where=${WHERE16:-PATH == 1 and BM == 128 and BN == 256 and STAGES == 4 and WG == 2 and EPI_VEC == 64 and EPI_SLICE == 1}
+    timeout 200 ncu --clock-control none --target-processes all -k 'regex:^gemm_tc$' -c 1 --set full -o "$out/src_bf16" \
+      "$build"/bench/gemm_tc_bench --types bf16 --shapes "$shape" --where "$where" --budget 1 --flush write \
+      >"$out/src_bf16.txt" 2>&1
+    echo "== bf16 $shape (exit $?)"
+    ncu -i "$out/src_bf16.ncu-rep" --page source --csv --print-source sass >"$out/src_bf16.csv" 2>&1
+    ncu -i "$out/src_bf16.ncu-rep" --page details --csv >"$out/details_bf16.csv" 2>&1
+    echo "source rows $(wc -l <"$out/src_bf16.csv")"
+    rm -f "$out/src_bf16.ncu-rep" ;;
   *) echo "unknown step $step" ;;
   esac
 done

@@ -316,30 +316,47 @@ __device__ __forceinline__ void main_loop(const Block& block, float (&acc)[kTile
   }
 }
 
-// SWAP=0, before either store of the tile: the scale and the bias applied to this thread's accumulators in place,
-// the bias of its columns loaded kBiasBlocks n8 blocks at a time (a thread holds columns 8 j + 2 (t % 4) and the next
-// of every n8 block j, for both of its rows), so that the loads wait a few times instead of once per store (up to 96
-// times a tile); the stores then use `plain`, which only rounds (and adds beta * C).
-constexpr int kBiasBlocks = 8;  // 16 registers of bias at once: a 64 x 192 tile per warpgroup spilled with all 48
+// SWAP=0, before either store of the tile: the scale and the bias applied to this thread's accumulators in place; the
+// stores then use `plain`, which only rounds (and adds beta * C). A thread holds columns 8 j + 2 q and the next (q = t %
+// 4) of every n8 block j, for both of its rows. The bias is read 64 columns at a time, two consecutive values per lane
+// of the warp (one coalesced load each, 128 or 256 bytes a warp), and each lane takes the pair of its block j from
+// lane 4 j + q with shuffles: 2 loads and 16 shuffles per 64 columns, where a load per value (128 loads a thread for BN
+// = 256, at one LSU instruction each) kept the texture pipeline busy for much of the epilogue (ncu, 8192x8192x256).
 __device__ __forceinline__ void scale_and_bias(float (&acc)[kTiles][kAccs], int n0, int t, const Output& out) {
-  static_assert(kAccs / 4 % kBiasBlocks == 0 || kAccs / 4 < kBiasBlocks, "whole chunks of n8 blocks");
-  constexpr int kChunk = kAccs / 4 < kBiasBlocks ? kAccs / 4 : kBiasBlocks;
-#pragma unroll
-  for (int j0 = 0; j0 < kAccs / 4; j0 += kChunk) {
-    float bias[kChunk][2];
-#pragma unroll
-    for (int j = 0; j < kChunk; ++j)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int n = n0 + 8 * (j0 + j) + 2 * (t % 4) + e;
-        bias[j][e] = out.bias != nullptr && n < out.N ? to_float(out.bias[n]) : 0.0f;
-      }
+  static_assert(BN % 64 == 0 && kAccs == BN / 2, "64-column segments of 8 n8 blocks, 4 accumulators per block");
+  const int lane = t % 32, q = t % 4;
+  if (out.bias == nullptr) {  // the same for every thread
 #pragma unroll
     for (int i = 0; i < kTiles; ++i)
 #pragma unroll
-      for (int r = 4 * j0; r < 4 * (j0 + kChunk); ++r) acc[i][r] = out.scale * acc[i][r] + bias[r / 4 - j0][r % 2];
+      for (int r = 0; r < kAccs; ++r) acc[i][r] *= out.scale;
+    return;
+  }
+#pragma unroll
+  for (int s = 0; s < BN / 64; ++s) {
+    float mine[2];
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int n = n0 + 64 * s + 2 * lane + e;
+      mine[e] = n < out.N ? to_float(out.bias[n]) : 0.0f;
+    }
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const float b = __shfl_sync(0xffffffffu, mine[e], 4 * j + q);
+#pragma unroll
+        for (int i = 0; i < kTiles; ++i)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            float& a = acc[i][4 * (8 * s + j) + 2 * h + e];
+            a = out.scale * a + b;
+          }
+      }
   }
 }
+static_assert(acc_col(5, 4 * 3 + 2 + 1) == 8 * 3 + 2 * (5 % 4) + 1,
+              "accumulator 4 j + 2 h + e of thread t: column 8 j + 2 (t % 4) + e, lane 4 j + q's pair of the segment");
 
 // SWAP=0: this warpgroup's rows of the tile, from row `row0` of C, stored from the registers 8 columns at a time
 // (gathered within each quad of threads).
