@@ -432,7 +432,9 @@ extern "C" __global__ void __launch_bounds__(gemm_fp8_detail::kThreads, PERSIST 
   if (!start_block<kRing, kStageA, kBoxes, BN / kBoxes * kRow, BN / kBoxes, kReallocate>(M, N, K, &a_map, &b_map,
                                                                                         smem_raw, block))
     return;
-  const int consumer = threadIdx.x / 128 - 1, t = threadIdx.x % 128;
+  // The warpgroup's index broadcast from lane 0: ptxas then knows it is the same across the warp and keeps what derives
+  // from it (the wgmma descriptors) in uniform registers, instead of moving them there before every wgmma.
+  const int consumer = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x) / 128, 0) - 1, t = threadIdx.x % 128;
   const int first = kShare * consumer * kTiles;  // this warpgroup's first wgmma tile of the block's
   const Output out{C, bias, BLOCK_SCALE ? alpha : alpha * *scale_a * *scale_b, beta, N};
   const BlockScales scales{scale_a, scale_b, M, N, K};
