@@ -102,7 +102,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads, PERSIS
   constexpr unsigned kRing = STAGES * kStage + WG * kStageC;
   if (!start_block<kRing, kStageA, BN / 64, kBoxB, 64, kReallocate>(M, N, K, &a_map, &b_map, smem_raw, block)) return;
   const Tile& tile = block.tile;
-  const int consumer = threadIdx.x / 128 - 1, t = threadIdx.x % 128;
+  const int consumer = consumer_warpgroup(), t = threadIdx.x % 128;
   const int row0_of_consumer = kRowShare * consumer * kMR * 64;  // within the tile
   float acc[kMR][kAccs];
   int unit = 0;  // the block's units so far (ping-pong: consumer warpgroup unit % 2 computes the unit)

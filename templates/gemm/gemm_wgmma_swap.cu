@@ -56,7 +56,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_swap_detail::kThreads)
   extern __shared__ unsigned char smem_raw[];
   Block block;
   if (!start_block<kRing, kStageA, BN / 64, kBoxB, 64, kReallocate>(M, N, K, &a_map, &b_map, smem_raw, block)) return;
-  const int consumer = threadIdx.x / 128 - 1;
+  const int consumer = consumer_warpgroup();
   float acc[kNR][kAccs];
 #pragma unroll
   for (int nr = 0; nr < kNR; ++nr)

@@ -200,7 +200,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_tf32_detail::kThreads)
   Block block;
   if (!start_block<kRing, kStageA, BN / 32, kBoxB, 32, kReallocate>(M, N, K, &a_map, &b_map, smem_raw, block)) return;
   const Tile& tile = block.tile;
-  const int consumer = threadIdx.x / 128 - 1, t = threadIdx.x % 128;
+  const int consumer = consumer_warpgroup(), t = threadIdx.x % 128;
   unsigned at[4];
 #pragma unroll
   for (int e = 0; e < 4; ++e) at[e] = fragment_offset(t / 32, t % 32, e, 0);

@@ -323,36 +323,38 @@ __device__ __forceinline__ void main_loop(const Block& block, float (&acc)[kTile
 // lane 4 j + q with shuffles: 2 loads and 16 shuffles per 64 columns, where a load per value (128 loads a thread for BN
 // = 256, at one LSU instruction each) kept the texture pipeline busy for much of the epilogue (ncu, 8192x8192x256).
 __device__ __forceinline__ void scale_and_bias(float (&acc)[kTiles][kAccs], int n0, int t, const Output& out) {
-  static_assert(BN % 64 == 0 && kAccs == BN / 2, "64-column segments of 8 n8 blocks, 4 accumulators per block");
-  const int lane = t % 32, q = t % 4;
-  if (out.bias == nullptr) {  // the same for every thread
+  static_assert(kSwap || BN % 64 == 0 && kAccs == BN / 2, "64-column segments of 8 n8 blocks, 4 accumulators per block");
+  if constexpr (!kSwap) {  // SWAP=1 applies them as it stores (Output::store)
+    const int lane = t % 32, q = t % 4;
+    if (out.bias == nullptr) {  // the same for every thread
 #pragma unroll
-    for (int i = 0; i < kTiles; ++i)
+      for (int i = 0; i < kTiles; ++i)
 #pragma unroll
-      for (int r = 0; r < kAccs; ++r) acc[i][r] *= out.scale;
-    return;
-  }
-#pragma unroll
-  for (int s = 0; s < BN / 64; ++s) {
-    float mine[2];
-#pragma unroll
-    for (int e = 0; e < 2; ++e) {
-      const int n = n0 + 64 * s + 2 * lane + e;
-      mine[e] = n < out.N ? to_float(out.bias[n]) : 0.0f;
+        for (int r = 0; r < kAccs; ++r) acc[i][r] *= out.scale;
+      return;
     }
 #pragma unroll
-    for (int j = 0; j < 8; ++j)
+    for (int s = 0; s < BN / 64; ++s) {
+      float mine[2];
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const float b = __shfl_sync(0xffffffffu, mine[e], 4 * j + q);
-#pragma unroll
-        for (int i = 0; i < kTiles; ++i)
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            float& a = acc[i][4 * (8 * s + j) + 2 * h + e];
-            a = out.scale * a + b;
-          }
+        const int n = n0 + 64 * s + 2 * lane + e;
+        mine[e] = n < out.N ? to_float(out.bias[n]) : 0.0f;
       }
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const float b = __shfl_sync(0xffffffffu, mine[e], 4 * j + q);
+#pragma unroll
+          for (int i = 0; i < kTiles; ++i)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              float& a = acc[i][4 * (8 * s + j) + 2 * h + e];
+              a = out.scale * a + b;
+            }
+        }
+    }
   }
 }
 static_assert(acc_col(5, 4 * 3 + 2 + 1) == 8 * 3 + 2 * (5 % 4) + 1,
@@ -432,9 +434,7 @@ extern "C" __global__ void __launch_bounds__(gemm_fp8_detail::kThreads, PERSIST 
   if (!start_block<kRing, kStageA, kBoxes, BN / kBoxes * kRow, BN / kBoxes, kReallocate>(M, N, K, &a_map, &b_map,
                                                                                         smem_raw, block))
     return;
-  // The warpgroup's index broadcast from lane 0: ptxas then knows it is the same across the warp and keeps what derives
-  // from it (the wgmma descriptors) in uniform registers, instead of moving them there before every wgmma.
-  const int consumer = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x) / 128, 0) - 1, t = threadIdx.x % 128;
+  const int consumer = consumer_warpgroup(), t = threadIdx.x % 128;
   const int first = kShare * consumer * kTiles;  // this warpgroup's first wgmma tile of the block's
   const Output out{C, bias, BLOCK_SCALE ? alpha : alpha * *scale_a * *scale_b, beta, N};
   const BlockScales scales{scale_a, scale_b, M, N, K};
