@@ -1,5 +1,5 @@
-// space, best and the database commands: the same functions as `tune space`, `tune best` and `tune db`, so the
-// answers and the error messages are the command's.
+// best and the database commands: the same functions as `tune best` and `tune db`, so the answers and the error
+// messages are the command's (space_binding.cpp: `tune space`).
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -14,16 +14,6 @@ namespace cutune::python {
 
 namespace {
 
-// A counted space that Python indexes without copying every configuration out.
-struct SpaceHandle {
-  CountedSpace counted;
-  std::string summary;
-  const Config& at(std::size_t i) const {
-    if (i >= counted.space.size()) throw nb::index_error("configuration index out of range");
-    return counted.space.configs()[i];
-  }
-};
-
 nb::dict import_summary_dict(const ImportSummary& s) {
   nb::dict d;
   d["runs"] = s.runs;
@@ -34,53 +24,6 @@ nb::dict import_summary_dict(const ImportSummary& s) {
 }
 
 }  // namespace
-
-void bind_space(nb::module_& m) {
-  nb::class_<SpaceHandle>(m, "_Space")
-      .def("__len__", [](const SpaceHandle& s) { return s.counted.space.size(); })
-      .def("config", [](const SpaceHandle& s, std::size_t i) { return config_dict(s.counted.spec, s.at(i)); })
-      .def("config_text", [](const SpaceHandle& s, std::size_t i) { return s.counted.spec.format(s.at(i)); })
-      .def_prop_ro("summary", [](const SpaceHandle& s) { return s.summary; })
-      .def_prop_ro("kernel", [](const SpaceHandle& s) { return s.counted.spec.name; })
-      .def_prop_ro("shape", [](const SpaceHandle& s) -> std::optional<std::string> {
-        return s.counted.shape ? std::optional(s.counted.shape->str()) : std::nullopt;
-      })
-      .def_prop_ro("parameters", [](const SpaceHandle& s) {
-        std::vector<std::string> names;
-        for (const auto& p : s.counted.spec.parameters) names.push_back(p.name);
-        return names;
-      })
-      .def_prop_ro("counts", [](const SpaceHandle& s) {
-        const Space& space = s.counted.space;
-        nb::dict d;
-        d["valid"] = space.size();
-        d["combinations"] = space.cartesian_size();
-        d["removed_by_constraints"] = space.removed_by_constraints();
-        d["removed_by_device"] = space.removed_by_device();
-        d["removed_by_target"] = space.removed_by_target();
-        d["removed_by_shard"] = space.removed_by_shard();
-        return d;
-      });
-
-  m.def(
-      "space",
-      [](const std::string& kernel, const std::string& spec, const std::string& problem, const std::string& shape,
-         const std::vector<std::string>& where, const std::string& shard, const std::string& arch) {
-        SpaceRequest args;
-        args.kernel = kernel;
-        args.spec = spec;
-        args.problem = problem;
-        args.shape = shape;
-        args.where = where;
-        args.shard = shard;
-        args.arch = arch;
-        auto handle = std::make_unique<SpaceHandle>(SpaceHandle{count_space(args), {}});
-        handle->summary = space_summary(args, handle->counted);
-        return handle.release();
-      },
-      nb::arg("kernel"), nb::arg("spec"), nb::arg("problem"), nb::arg("shape"), nb::arg("where"), nb::arg("shard"),
-      nb::arg("arch"), nb::rv_policy::take_ownership);
-}
 
 void bind_best(nb::module_& m) {
   m.def(

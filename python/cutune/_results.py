@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
+import queue
+import threading
 from dataclasses import dataclass, field, fields
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Union, overload
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union, overload
 
 Config = Dict[str, Union[int, float]]
 
@@ -159,7 +162,11 @@ class Best:
 
 
 class Space(Sequence[Config]):
-    """The valid configurations of a kernel (at a shape, when one is given), as `tune space` counts them."""
+    """The valid configurations of a kernel (at a shape, when one is given), as `tune space` counts them. A space of
+    up to two million valid configurations is held: a sequence, indexed and sliced. A larger one is counted as `tune
+    space` counts it, exactly where a walk that keeps nothing ends in seconds, else estimated (`exact` False, the
+    interval in `counts`); it is iterated by such a walk and drawn from with `sample()`, and indexing it (or len() of
+    an estimate) raises cutune.InputError saying so."""
 
     def __init__(self, native: Any):
         self._native = native
@@ -178,8 +185,20 @@ class Space(Sequence[Config]):
 
     @property
     def counts(self) -> Dict[str, int]:
-        """valid, combinations, removed_by_constraints, removed_by_device, removed_by_target, removed_by_shard."""
+        """valid, exact and combinations; for a space held, what each rule removed (removed_by_constraints,
+        removed_by_device, removed_by_target, removed_by_shard); for one too large to hold, valid_low and valid_high
+        (the estimate's 95% interval, or the exact count twice)."""
         return dict(self._native.counts)
+
+    @property
+    def held(self) -> bool:
+        """Whether the configurations are held in memory (indexable), as for every space of up to two million."""
+        return bool(self._native.held)
+
+    @property
+    def exact(self) -> bool:
+        """Whether counts["valid"] is exact rather than an estimate."""
+        return bool(self._native.counts["exact"])
 
     def __len__(self) -> int:
         return len(self._native)
@@ -192,8 +211,18 @@ class Space(Sequence[Config]):
         return self._native.config(key)
 
     def __iter__(self) -> Iterator[Config]:
-        for i in range(len(self)):
-            yield self._native.config(i)
+        if self._native.held:
+            for i in range(len(self._native)):
+                yield self._native.config(i)
+        else:
+            yield from _walk(self._native)
+
+    def sample(self, n: int, seed: int = 0) -> List[Config]:
+        """Up to `n` distinct valid configurations drawn uniformly (the same ones for the same seed): of a space held in
+        enumeration order, of a larger one as drawn (from the whole space only, not a shard)."""
+        if n < 0:
+            raise ValueError("sample(n): n must not be negative")
+        return list(self._native.sample(n, seed))
 
     def text(self, index: int) -> str:
         """Configuration `index` as text ("BM=128,..."), as `tune --start` and `tune space --list` write it."""
@@ -204,3 +233,67 @@ class Space(Sequence[Config]):
 
     def __repr__(self) -> str:
         return f"<Space: {self._native.summary}>"
+
+
+class _StopWalk(Exception):
+    """Ends the walk of a space that is no longer iterated."""
+
+
+_walks: Set[Tuple[threading.Event, threading.Thread]] = set()  # walks under way, stopped at exit
+
+
+@atexit.register
+def _stop_walks() -> None:
+    """Ends the walks of iterations not finished when Python exits (their threads hold the native space)."""
+    for stop, thread in list(_walks):
+        stop.set()
+        thread.join(1.0)
+
+
+def _walk(native: Any) -> Iterator[Config]:
+    """The configurations of a space too large to hold, as the native walk finds them: the walk runs in a thread of
+    its own and hands them over through a short queue, so that it keeps at most a few in memory and stops when the
+    iteration does."""
+    items: "queue.Queue[Any]" = queue.Queue(maxsize=256)
+    stop = threading.Event()
+    done = object()
+
+    def visit(config: Config) -> None:
+        while True:
+            if stop.is_set():
+                raise _StopWalk()
+            try:
+                items.put(config, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def run() -> None:
+        try:
+            native.walk(visit)
+            items.put(done)
+        except _StopWalk:
+            pass
+        except BaseException as e:  # noqa: B902: handed to the iterating thread
+            items.put(e)
+
+    thread = threading.Thread(target=run, name="cutune-space-walk", daemon=True)
+    walk = (stop, thread)
+    _walks.add(walk)
+    thread.start()
+    try:
+        while True:
+            item = items.get()
+            if item is done:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        while thread.is_alive():
+            try:
+                items.get_nowait()
+            except queue.Empty:
+                thread.join(0.05)
+        _walks.discard(walk)

@@ -2,6 +2,7 @@
 package answers must be what the `tune` command answers."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -48,6 +49,60 @@ def test_space_where_and_shard():
     assert all(c["TILE"] == 32 for c in tiles32)
     halves = [cutune.space("transpose", "8192x8192", shard=f"{i}/2") for i in (1, 2)]
     assert sum(len(h) for h in halves) == len(whole)
+
+
+def _big_spec(tmp_path, pairs, constrained):
+    """saxpy with `pairs` pairs of 4-valued parameters (16 * 16^pairs combinations), each pair constrained to
+    P2i <= P2i+1 (10 of its 16 combinations) when `constrained`."""
+    saxpy = Path(__file__).resolve().parents[2] / "examples" / "saxpy"
+    spec = json.loads((saxpy / "saxpy.json").read_text())
+    spec["name"] = "big"
+    spec["source"] = str(saxpy / "saxpy.cu")
+    spec["constraints"] = [f"P{2 * i} <= P{2 * i + 1}" for i in range(pairs)] if constrained else []
+    for p in range(2 * pairs):
+        spec["parameters"][f"P{p}"] = [1, 2, 3, 4]
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(spec))
+    return path
+
+
+def test_space_too_large_to_hold_is_counted_walked_and_sampled(tmp_path, tune_program):
+    path = _big_spec(tmp_path, 5, False)  # 16 * 4^10 = 16777216 valid: counted exactly by the walk, not held
+    space = cutune.space(spec=path, shape="1000")
+    out = tune_program("space", "--spec", str(path), "--shape", "1000")
+    assert str(space) == out.stdout.strip()
+    assert not space.held and space.exact and len(space) == space.counts["valid"] == 16 * 4 ** 10
+    with pytest.raises(cutune.InputError, match="more than cutune holds in memory: it cannot be indexed"):
+        space[0]
+    walked = iter(space)
+    assert next(walked) == {"BLOCK": 128, "ITEMS": 1, **{f"P{p}": 1 for p in range(10)}}
+    assert next(walked)["P9"] == 2
+    walked.close()  # the walk stops with the iteration
+    drawn = space.sample(50, seed=3)
+    assert len(drawn) == 50 and len({json.dumps(c) for c in drawn}) == 50
+    assert drawn == space.sample(50, seed=3) and drawn != space.sample(50, seed=4)
+    assert all(c["BLOCK"] in (128, 256, 512, 1024) and 1 <= c["P7"] <= 4 for c in drawn)
+    part = cutune.space(spec=path, shape="1000", shard="2/3")
+    assert len(part) == (16 * 4 ** 10 - 2) // 3 + 1
+    with pytest.raises(cutune.InputError, match="not from part 2/3"):
+        part.sample(1)
+
+
+def test_space_of_10_to_the_12_is_estimated(tmp_path, tune_program):
+    path = _big_spec(tmp_path, 10, True)  # 16 * 16^10 combinations, 16 * 10^10 valid
+    space = cutune.space(spec=path, shape="1000")
+    out = tune_program("space", "--spec", str(path), "--shape", "1000")
+    assert str(space) == out.stdout.strip() and str(space).startswith("about ")
+    counts = space.counts
+    assert not space.held and not space.exact and counts["combinations"] == 16 * 16 ** 10
+    assert counts["valid_low"] <= 16 * 10 ** 10 <= counts["valid_high"]
+    assert counts["valid_low"] <= counts["valid"] <= counts["valid_high"]
+    with pytest.raises(cutune.InputError, match="too many to count exactly"):
+        len(space)
+    drawn = space.sample(20, seed=1)
+    assert len(drawn) == 20 and all(c[f"P{2 * i}"] <= c[f"P{2 * i + 1}"] for c in drawn for i in range(10))
+    first = next(iter(space))
+    assert first == {"BLOCK": 128, "ITEMS": 1, **{f"P{p}": 1 for p in range(20)}}
 
 
 def test_space_errors_are_the_commands(tune_program):
