@@ -39,8 +39,9 @@
 // each slab's scales as it adds the slab's sums to the FP32 accumulators; the scales are read from global memory
 // while the slab's wgmmas run. SWAP=0, and BN 64, 128 or 256 (a tile within one block of B's scales, or two).
 //
-// Verification: gemm_fp8_reference sees the same FP8 inputs, multiplies them exactly and sums in double, applies the
-// same scales, beta and bias and rounds once to the output type; the specs' tolerances are stated per output type.
+// Verification: gemm_fp8_reference (gemm_fp8_reference.cu, compiled after this file) sees the same FP8 inputs,
+// multiplies them exactly and sums in double, applies the same scales, beta and bias and rounds once to the output
+// type; the specs' tolerances are stated per output type.
 #ifndef B_TYPE
 #define B_TYPE 3
 #endif
@@ -471,46 +472,3 @@ extern "C" __global__ void __launch_bounds__(gemm_fp8_detail::kThreads, PERSIST 
   finish_block();
 }
 #endif  // PATH == 1 && !defined(CUTUNE_REFERENCE)
-
-// The reference: 16 x 16 tiles, one element per thread, the same FP8 inputs multiplied exactly and summed in double,
-// scaled, C and the bias added, rounded once to the output type. Left out of the candidates' compiles.
-#if !defined(CUTUNE) || defined(CUTUNE_REFERENCE)
-extern "C" __global__ void gemm_fp8_reference(GEMM_FP8_PARAMETERS()) {
-  (void)counters, (void)workspace, (void)a_map, (void)b_map;
-  __shared__ double as[16][17], bs[16][17];
-  const int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
-  const int b_row = blockIdx.x * 16 + threadIdx.y;  // B is N x K: its rows are columns of the product
-  double sum = 0.0, block = 0.0;  // BLOCK_SCALE: the products of the current block of K, scaled as it ends
-  const int blocks_k = (K + 127) / 128;
-  for (int k0 = 0; k0 < K; k0 += 16) {
-    const int k = k0 + threadIdx.x;
-    as[threadIdx.y][threadIdx.x] = row < M && k < K ? static_cast<double>(static_cast<float>(A[(u64)row * K + k])) : 0.0;
-    bs[threadIdx.y][threadIdx.x] =
-        b_row < N && k < K ? static_cast<double>(static_cast<float>(B[(u64)b_row * K + k])) : 0.0;
-    __syncthreads();
-    for (int kk = 0; kk < 16; ++kk) block += as[threadIdx.y][kk] * bs[threadIdx.x][kk];
-    __syncthreads();
-    if (!BLOCK_SCALE || (k0 + 16) % 128 == 0 || k0 + 16 >= K) {
-      const int kb = k0 / 128;
-      const double scale = !BLOCK_SCALE ? 1.0
-                           : row < M && col < N ? (double)scale_a[(u64)kb * M + row] * (double)scale_b[(u64)(col / 128) * blocks_k + kb]
-                                                : 0.0;
-      sum += scale * block;
-      block = 0.0;
-    }
-  }
-  if (row < M && col < N) {
-    const double tensor_scales = BLOCK_SCALE ? 1.0 : (double)*scale_a * (double)*scale_b;
-    double out = (double)alpha * tensor_scales * sum;
-    if (beta != 0.0f) out += (double)beta * (double)gemm_fp8_detail::to_float(C[(u64)row * N + col]);
-    if (bias != nullptr) out += (double)gemm_fp8_detail::to_float(bias[col]);
-#if OUT == 1
-    C[(u64)row * N + col] = __double2bfloat16(out);
-#elif OUT == 2
-    C[(u64)row * N + col] = __double2half(out);
-#else
-    C[(u64)row * N + col] = (float)out;
-#endif
-  }
-}
-#endif
