@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# A template change measured configuration by configuration: the same configurations (the default search's first
-# BUDGET proposals, which for the same spec are the same) tuned at SHAPES by two builds' benches, FP8 (gemm_fp8_bench)
-# and 16-bit (gemm_tc_bench, TYPES), each with its own worker; the per-configuration medians paired last.
+# A template change measured configuration by configuration: the default search's first BUDGET proposals (the spec's
+# start list first: the same configurations on both sides) tuned at SHAPES by two builds' benches, FP8
+# (gemm_fp8_bench) and 16-bit (gemm_tc_bench, TYPES), each with its own worker; the medians of the configurations
+# measured on both sides paired last (tuner's timing, L2 write-flushed).
 # Usage: scripts/dev/ab-gpu.sh OLD_DIR NEW_BUILD_DIR, OLD_DIR holding gemm_fp8_bench, gemm_tc_bench and cutune-worker
 # as built before the change (the templates are compiled into them). NO_TC=1 leaves the 16-bit side out; FP8_ARGS
 # go to gemm_fp8_bench (e.g. --where).
@@ -10,8 +11,8 @@ old=$(cd "$1" && pwd)
 shapes=${SHAPES:-4096x4096x4096,8192x8192x256,2048x2048x2048,8192x8192x8192}
 budget=${BUDGET:-8}
 for side in old new; do
-  [ $side = old ] && dir=$old fp8=$old/gemm_fp8_bench tc=$old/gemm_tc_bench worker=$old/cutune-worker ||
-    dir=$build fp8=$build/bench/gemm_fp8_bench tc=$build/bench/gemm_tc_bench worker=$build/cutune-worker
+  [ $side = old ] && fp8=$old/gemm_fp8_bench tc=$old/gemm_tc_bench worker=$old/cutune-worker ||
+    fp8=$build/bench/gemm_fp8_bench tc=$build/bench/gemm_tc_bench worker=$build/cutune-worker
   export CUTUNE_WORKER=$worker CUTUNE_CACHE_DIR=$(mktemp -d)
   timeout 280 "$fp8" ${FP8_ARGS:-} --shapes "$shapes" --budget "$budget" --flush write --db "$out/fp8_$side.db" >"$out/fp8_$side.log" 2>&1
   echo "fp8 $side exit $?"
