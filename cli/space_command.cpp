@@ -2,7 +2,6 @@
 #include <iostream>
 
 #include "commands.hpp"
-#include "cutune/lazy_space.hpp"
 #include "cutune/space.hpp"
 
 namespace cutune::cli {
@@ -26,13 +25,8 @@ int run_space(const SpaceRequest& args) {
   const KernelSpec& spec = counted.spec;
   const Space& space = counted.space;
   if (args.list && counted.lazily) {  // too many to hold: printed as the walk finds them, then counted exactly
-    const LazySpace lazy(spec, counted.shape, arch_limits(args.arch));
     const Shard shard = parse_shard(args.shard);
-    std::uint64_t position = 0;
-    const std::uint64_t n = lazy.for_each([&](const Config& c) {
-      if (!shard.holds(position++)) return;
-      std::cout << spec.format(c) << "\n";
-    });
+    const std::uint64_t n = walk_lazily(args, counted, [&](const Config& c) { std::cout << spec.format(c) << "\n"; });
     const std::string part = shard.whole() ? "" : " in part " + shard.str() + " (" + std::to_string(n) + " in all;";
     std::cout << shard_size(n, shard) << " valid configurations of " << spec.name
               << (shard.whole() ? " (" : part + " ") << counted.combinations

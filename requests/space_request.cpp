@@ -32,6 +32,16 @@ CountedSpace count_space(const SpaceRequest& args) {
   return {std::move(spec), shape, std::move(space), std::nullopt, combinations};
 }
 
+std::uint64_t walk_lazily(const SpaceRequest& args, const CountedSpace& counted,
+                          const std::function<void(const Config&)>& visit) {
+  const LazySpace lazy(counted.spec, counted.shape, arch_limits(args.arch));
+  const Shard shard = parse_shard(args.shard);
+  std::uint64_t position = 0;
+  return lazy.for_each([&](const Config& c) {
+    if (shard.holds(position++)) visit(c);
+  });
+}
+
 std::uint64_t shard_size(std::uint64_t total, const Shard& shard) {
   return total >= shard.index ? (total - shard.index) / shard.count + 1 : 0;
 }

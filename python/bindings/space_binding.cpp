@@ -22,10 +22,10 @@ namespace cutune::python {
 namespace {
 
 struct SpaceHandle {
+  SpaceRequest request;
   CountedSpace counted;
   std::string summary;
   Shard shard;
-  std::string arch;
 
   bool held() const { return !counted.lazily; }
   // The count of a space not held, in this part: exact, or the estimate's share.
@@ -41,8 +41,8 @@ struct SpaceHandle {
   std::size_t size() const {
     if (held()) return counted.space.size();
     if (!counted.lazily->exact)
-      throw InputError(too_many() + " and too many to count exactly: counts[\"valid\"] is an estimate (counts[\"exact\"] "
-                                    "is False); iterate over it or sample() from it");
+      throw InputError(too_many() + " and too many to count exactly: counts[\"valid\"] is an estimate "
+                                    "(counts[\"exact\"] is False); iterate over it or sample() from it");
     return static_cast<std::size_t>(part_count());
   }
   const Config& at(std::size_t i) const {
@@ -50,21 +50,14 @@ struct SpaceHandle {
     if (i >= counted.space.size()) throw nb::index_error("configuration index out of range");
     return counted.space.configs()[i];
   }
-  LazySpace lazy() const { return LazySpace(counted.spec, counted.shape, arch_limits(arch)); }
-
   // Calls `visit` with each configuration of this part in enumeration order; returns how many.
   std::uint64_t walk(const nb::callable& visit) const {
     if (held()) {
       for (const Config& c : counted.space.configs()) visit(config_dict(counted.spec, c));
       return counted.space.size();
     }
-    std::uint64_t position = 0, visited = 0;
-    lazy().for_each([&](const Config& c) {
-      if (!shard.holds(position++)) return;
-      ++visited;
-      visit(config_dict(counted.spec, c));
-    });
-    return visited;
+    const auto to_python = [&](const Config& c) { visit(config_dict(counted.spec, c)); };
+    return shard_size(walk_lazily(request, counted, to_python), shard);
   }
 
   // Up to n distinct configurations drawn uniformly, in enumeration order where held (else in the order drawn).
@@ -80,7 +73,7 @@ struct SpaceHandle {
     }
     if (!shard.whole())
       throw InputError(too_many() + ": sample() draws from a whole space only, not from part " + shard.str());
-    const LazySpace space = lazy();
+    const LazySpace space(counted.spec, counted.shape, arch_limits(request.arch));
     std::set<std::string> seen;
     std::uint64_t starts_left = kSampleStarts;
     // A space not held has over kEnumerateUpTo valid configurations: n distinct ones are found unless n is close to
@@ -154,7 +147,7 @@ void bind_space(nb::module_& m) {
         args.shard = shard;
         args.arch = arch;
         args.count_lazily = true;  // as `tune space`: a space too large to hold is counted, not refused
-        auto handle = std::make_unique<SpaceHandle>(SpaceHandle{count_space(args), {}, parse_shard(shard), arch});
+        auto handle = std::make_unique<SpaceHandle>(SpaceHandle{args, count_space(args), {}, parse_shard(shard)});
         handle->summary = space_summary(args, handle->counted);
         return handle.release();
       },

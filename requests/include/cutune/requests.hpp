@@ -161,6 +161,11 @@ CountedSpace count_space(const SpaceRequest& request);
 DeviceLimits arch_limits(const std::string& arch);
 /// "N valid configurations of K (M combinations, ...)": the line `tune space` ends with.
 std::string space_summary(const SpaceRequest& request, const CountedSpace& counted);
+/// The configurations of a space counted lazily (counted.lazily set: too many to hold), in the request's part, in
+/// enumeration order, found by a walk that keeps none of them (`tune space --list`, cutune.space()'s iteration);
+/// returns how many the whole space has.
+std::uint64_t walk_lazily(const SpaceRequest& request, const CountedSpace& counted,
+                          const std::function<void(const Config&)>& visit);
 /// How many of `total` configurations, in enumeration order, part `shard` holds (every count-th from its index).
 std::uint64_t shard_size(std::uint64_t total, const Shard& shard);
 
