@@ -291,11 +291,11 @@ __device__ __forceinline__ void produce(const Ring& ring, const CUtensorMap* a_m
                                         int N, int K, TileWalk walk, Tile tile, int slab_begin, int slabs) {
   constexpr unsigned kStage = STAGE_A + BOXES * BOX_BYTES;
   const int rank = kMulticast ? static_cast<int>(cluster_rank()) : 0;
-  int it = 0;
+  unsigned it = 0;
   do {
 #pragma unroll 1
     for (int i = 0; i < slabs; ++i, ++it) {
-      const int s = it % STAGES;
+      const unsigned s = it % STAGES;
       if (it >= STAGES) barrier_wait(ring.empty + 8 * s, (it / STAGES - 1) & 1);
       barrier_expect(ring.full + 8 * s, kStage);
       const unsigned stage = ring.base + s * kStage;
@@ -377,10 +377,11 @@ __device__ __forceinline__ bool skipped(const Block& block, int i) {
 }
 
 // A consumer's side of slab i: wait until its stage is full; later, once its wgmmas are done, release it.
-__device__ __forceinline__ void stage_wait(const Ring& ring, int i) {
+// (Unsigned: the division and remainder by STAGES then need no sign fix-ups.)
+__device__ __forceinline__ void stage_wait(const Ring& ring, unsigned i) {
   barrier_wait(ring.full + 8 * (i % STAGES), (i / STAGES) & 1);
 }
-__device__ __forceinline__ void stage_release(const Ring& ring, int i) {
+__device__ __forceinline__ void stage_release(const Ring& ring, unsigned i) {
   const unsigned bar = ring.empty + 8 * (i % STAGES);
   if constexpr (kMulticast) {
     if (threadIdx.x % 128 == 0) {  // after the wgmma wait: the warpgroup's wgmmas are done with the stage
@@ -408,7 +409,7 @@ __device__ __forceinline__ void consume_slabs(const Block& block, Multiply&& mul
     const int it = block.it + i;
     stage_wait(block.ring, it);
     wgmma_fence();  // the accumulators' registers are handed to the wgmmas
-    if (!skipped(block, i)) multiply(block.ring.base + (it % STAGES) * STAGE);
+    if (!skipped(block, i)) multiply(block.ring.base + (unsigned(it) % STAGES) * STAGE);
     wgmma_commit();
     wgmma_wait<1>();
     if (i > 0) stage_release(block.ring, it - 1);

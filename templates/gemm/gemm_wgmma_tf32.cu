@@ -156,7 +156,7 @@ __device__ __forceinline__ void multiply_unit(const Block& block, float (&acc)[k
   auto slab = [&](int i, unsigned (&cur)[kFrags], unsigned (&prev)[kFrags]) {
     const int it = block.it + i;
     stage_wait(ring, it);
-    const unsigned stage = ring.base + (it % STAGES) * kStage;
+    const unsigned stage = ring.base + (unsigned(it) % STAGES) * kStage;
     load_fragments(cur, stage + chunks, at);
     wgmma_fence();  // the fragments' and accumulators' registers are handed to the wgmmas
     if (!skipped(block, i)) {
