@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -58,6 +59,33 @@ struct SpaceHandle {
     }
     const auto to_python = [&](const Config& c) { visit(config_dict(counted.spec, c)); };
     return shard_size(walk_lazily(request, counted, to_python), shard);
+  }
+
+  // Whether `text` ("BM=128,...") names a valid configuration of this part: a space held is searched; one not held
+  // asks the constraints and limits (LazySpace::valid), and, for a part of a shard, walks to its position.
+  bool contains(const std::string& text) const {
+    std::optional<Config> c;
+    try {
+      c = counted.spec.parse_config(text);
+    } catch (const InputError&) {
+      return false;  // an unknown name or a value outside the parameter's list: not in the space
+    }
+    if (held()) return std::find(counted.space.configs().begin(), counted.space.configs().end(), *c) !=
+                       counted.space.configs().end();
+    const LazySpace space(counted.spec, counted.shape, arch_limits(request.arch));
+    if (!space.valid(*c)) return false;
+    if (shard.whole()) return true;
+    struct Found {};
+    std::uint64_t position = 0;
+    try {
+      space.for_each([&](const Config& other) {
+        if (other == *c) throw Found{};
+        ++position;
+      });
+    } catch (const Found&) {
+      return shard.holds(position);
+    }
+    return false;
   }
 
   // Up to n distinct configurations drawn uniformly, in enumeration order where held (else in the order drawn).
@@ -120,6 +148,7 @@ void bind_space(nb::module_& m) {
       .def("config", [](const SpaceHandle& s, std::size_t i) { return config_dict(s.counted.spec, s.at(i)); })
       .def("config_text", [](const SpaceHandle& s, std::size_t i) { return s.counted.spec.format(s.at(i)); })
       .def("walk", &SpaceHandle::walk, nb::arg("visit"))
+      .def("contains", &SpaceHandle::contains, nb::arg("text"))
       .def("sample", &SpaceHandle::sample, nb::arg("n"), nb::arg("seed"))
       .def_prop_ro("held", &SpaceHandle::held)
       .def_prop_ro("summary", [](const SpaceHandle& s) { return s.summary; })

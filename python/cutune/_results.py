@@ -217,6 +217,18 @@ class Space(Sequence[Config]):
         else:
             yield from _walk(self._native)
 
+    def __contains__(self, config: object) -> bool:
+        """Whether `config` (a dict of every parameter's value, or its text "BM=128,...") is a valid configuration of
+        this space (this part, of a shard). Answered without a walk of a space too large to hold, by its constraints,
+        unless it is a part of a shard: then the walk goes up to the configuration's position."""
+        if isinstance(config, dict):
+            if set(config) != set(self._native.parameters):
+                return False
+            config = ",".join(f"{name}={config[name]}" for name in self._native.parameters)
+        if not isinstance(config, str):
+            return False
+        return bool(self._native.contains(config))
+
     def sample(self, n: int, seed: int = 0) -> List[Config]:
         """Up to `n` distinct valid configurations drawn uniformly (the same ones for the same seed): of a space held in
         enumeration order, of a larger one as drawn (from the whole space only, not a shard)."""

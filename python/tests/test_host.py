@@ -49,6 +49,10 @@ def test_space_where_and_shard():
     assert all(c["TILE"] == 32 for c in tiles32)
     halves = [cutune.space("transpose", "8192x8192", shard=f"{i}/2") for i in (1, 2)]
     assert sum(len(h) for h in halves) == len(whole)
+    assert whole[1] in whole and whole[1] in halves[1] and whole[1] not in halves[0]
+    assert whole.text(1) in whole and whole[0] not in halves[1]
+    assert {**whole[0], "TILE": 3} not in whole and {"TILE": 32} not in whole and 5 not in whole
+    assert [c for c in whole if c["TILE"] != 32][0] not in tiles32
 
 
 def _big_spec(tmp_path, pairs, constrained):
@@ -82,8 +86,11 @@ def test_space_too_large_to_hold_is_counted_walked_and_sampled(tmp_path, tune_pr
     assert len(drawn) == 50 and len({json.dumps(c) for c in drawn}) == 50
     assert drawn == space.sample(50, seed=3) and drawn != space.sample(50, seed=4)
     assert all(c["BLOCK"] in (128, 256, 512, 1024) and 1 <= c["P7"] <= 4 for c in drawn)
+    assert all(c in space for c in drawn) and {**drawn[0], "P3": 5} not in space
     part = cutune.space(spec=path, shape="1000", shard="2/3")
     assert len(part) == (16 * 4 ** 10 - 2) // 3 + 1
+    second = {"BLOCK": 128, "ITEMS": 1, **{f"P{p}": 1 for p in range(9)}, "P9": 2}  # position 1: part 2 of 3
+    assert second in part and {**second, "P9": 3} not in part
     with pytest.raises(cutune.InputError, match="not from part 2/3"):
         part.sample(1)
 
@@ -101,6 +108,8 @@ def test_space_of_10_to_the_12_is_estimated(tmp_path, tune_program):
         len(space)
     drawn = space.sample(20, seed=1)
     assert len(drawn) == 20 and all(c[f"P{2 * i}"] <= c[f"P{2 * i + 1}"] for c in drawn for i in range(10))
+    assert all(c in space for c in drawn)  # by the constraints, not by a walk of 1.6e11
+    assert {**drawn[0], "P0": 4, "P1": 1} not in space
     first = next(iter(space))
     assert first == {"BLOCK": 128, "ITEMS": 1, **{f"P{p}": 1 for p in range(20)}}
 

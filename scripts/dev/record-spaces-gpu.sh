@@ -5,6 +5,8 @@
 # limit is stopped; what it measured stays stored, and the cache says how much of the space it holds.
 #   scripts/dev/record-spaces-gpu.sh BUILD T1_FOLDER SECONDS_EACH JOB...
 # JOB: a built-in kernel as NAME:SHAPE (gemm:4096x4096x4096), or a T1 file of T1_FOLDER as t1:FILE.json.
+# With WHERE="EXPR", every built-in job records only that part of its space (tune --where; e.g. "PATH == 1", the
+# tensor-core GEMM's wgmma path); replay it with the same --kernel and --shape.
 # With RESUME=DIR, a job whose database DIR/NAME.db exists (from an earlier call's $OUT) goes on from it. At the end
 # everything is packed into $OUT/spaces.tgz as well: a device call brings back only about 8 files of $OUT, so a call
 # of many jobs ends with `cd $OUT && find . -type f ! -name spaces.tgz -delete`.
@@ -19,6 +21,7 @@ for job in "$@"; do
     name=$(basename "$what" .json) args=(--problem "$t1/$what")
   else
     name=${kind}_${what} args=(--kernel "$kind" --shapes "$what")
+    [[ -n ${WHERE:-} ]] && args+=(--where "$WHERE")
   fi
   db=$out/$name.db
   [[ -n ${RESUME:-} && -f $RESUME/$name.db ]] && cp "$RESUME/$name.db" "$db"
