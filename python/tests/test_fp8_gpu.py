@@ -43,9 +43,19 @@ def expected(a, b, alpha, scale_a, scale_b, bias, beta=0.0, c=None):
     return out + beta * c.float() if c is not None else out
 
 
+def close(c, want, a, b, scale):
+    """C rounded once to BF16 (half a unit in the last place: 2^-9 relative, allowed 2^-7) after sums whose error
+    grows with the sum of the products' magnitudes: the tensor cores add FP8 products with fewer bits than FP32 keeps
+    between promotions (allowed 2^-10 of that sum, about 2^-3 of its mantissa; the spec's fill keeps verification's
+    sums small enough for its absolute tolerance, PyTorch's randn here does not)."""
+    magnitude = scale * (a.float().abs() @ b.float().abs().t())
+    error = (c.float() - want).abs()
+    assert bool((error <= 2 ** -7 * want.abs() + 2 ** -10 * magnitude + 1e-3).all()), error.max()
+
+
 @pytest.mark.parametrize("kernel", list(KERNELS))
 def test_fp8_tensors(runtime, kernel):
-    m, n, k = SHAPE
+    m, n, _ = SHAPE
     gemm = runtime.kernel(kernel, SHAPE)
     a, b, bias = operands(KERNELS[kernel], seed=1)
     scale_a = torch.tensor([0.5], device="cuda")
@@ -54,14 +64,12 @@ def test_fp8_tensors(runtime, kernel):
     gemm(A=a, B=b, scale_a=scale_a, scale_b=scale_b, bias=bias, C=c, alpha=1.5, counters=gemm.zeros("counters"),
          workspace=gemm.zeros("workspace"))
     torch.cuda.synchronize()
-    want = expected(a, b, 1.5, 0.5, 1.75, bias)
-    # The products of FP8 values are exact in FP32; the sums' order differs, and C is rounded once to BF16.
-    assert torch.allclose(c.float(), want, rtol=2 ** -7, atol=1e-3 * k ** 0.5), (c.float() - want).abs().max()
+    close(c, expected(a, b, 1.5, 0.5, 1.75, bias), a, b, 1.5 * 0.5 * 1.75)
 
 
 def test_fp8_codes_as_bytes_and_beta(runtime):
     """The same codes as uint8 arrays give the same bits; beta adds the C already there; bias may be left out (0)."""
-    m, n, k = SHAPE
+    m, n, _ = SHAPE
     gemm = runtime.kernel("gemm_fp8", SHAPE)
     a, b, bias = operands(torch.float8_e4m3fn, seed=2)
     ones = torch.ones(1, device="cuda")
@@ -79,8 +87,7 @@ def test_fp8_codes_as_bytes_and_beta(runtime):
     gemm(A=a, B=b, scale_a=ones, scale_b=ones, bias=0, C=c2, beta=-0.5, counters=gemm.zeros("counters"),
          workspace=gemm.zeros("workspace"))
     torch.cuda.synchronize()
-    want = expected(a, b, 1.0, 1.0, 1.0, torch.zeros(n, device="cuda"), beta=-0.5, c=before)
-    assert torch.allclose(c2.float(), want, rtol=2 ** -7, atol=1e-3 * k ** 0.5), (c2.float() - want).abs().max()
+    close(c2, expected(a, b, 1.0, 1.0, 1.0, torch.zeros(n, device="cuda"), beta=-0.5, c=before), a, b, 1.0)
 
     with pytest.raises(cutune.InputError, match="got float16"):
         gemm(A=a.view(torch.float16), B=b, scale_a=ones, scale_b=ones, bias=bias, C=c)
