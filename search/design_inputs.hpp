@@ -9,7 +9,7 @@
 namespace cutune::detail {
 
 /// The configurations (of `configs`) whose every favoured input is known and at or above the median of its known
-/// values, in index order; empty when `inputs` favours nothing or that keeps every configuration.
+/// values (or its favour_enough), in index order; empty when `inputs` favours nothing or that keeps every configuration.
 std::vector<std::uint32_t> favoured_by(const SearchInputs& inputs, std::size_t configs);
 
 }  // namespace cutune::detail

@@ -43,7 +43,8 @@ TEST(LaunchInputs, GemmTilesWavesAndTheLastWavesFill) {
   ASSERT_EQ(inputs.values.size(), inputs.names.size() * space.size());
   const std::size_t blocks = input(inputs, "blocks"), units = input(inputs, "units"), waves = input(inputs, "waves"),
                     resident = input(inputs, "resident"), slot_use = input(inputs, "slot_use"),
-                    work = input(inputs, "work_per_unit");
+                    work = input(inputs, "work_per_unit"), on_sms = input(inputs, "sm_use"),
+                    busy = input(inputs, "busy");
   std::set<std::int64_t> persistent_seen;
   for (std::size_t c = 0; c < space.size(); ++c) {
     const Config& config = space.configs()[c];
@@ -61,6 +62,9 @@ TEST(LaunchInputs, GemmTilesWavesAndTheLastWavesFill) {
     ASSERT_DOUBLE_EQ(inputs.at(c, waves), inputs.at(c, units) / (132.0 * inputs.at(c, resident)));
     const double fill = inputs.at(c, waves) / std::ceil(inputs.at(c, waves));
     ASSERT_DOUBLE_EQ(inputs.at(c, slot_use), fill);
+    const double turns = static_cast<double>(tiles) / 132.0;
+    ASSERT_DOUBLE_EQ(inputs.at(c, on_sms), turns / std::ceil(turns));
+    ASSERT_DOUBLE_EQ(inputs.at(c, busy), std::max(fill, inputs.at(c, on_sms)));
     ASSERT_GT(fill, 0.0);
     ASSERT_LE(fill, 1.0);
     ASSERT_DOUBLE_EQ(inputs.at(c, work), 2.0 * 8192 * 8192 * 256 / static_cast<double>(tiles));
@@ -89,7 +93,8 @@ TEST(SearchInputs, TheLaunchFavoursFullWaves) {
   const Shape shape = spec.parse_shape("1000x1000x1000");
   const Space space = Space::enumerate(spec, shape, DeviceLimits{});
   const SearchInputs inputs = launch_inputs(spec, space.configs(), shape, DeviceLimits{});
-  ASSERT_EQ(inputs.favour_high, std::vector<std::size_t>{input(inputs, "slot_use")});
+  ASSERT_EQ(inputs.favour_high, std::vector<std::size_t>{input(inputs, "busy")});
+  ASSERT_EQ(inputs.favour_enough, std::vector<double>{0.9});
 }
 
 TEST(SearchInputs, FavouredAreAtOrAboveTheMedianOfEachFavouredInput) {
@@ -99,6 +104,13 @@ TEST(SearchInputs, FavouredAreAtOrAboveTheMedianOfEachFavouredInput) {
   for (std::size_t i = 0; i < a.size(); ++i) inputs.values.insert(inputs.values.end(), {a[i], 0.0, c[i]});
   // a's median is 5 (of 1 3 4 5 5 9), c's is 1: 0 and 2 qualify; 4 is unknown in c, 5 below c's median.
   EXPECT_EQ(detail::favoured_by(inputs, a.size()), (std::vector<std::uint32_t>{0, 2}));
+  inputs.favour_enough = {4.0};  // a at 4 or more counts as favoured below a's median: 4 joins
+  EXPECT_EQ(detail::favoured_by(inputs, a.size()), (std::vector<std::uint32_t>{0, 2}));  // (c: 4 unknown there)
+  inputs.favour_high = {0};
+  EXPECT_EQ(detail::favoured_by(inputs, a.size()), (std::vector<std::uint32_t>{0, 2, 4, 5}));
+  inputs.favour_enough = {1.0};  // every value enough: it keeps every configuration, so it steers nothing
+  EXPECT_TRUE(detail::favoured_by(inputs, a.size()).empty());
+  inputs.favour_enough.clear();
   inputs.favour_high = {1};  // equal everywhere: it keeps every configuration, so it steers nothing
   EXPECT_TRUE(detail::favoured_by(inputs, a.size()).empty());
   inputs.favour_high.clear();

@@ -18,6 +18,9 @@ struct SearchInputs {
   /// design from the configurations at or above the space's median of each (launch_inputs(): the share of the
   /// waves' block slots that has work, so that the first outcomes are not spent on grids that leave most SMs idle).
   std::vector<std::size_t> favour_high;
+  /// Per entry of favour_high (missing: none), a value that counts as favoured whatever the median: where every
+  /// configuration's waves keep the GPU nearly full (a copy of many waves), the rest of the spread says nothing of speed.
+  std::vector<double> favour_enough;
 
   bool empty() const { return names.empty(); }
   double at(std::size_t config, std::size_t input) const { return values[config * names.size() + input]; }
