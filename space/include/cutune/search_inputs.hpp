@@ -15,8 +15,8 @@ struct SearchInputs {
   /// Row after row: configuration c's values are at [c * names.size(), (c + 1) * names.size()). NaN: unknown there.
   std::vector<double> values;
   /// Inputs (positions in `names`) whose higher values usually run faster: the default strategy draws its initial
-  /// design from the configurations at or above the space's median of each (launch_inputs(): the share of the
-  /// waves' block slots that has work, so that the first outcomes are not spent on grids that leave most SMs idle).
+  /// design from the configurations at or above the space's median of each (launch_inputs(): how busy the launch's
+  /// waves keep the GPU, so that the first outcomes are not spent on grids that leave most SMs idle).
   std::vector<std::size_t> favour_high;
   /// Per entry of favour_high (missing: none), a value that counts as favoured whatever the median: where every
   /// configuration's waves keep the GPU nearly full (a copy of many waves), the rest of the spread says nothing of speed.
