@@ -366,9 +366,9 @@ class PortfolioStrategy final : public SearchStrategy {
   // (favourites_), while some are left: the first outcomes then cover the region where other GPUs found their best,
   // where this GPU's optimum lay for 9 of the 10 pairs of recorded GPUs (bench/RESULTS.md), and the model learns
   // early how far the other GPUs' ranking holds here. Then, with search inputs, one they favour (favoured_): for a
-  // kernel, a launch whose waves keep the GPU at least as busy as the space's median or 90% (launch_inputs.hpp's
-  // "busy"): within 5% of the tensor-core GEMM's optimum at 1000^3 within 60 evaluations in 68% of seeds instead of
-  // 59% (bench/RESULTS.md, "The launch's waves, narrowed").
+  // kernel, a launch whose waves keep at least the median share of the GPU's block slots busy, or 90%: within 5% of
+  // the tensor-core GEMM's optimum at 1000^3 within 60 evaluations in 78% of seeds instead of 59% (bench/RESULTS.md,
+  // "The launch's waves, narrowed").
   std::size_t design_candidate() {
     for (const auto* pool : {&favourites_, &favoured_}) {
       for (std::size_t tries = 0; tries < kFavouriteTries && !pool->empty(); ++tries) {

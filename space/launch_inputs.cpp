@@ -22,16 +22,12 @@ double grid_blocks(const Launch& launch) {
 }
 
 const std::vector<std::string> kNames = {"blocks", "units", "resident", "waves", "slot_use", "shared_memory",
-                                         "threads", "work_per_unit", "sm_use", "busy"};
-constexpr std::size_t kBusy = 9;  // favoured high
-// A busy share that counts as full: at or above it, a configuration is favoured even below the space's median.
-// Without it the median of a space whose launches all keep at least 94% of the slots busy (copy2d_tma at 8192², 10
-// to 993 waves) shut out 125 of the 127 configurations within 5% of the optimum (session 26).
+                                         "threads", "work_per_unit"};
+constexpr std::size_t kSlotUse = 4;  // favoured high
+// A slot use that counts as full: at or above it, a configuration is favoured even below the space's median. Without
+// it the median of a space whose launches all keep at least 94% of the slots busy (copy2d_tma at 8192², 10 to 993
+// waves) shut out 125 of the 127 configurations within 5% of the optimum (session 26).
 constexpr double kFullEnough = 0.9;
-
-// The share of the SMs' turns that has work when each SM runs one unit at a time: `units` over the SMs, over the
-// turns that takes rounded up.
-double sm_use(double units, double sms) { return units / sms / std::ceil(units / sms); }
 
 }  // namespace
 
@@ -48,7 +44,7 @@ std::int64_t resident_blocks_estimate(const Launch& launch, const DeviceLimits& 
 
 SearchInputs launch_inputs(const KernelSpec& spec, const std::vector<Config>& configs, const Shape& shape,
                           const DeviceLimits& limits) {
-  SearchInputs out{kNames, {}, {kBusy}, {kFullEnough}};
+  SearchInputs out{kNames, {}, {kSlotUse}, {kFullEnough}};
   out.values.reserve(configs.size() * kNames.size());
   const double amount = spec.metric.kind == Metric::Kind::Time ? std::numeric_limits<double>::quiet_NaN()
                                                                  : spec.metric_amount(shape);
@@ -59,11 +55,9 @@ SearchInputs launch_inputs(const KernelSpec& spec, const std::vector<Config>& co
       const double units = work_units(spec, config, shape);
       const double resident = static_cast<double>(resident_blocks_estimate(launch, limits));
       const double waves = units / (sms * resident);
-      const double slot_use = waves / std::ceil(waves), on_sms = sm_use(units, sms);
-      out.values.insert(out.values.end(), {grid_blocks(launch), units, resident, waves, slot_use,
+      out.values.insert(out.values.end(), {grid_blocks(launch), units, resident, waves, waves / std::ceil(waves),
                                            static_cast<double>(launch.shared_memory),
-                                           static_cast<double>(launch.threads()), amount / units, on_sms,
-                                           std::max(slot_use, on_sms)});
+                                           static_cast<double>(launch.threads()), amount / units});
     } catch (const Error&) {
       out.values.insert(out.values.end(), kNames.size(), std::numeric_limits<double>::quiet_NaN());
     }

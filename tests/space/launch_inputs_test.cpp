@@ -43,8 +43,7 @@ TEST(LaunchInputs, GemmTilesWavesAndTheLastWavesFill) {
   ASSERT_EQ(inputs.values.size(), inputs.names.size() * space.size());
   const std::size_t blocks = input(inputs, "blocks"), units = input(inputs, "units"), waves = input(inputs, "waves"),
                     resident = input(inputs, "resident"), slot_use = input(inputs, "slot_use"),
-                    work = input(inputs, "work_per_unit"), on_sms = input(inputs, "sm_use"),
-                    busy = input(inputs, "busy");
+                    work = input(inputs, "work_per_unit");
   std::set<std::int64_t> persistent_seen;
   for (std::size_t c = 0; c < space.size(); ++c) {
     const Config& config = space.configs()[c];
@@ -62,9 +61,6 @@ TEST(LaunchInputs, GemmTilesWavesAndTheLastWavesFill) {
     ASSERT_DOUBLE_EQ(inputs.at(c, waves), inputs.at(c, units) / (132.0 * inputs.at(c, resident)));
     const double fill = inputs.at(c, waves) / std::ceil(inputs.at(c, waves));
     ASSERT_DOUBLE_EQ(inputs.at(c, slot_use), fill);
-    const double turns = static_cast<double>(tiles) / 132.0;
-    ASSERT_DOUBLE_EQ(inputs.at(c, on_sms), turns / std::ceil(turns));
-    ASSERT_DOUBLE_EQ(inputs.at(c, busy), std::max(fill, inputs.at(c, on_sms)));
     ASSERT_GT(fill, 0.0);
     ASSERT_LE(fill, 1.0);
     ASSERT_DOUBLE_EQ(inputs.at(c, work), 2.0 * 8192 * 8192 * 256 / static_cast<double>(tiles));
@@ -93,7 +89,7 @@ TEST(SearchInputs, TheLaunchFavoursFullWaves) {
   const Shape shape = spec.parse_shape("1000x1000x1000");
   const Space space = Space::enumerate(spec, shape, DeviceLimits{});
   const SearchInputs inputs = launch_inputs(spec, space.configs(), shape, DeviceLimits{});
-  ASSERT_EQ(inputs.favour_high, std::vector<std::size_t>{input(inputs, "busy")});
+  ASSERT_EQ(inputs.favour_high, std::vector<std::size_t>{input(inputs, "slot_use")});
   ASSERT_EQ(inputs.favour_enough, std::vector<double>{0.9});
 }
 

@@ -25,10 +25,8 @@ std::int64_t resident_blocks_estimate(const Launch& launch, const DeviceLimits& 
 /// units (work_units()), resident (resident_blocks_estimate()), waves (units over the SMs' resident slots), slot_use
 /// (the share of the slots those waves hold that has work: 1 when the last wave is full), shared_memory (bytes per
 /// block), threads (per block), work_per_unit (the metric's amount, FLOPs or bytes, over the units; NaN for a spec
-/// measured in time only), sm_use (the same share with one unit per SM at a time: 1 when the units fill every SM's
-/// turns), busy (the larger of the two: a grid that gives every SM work is not idle for the blocks an SM could have
-/// held beside them). busy is favoured high, and at 0.9 or more counts as full whatever the space's median. A
-/// configuration whose geometry cannot be resolved gets NaN throughout.
+/// measured in time only). slot_use is favoured high, and at 0.9 or more counts as full whatever the space's median.
+/// A configuration whose geometry cannot be resolved gets NaN throughout.
 SearchInputs launch_inputs(const KernelSpec& spec, const std::vector<Config>& configs, const Shape& shape,
                           const DeviceLimits& limits);
 
