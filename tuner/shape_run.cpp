@@ -20,18 +20,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// The order of Database::best (median, then configuration text), so that the tuner's winner is the stored best
-// also when medians tie (short kernels: event timings come in steps of about half a microsecond).
-// Verified results outrank unverified ones, as they do there.
-bool faster(const Result& a, const Result& b) {
-  if ((a.status == Status::Ok) != (b.status == Status::Ok)) return a.status == Status::Ok;
-  return a.median_ms < b.median_ms || (a.median_ms == b.median_ms && a.config < b.config);
-}
-
-std::optional<double> outcome(const Result& r) {
-  return usable(r.status) ? std::optional<double>(r.median_ms) : std::nullopt;
-}
-
 // The space's configurations by their text.
 std::unordered_map<std::string, std::size_t> index_by_text(const Space& space, const KernelSpec& spec) {
   std::unordered_map<std::string, std::size_t> index_of;
@@ -83,6 +71,18 @@ void add_gpu_time(const Result& r, ShapeReport& report) {
 
 }  // namespace
 
+// The order of Database::best (median, then configuration text), so that the tuner's winner is the stored best
+// also when medians tie (short kernels: event timings come in steps of about half a microsecond).
+// Verified results outrank unverified ones, as they do there.
+bool faster(const Result& a, const Result& b) {
+  if ((a.status == Status::Ok) != (b.status == Status::Ok)) return a.status == Status::Ok;
+  return a.median_ms < b.median_ms || (a.median_ms == b.median_ms && a.config < b.config);
+}
+
+std::optional<double> outcome(const Result& r) {
+  return usable(r.status) ? std::optional<double>(r.median_ms) : std::nullopt;
+}
+
 ShapeRun::ShapeRun(Tuner& tuner, const KernelSpec& spec, const Shape& shape)
     : tuner_(tuner), options_(tuner.options_), database_(tuner.database_), spec_(spec), shape_(shape),
       start_(Clock::now()), clock_(Phase::Startup, start_), space_(checked_space()), kernel_{spec.name, spec.hash},
@@ -98,10 +98,16 @@ Space ShapeRun::checked_space() {
   check_verification(spec_, shape_, spec_.verify_mode(options_.measure.verify));
   auto& upcoming = tuner_.upcoming_;
   const auto ahead = upcoming.find({&spec_, shape_.str()});
-  if (ahead == upcoming.end()) return tuning_space(spec_, shape_, tuner_.limits_).shard(options_.shard);
-  auto future = std::move(ahead->second);
-  upcoming.erase(ahead);
-  return future.get().shard(options_.shard);
+  Space whole;
+  if (ahead == upcoming.end()) {
+    whole = tuning_space(spec_, shape_, tuner_.limits_);
+  } else {
+    auto future = std::move(ahead->second);
+    upcoming.erase(ahead);
+    whole = future.get();
+  }
+  if (whole.sample_of() > 0) growth_.emplace(spec_, shape_, tuner_.limits_, whole, options_.shard);
+  return whole.shard(options_.shard);
 }
 
 ShapeReport ShapeRun::run() {
@@ -143,29 +149,40 @@ void ShapeRun::read_stored() {
       space_.removed_by_device(), space_.removed_by_target(), arch_, stored_.size(), to_string(flush_));
 }
 
-// The shape's limit (the budget, at most the space), its GPUs, and its configurations by their text.
+// The shape's configurations by their text (a sample with what it lacks added), its limit (the budget, at most the
+// space) and its GPUs.
 void ShapeRun::plan() {
+  index_of_ = index_by_text(space_, spec_);
+  if (growth_) add_outside_sample();
   const std::size_t limit = options_.budget > 0 ? std::min(options_.budget, space_.size()) : space_.size();
   progress_.total = limit;
   report_.limit = limit;
   for (int ordinal : tuner_.ordinals_) report_.devices.push_back({ordinal, "GPU " + std::to_string(ordinal), 0, 0.0, {}});
   for (const auto& remote : options_.remote_lanes) report_.devices.push_back({-1, remote.name, 0, 0.0, {}});
-  index_of_ = index_by_text(space_, spec_);
+}
+
+// What other GPUs measured of this kernel version and shape, for the configurations of the space as it is now.
+Prior ShapeRun::read_prior() {
+  const PhaseScope storing(&clock_, Phase::Store);
+  return options_.prior ? sibling_prior(database_, tuner_.identity_, kernel_, shape_key_, flush_, index_of_) : Prior{};
+}
+
+// The strategy over the space as it is now, given the prior and what the launch geometry says of each configuration
+// (units of work, waves over this GPU's SMs, how full they keep it): the default strategy draws its initial design
+// from the launches that keep it busiest.
+std::unique_ptr<Strategy> ShapeRun::fresh_strategy(const Prior& prior) {
+  const PhaseScope searching(&clock_, Phase::Search);
+  const SearchInputs inputs = launch_inputs(spec_, space_.configs(), shape_, tuner_.limits_);
+  return make_strategy(options_.strategy, space_, options_.seed, prior, inputs);
 }
 
 void ShapeRun::start_strategy() {
-  clock_.enter(Phase::Store);  // the prior is read from the database
-  const Prior prior = options_.prior
-                          ? sibling_prior(database_, tuner_.identity_, kernel_, shape_key_, flush_, index_of_)
-                          : Prior{};
+  const Prior prior = read_prior();
   for (const auto& sibling : prior.siblings) {
     logger()->info("prior: {} stored results of this kernel version and shape on {}", sibling.times.size(), sibling.name);
   }
   clock_.enter(Phase::Search);
-  // What the launch geometry says of each configuration here (units of work, waves over this GPU's SMs, how full
-  // they keep it): the default strategy draws its initial design from the launches that keep it busiest.
-  const SearchInputs inputs = launch_inputs(spec_, space_.configs(), shape_, tuner_.limits_);
-  strategy_ = start_first(make_strategy(options_.strategy, space_, options_.seed, prior, inputs),
+  strategy_ = start_first(fresh_strategy(prior),
                           interrupted_first(stored_, index_of_,
                                             with_prior_first(start_indices(spec_, options_.start, index_of_), prior)));
   // What the cubin cache holds. Among candidates it rates about as well, the strategy takes those: a repeated run then
@@ -217,13 +234,9 @@ void ShapeRun::measure_on(Dispatcher& dispatcher, std::size_t to_measure) {
   dispatcher.take_spans();  // an earlier shape's, should it have ended early
   auto task = std::make_shared<ShapeTask>(ShapeTask{++tuner_.shapes_, &spec_, shape_, flush_});
   {
-    CompilePool& pool = tuner_.compile_pool();
-    std::vector<std::future<CompileOutput>> setup_jobs = start_setup(pool);
-    const MeasureLoop loop{.lanes = dispatcher, .strategy = *strategy_, .pool = pool, .cache = cache_, .arch = arch_,
-                           .task = task, .space = space_, .to_measure = to_measure, .stop = stop_, .events = *this,
-                           .clock = &clock_};
+    std::vector<std::future<CompileOutput>> setup_jobs = start_setup(tuner_.compile_pool());
     clock_.enter(Phase::Other);
-    measure_proposals(loop, setup_jobs, report_);
+    measure_rounds(dispatcher, task, setup_jobs, to_measure);
   }
   report_.idle_seconds = dispatcher.idle_seconds();
   retime_finalists(task);

@@ -12,12 +12,18 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cutune/sample_growth.hpp"
 #include "cutune/tuner.hpp"
 #include "tuner/measure_loop.hpp"
 #include "tuner/phase_clock.hpp"
 #include "tuner/stop_rules.hpp"
 
 namespace cutune::detail {
+
+/// Database::best's order (verified first, then median, then configuration text): true when `a` ranks before `b`.
+bool faster(const Result& a, const Result& b);
+/// What a strategy is told of a result: its median, or nothing when it failed.
+std::optional<double> outcome(const Result& r);
 
 /// Owns what one shape's tuning keeps: its clock, report, progress, the results and the best among them, the strategy
 /// and the rules that end it. Borrows the tuner's database, options, lanes, compile pool and cubin cache.
@@ -38,10 +44,16 @@ class ShapeRun final : private MeasureEvents {
   Space checked_space();
   void read_stored();
   void plan();
+  void add_outside_sample();
+  Prior read_prior();
+  std::unique_ptr<Strategy> fresh_strategy(const Prior& prior);
   void start_strategy();
   std::size_t resume();
   void measure(std::size_t to_measure);
   void measure_on(Dispatcher& dispatcher, std::size_t to_measure);
+  void measure_rounds(Dispatcher& dispatcher, const std::shared_ptr<const ShapeTask>& task,
+                      std::vector<std::future<CompileOutput>>& setup, std::size_t to_measure);
+  bool regrow();
   std::vector<std::future<CompileOutput>> start_setup(CompilePool& pool);
   void retime_finalists(const std::shared_ptr<const ShapeTask>& task);
   void retime(const Result& finalist, const std::shared_ptr<const ShapeTask>& task);
@@ -62,6 +74,7 @@ class ShapeRun final : private MeasureEvents {
   Clock::time_point start_;
   PhaseClock clock_;
   ShapeReport report_;
+  std::optional<SampleGrowth> growth_;  // a sampled space only; made with space_ (checked_space)
   Space space_;
   KernelIdentity kernel_;
   std::string shape_key_;

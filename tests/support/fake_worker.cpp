@@ -8,7 +8,9 @@
 //                               CUTUNE_FAKE_SLOW=D:N takes N ms on device D instead
 //   CUTUNE_FAKE_START_MS=N      take N ms to start (a CUDA context), CUTUNE_FAKE_PREPARE_MS=N to prepare a shape
 //   CUTUNE_FAKE_DEAD=D          abort on every configuration on device D (a GPU whose worker keeps dying)
-//   CUTUNE_FAKE_TIMES=1         report a median that depends on the configuration (distinct times, a clear best)
+//   CUTUNE_FAKE_TIMES=1         report a median that depends on the configuration (distinct times, a clear best);
+//                               =2: 1 ms plus 0.01 ms per unit of the sum of the integer values it sets (a smooth
+//                               landscape whose best is every parameter at its smallest value)
 //   CUTUNE_FAKE_GATE=FILE       with CUTUNE_FAKE_DEAD: the other devices answer nothing before FILE exists, and the dead
 //                               device creates it at its eighth configuration (so it gets those eight, whatever the pace)
 //   CUTUNE_FAKE_KILL_LOG=FILE   append the signal's number per kill of MODE=5/6 or -DKILL_COMPILER (every process)
@@ -111,10 +113,24 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 }
 
 // A median in [1, 2) ms from the configuration text (FNV-1a), the same in every process.
-double time_of(const std::string& config) {
+double hashed_time_of(const std::string& config) {
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : config) h = (h ^ c) * 1099511628211ull;
   return 1.0 + static_cast<double>(h % 1000) / 1000.0;
+}
+
+// 1 ms plus 0.01 ms per unit of the sum of the values after each '=' of "A=3,B=1,...".
+double summed_time_of(const std::string& config) {
+  long sum = 0;
+  for (std::size_t at = config.find('='); at != std::string::npos; at = config.find('=', at + 1))
+    sum += std::atol(config.c_str() + at + 1);
+  return 1.0 + 0.01 * static_cast<double>(sum);
+}
+
+// CUTUNE_FAKE_TIMES' median of a configuration.
+double time_of(const std::string& config, int times) {
+  if (times == 2) return summed_time_of(config);
+  return times != 0 ? hashed_time_of(config) : 2.0;
 }
 
 // What the real worker's Workbench makes of a compile whose process was killed from outside.
@@ -190,7 +206,7 @@ int main(int argc, char** argv) {
         cutune::Result r;
         r.config = config;
         r.samples_ms = {1.0, 2.0, 3.0};
-        r.median_ms = env_int("CUTUNE_FAKE_TIMES", 0) != 0 ? time_of(config) : 2.0;
+        r.median_ms = time_of(config, env_int("CUTUNE_FAKE_TIMES", 0));
         r.min_ms = 1.0;
         r.max_ms = 3.0;
         r.compile_ms = request.at("compiled").at("ms").get<double>();

@@ -69,6 +69,8 @@ class Space {
   /// exact or estimated; 0 for a whole space.
   double sample_of() const { return sample_of_; }
   void set_sample_of(double valid) { sample_of_ = valid; }
+  /// Adds a configuration to a sample from outside it (SampleGrowth: the caller checks that it is valid and new).
+  void append(Config c) { configs_.push_back(std::move(c)); }
 
  private:
   std::vector<Config> configs_;

@@ -1,0 +1,81 @@
+// A shape's measurements in rounds: one over a whole space, or, over the sample of a space too large to hold, a first
+// round on the sample and then rounds that each grow it around the best configurations measured so far.
+#include <algorithm>
+
+#include "base/log.hpp"
+#include "cutune/error.hpp"
+#include "cutune/launch_inputs.hpp"
+#include "tuner/shape_run.hpp"
+
+namespace cutune::detail {
+
+// Adds to the sample what tuning asks for from outside it: the start configurations (the spec's and the run's own,
+// proposed first) and the stored ones (which resume() counts against the budget and tells the strategy).
+void ShapeRun::add_outside_sample() {
+  std::vector<Config> outside = spec_.start;
+  for (const std::string& text : options_.start) outside.push_back(spec_.parse_config(text));  // InputError if malformed
+  for (const auto& [text, r] : stored_) {
+    try {
+      outside.push_back(spec_.parse_config(text));
+    } catch (const InputError&) {  // a stored row of another version's parameters: resume() leaves it out as well
+    }
+  }
+  const std::size_t added = growth_->add(space_, index_of_, outside);
+  if (added > 0) logger()->info("{} configurations from outside the sample added: asked for first or stored", added);
+}
+
+// Measures `to_measure` configurations (fewer when the strategy runs out or a rule stops the shape). A sampled space
+// is measured in rounds (growth_plan()): after each, the sample grows around the best results and a fresh strategy,
+// told every outcome so far, goes on over it. Each round ends when its last result arrived, so the GPUs wait for the
+// first compiles of the next; the configurations keep their indices (the space only grows), so a compile started
+// ahead in one round is still the same configuration's in the next.
+void ShapeRun::measure_rounds(Dispatcher& dispatcher, const std::shared_ptr<const ShapeTask>& task,
+                              std::vector<std::future<CompileOutput>>& setup, std::size_t to_measure) {
+  const GrowthPlan plan = growth_ ? growth_plan(to_measure) : GrowthPlan{to_measure, 0};
+  std::size_t left = to_measure, round = plan.first;
+  for (;;) {
+    const std::size_t before = report_.evaluated;
+    const MeasureLoop loop{.lanes = dispatcher, .strategy = *strategy_, .pool = tuner_.compile_pool(), .cache = cache_,
+                           .arch = arch_, .task = task, .space = space_, .to_measure = round, .stop = stop_,
+                           .events = *this, .clock = &clock_};
+    measure_proposals(loop, setup, report_);
+    const std::size_t measured = report_.evaluated - before;
+    left -= std::min(left, measured);
+    if (!growth_ || left == 0) return;
+    // A rule that ends asking (the time budget, a verification stop) ends the shape, not only the round.
+    if (stop_.check(StopEffect::Asking) != nullptr || stop_.check(StopEffect::GivingUp) != nullptr) return;
+    if (!regrow() && measured < round) return;  // the strategy ran out and nothing new is left to grow into
+    round = std::min(left, plan.round);
+  }
+}
+
+// Grows the space around the kGrowthCentres best results (those not grown around before), and puts a fresh strategy
+// over it that is told every outcome so far; returns whether the space grew.
+bool ShapeRun::regrow() {
+  std::vector<const Result*> ranked;
+  for (const auto& [config, r] : results_)
+    if (usable(r.status)) ranked.push_back(&r);
+  const std::size_t centres = std::min(kGrowthCentres, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(centres), ranked.end(),
+                    [](const Result* a, const Result* b) { return faster(*a, *b); });
+  std::vector<Config> around;
+  for (std::size_t i = 0; i < centres; ++i) around.push_back(spec_.parse_config(ranked[i]->config));
+  std::size_t added = 0;
+  {
+    const PhaseScope searching(&clock_, Phase::Search);
+    added = growth_->grow(space_, index_of_, around);
+  }
+  if (added == 0) return false;
+  logger()->info("{} {}: the sample grows by {} neighbours of the {} best configurations ({} in all)", spec_.name,
+                 shape_key_, added, centres, space_.size());
+  strategy_ = fresh_strategy(read_prior());
+  if (compiled_) strategy_->prefer_ready(compiled_);
+  const PhaseScope searching(&clock_, Phase::Search);
+  for (const auto& [config, r] : results_) {
+    const auto it = index_of_.find(config);
+    if (it != index_of_.end() && r.status != Status::Interrupted) strategy_->observe(it->second, outcome(r));
+  }
+  return true;
+}
+
+}  // namespace cutune::detail
