@@ -34,11 +34,12 @@ for step in "$@"; do
   bench)
     for kernel in ${KERNELS:-gemm_fp8}; do
       echo "== gemm_fp8_bench $kernel"
+      log="$out/bench_$kernel${TAG:+_$TAG}"  # TAG: calls of one run keep their logs apart
       timeout 560 "$build"/bench/gemm_fp8_bench --kernels "$kernel" --flush write,read ${BENCH_ARGS:-} \
-        >"$out/bench_$kernel.log" 2>"$out/bench_$kernel.err"
+        >"$log.log" 2>"$log.err"
       echo "exit $?"
-      cat "$out/bench_$kernel.log" | tail -40
-      grep -E "^error|FAILED" "$out/bench_$kernel.err" | head -5
+      cat "$log.log" | tail -40
+      grep -E "^error|FAILED" "$log.err" | head -5
     done ;;
   scaled)
     for kernel in gemm_fp8 gemm_fp8_blockscaled; do
