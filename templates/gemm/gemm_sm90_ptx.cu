@@ -84,6 +84,17 @@ template <int N>
 __device__ __forceinline__ void bulk_wait_all() {
   asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
 }
+// Stream-K's signal and wait on a tile's count in global memory, at GPU scope: a reduction with release semantics
+// (the writes the calling thread has seen, its block's after a barrier among them, are visible before the count) and a
+// load with acquire semantics.
+__device__ __forceinline__ void count_release_add(unsigned* count, unsigned n) {
+  asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(count), "r"(n) : "memory");
+}
+__device__ __forceinline__ unsigned count_acquire(const unsigned* count) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(count) : "memory");
+  return v;
+}
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 // The 128 threads of consumer warpgroup `consumer` (0 or 1): named barriers 2 and 3 (immediates, so that ptxas
 // reserves only the barriers used).

@@ -5,24 +5,28 @@
 // Stream-K (STREAMK=1, persistent blocks of single-block clusters): the shared tiles' MAC-loop iterations (one BK slab
 // of one tile each) are split evenly among the grid's blocks, block b taking iterations [b I / G, (b + 1) I / G) of I
 // in all, as units of work that each lie in one tile; STREAMK=2 shares only the tiles of the last, partial wave that
-// way and walks the full waves' tiles whole (data-parallel) after them. A tile that several blocks share is finished
-// by the last of its blocks to get there: each leaves its partial sums in the workspace (two slots per block: only a
-// block's first unit can start inside a tile and only its last can end inside one) and adds its slabs to the tile's
-// count in `counters`; the block whose slabs complete the count adds the partials in the order of K (so the sums are
-// the same every run) and stores the tile. No block waits for another, so no schedule of the blocks can deadlock.
+// way and walks the full waves' tiles whole (data-parallel) after them. A block's ranges are contiguous, so only its
+// first unit can start inside a tile (a "tail": the tile's later slabs) and only its last can hold a tile's first slab
+// without the whole tile (the "head"). A tile that several blocks share is finished by the block holding its head:
+// each tail leaves its partial sums in the workspace (one slot per block) and adds its slabs to the tile's count in
+// `counters`, without waiting for anything; the head, its block's last shared unit, waits until the count says every
+// tail is there (they were the first units of the blocks after it, so they are done long before as a rule), adds the
+// tails' partials to its own in the order of K (so the sums are the same every run) and stores the tile. (Before, the
+// last block to get there finished the tile, so every unit waited for an atomic's answer after a GPU-wide fence, with
+// the tensor cores idle: stream-K ran 0.7x of the data-parallel schedule.) A head waits only for the first units of
+// the blocks after it, which wait for nothing: the persistent grid is resident at once, and were it not, a block that
+// waits would only wait for one with a higher index, so the lowest-indexed blocks always finish.
 #if PATH == 1
 
 namespace gemm_sm90 {
 
-// Stream-K's workspace slot of block b's partial sums: two per block, one for a unit that holds a tile's first slab
-// (the last unit of the block's range) and one for a unit that does not (its first); a block has at most one of each.
-__device__ __forceinline__ unsigned streamk_slot(unsigned b, bool head) { return 2 * b + (head ? 1 : 0); }
+// Stream-K's workspace slot of block b's partial sums (its tail unit's); the workspace holds two per block.
+__device__ __forceinline__ unsigned streamk_slot(unsigned b) { return 2 * b; }
 
 // Stream-K's fixup of a unit that is part of a tile (STREAMK >= 1; see the top of this file), for the consumer threads
-// with ACCS accumulators each; true at once for a whole tile. Every block sharing the tile leaves its partial sums in
-// its slot of the workspace and adds its slabs to the tile's count in `counters`; the one that completes the count
-// returns true with the whole tile's sums in `acc` (the partials added in the order of K, so the same every run) and
-// lowers the count for the next launch; the others return false. No block waits for another.
+// with ACCS accumulators each; true at once for a whole tile. A tail leaves its partial sums in its slot and adds its
+// slabs to the tile's count (release), then returns false; the head waits for the count of the other slabs (acquire),
+// adds their partials to `acc` in the order of K, lowers the count for the next launch and returns true.
 template <int ACCS>
 __device__ __forceinline__ bool streamk_reduce(float* acc, float* workspace, unsigned* counters, const Block& block,
                                                int M, int N, int K) {
@@ -31,30 +35,27 @@ __device__ __forceinline__ bool streamk_reduce(float* acc, float* workspace, uns
   constexpr int kFrags = ACCS / 4;
   const int ct = threadIdx.x - 128;
   const int first = block.walk.sk_next - block.slab_begin;  // the tile's first iteration
+  unsigned* count = counters + first / per_tile;
   float4* slots = reinterpret_cast<float4*>(workspace);
-  splitk_store<kFrags, kConsumerThreads>(slots + (u64)streamk_slot(blockIdx.x, block.slab_begin == 0) * kFrags *
-                                                     kConsumerThreads, acc, ct);
-  __threadfence();
-  consumer_sync();
-  if (ct == 0) {
-    const unsigned slabs = static_cast<unsigned>(block.slabs);
-    *block.ring.last_slice = atomicAdd(counters + first / per_tile, slabs) + slabs == static_cast<unsigned>(per_tile);
+  if (block.slab_begin != 0) {  // a tail: leave the partials to the head and go on
+    splitk_store<kFrags, kConsumerThreads>(slots + (u64)streamk_slot(blockIdx.x) * kFrags * kConsumerThreads, acc, ct);
+    consumer_sync();  // every consumer thread's stores come before the count
+    if (ct == 0) count_release_add(count, static_cast<unsigned>(block.slabs));
+    return false;
   }
-  consumer_sync();
-  if (!*block.ring.last_slice) return false;
-  __threadfence();
-  // The blocks that share the tile, in order from the one holding its first slab; blocks without iterations skipped.
+  const unsigned others = static_cast<unsigned>(per_tile - block.slabs);
+  if (ct == 0) {
+    while (count_acquire(count) != others) __nanosleep(64);
+  }
+  consumer_sync();  // the tails' partials are visible to every consumer thread after thread 0's acquire
+  // The tails, in the order of K: the blocks after this one (blocks without iterations skipped).
   const int iterations = TileWalk::sk_iterations(M, N, K);
-  int b = static_cast<int>(static_cast<long long>(first) * gridDim.x / iterations);
-  while (TileWalk::sk_start(iterations, b + 1) <= first) ++b;
-  while (TileWalk::sk_start(iterations, b) > first) --b;
-#pragma unroll
-  for (int r = 0; r < ACCS; ++r) acc[r] = 0.0f;
+  int b = static_cast<int>(blockIdx.x) + 1;
 #pragma unroll 1
-  for (int at = first; at < first + per_tile; ++b) {
+  for (int at = first + block.slabs; at < first + per_tile; ++b) {
     const int end = TileWalk::sk_start(iterations, b + 1);
     if (end <= at) continue;
-    const float4* part = slots + (u64)streamk_slot(b, at == first) * kFrags * kConsumerThreads + ct;
+    const float4* part = slots + (u64)streamk_slot(b) * kFrags * kConsumerThreads + ct;
 #pragma unroll
     for (int f = 0; f < kFrags; ++f) {
       const float4 v = __ldcg(part + f * kConsumerThreads);
@@ -62,7 +63,7 @@ __device__ __forceinline__ bool streamk_reduce(float* acc, float* workspace, uns
     }
     at = end;
   }
-  if (ct == 0) counters[first / per_tile] = 0;
+  if (ct == 0) *count = 0;
   return true;
 }
 
