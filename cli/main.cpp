@@ -130,7 +130,8 @@ void add_search_options(CLI::App& app, TuneRequest& tune, TuneTexts& texts) {
                                       "give the same proposals")->capture_default_str();
   app.add_option("--start", tune.start,
                  "a configuration to evaluate first, e.g. one that won on another GPU (repeatable; after the spec's "
-                 "own \"start\" list; skipped at shapes where it is not valid)");
+                 "own \"start\" list; at a shape where it is not valid, the nearest valid configuration, one parameter "
+                 "changed, instead, or nothing)");
   app.add_flag("!--no-prior", tune.prior,
                "ignore what the database holds of this kernel version and shape on other GPUs (by default, the two "
                "fastest of each of up to three are evaluated first, after --start, and the default strategy's model "

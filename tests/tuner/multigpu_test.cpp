@@ -135,7 +135,9 @@ TEST_F(MultiGpuTest, EveryConfigurationIsMeasuredOnceAndStoredOnce) {
 }
 
 // The spec's start configurations and the run's own (--start) are measured within the budget, whatever the strategy
-// would have picked; one that is not in the space (here: ruled out by --where) is skipped.
+// would have picked; one that is not in the space (here: ruled out by --where) stands in for its nearest configuration
+// there (one parameter changed by the fewest steps, the earlier parameter first), and one with no such neighbour is
+// skipped.
 TEST_F(MultiGpuTest, StartConfigurationsAreMeasuredWithinTheBudget) {
   spec_.start = {spec_.parse_config("A=5,B=4"), spec_.parse_config("A=1,B=2")};
   spec_.restrict_to("A * B != 6");
@@ -144,10 +146,20 @@ TEST_F(MultiGpuTest, StartConfigurationsAreMeasuredWithinTheBudget) {
   const ShapeReport r = tune({0}, o);
   EXPECT_EQ(r.evaluated, 4u);
   const std::set<std::string> measured = configs(stored());
-  for (const char* c : {"A=5,B=4", "A=1,B=2", "A=4,B=1"}) EXPECT_TRUE(measured.count(c)) << c;
-  EXPECT_FALSE(measured.count("A=2,B=3"));
+  for (const char* c : {"A=5,B=4", "A=1,B=2", "A=1,B=3", "A=4,B=1"}) EXPECT_TRUE(measured.count(c)) << c;
+  EXPECT_FALSE(measured.count("A=2,B=3"));  // A * B == 6: A=1,B=3 (A one step down) instead
   o.start = {"A=9,B=1"};
   EXPECT_THROW(tune({0}, o, "bad.db"), InputError);
+}
+
+// A start configuration that no one-parameter change puts in the space is skipped.
+TEST_F(MultiGpuTest, AStartWithoutANeighbourInTheSpaceIsSkipped) {
+  spec_.restrict_to("A * B == 20 or A * B == 1");  // A=5,B=4 and A=1,B=1 only
+  TuneOptions o = options(1, "random");
+  o.start = {"A=3,B=3", "A=5,B=3"};  // the first has no neighbour in the space; the second is one step from A=5,B=4
+  const ShapeReport r = tune({0}, o);
+  EXPECT_EQ(r.evaluated, 1u);
+  EXPECT_EQ(configs(stored()), (std::set<std::string>{"A=5,B=4"}));
 }
 
 TEST_F(MultiGpuTest, FinalistsAreRetimedOnTheFirstGpu) {
