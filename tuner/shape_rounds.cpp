@@ -4,7 +4,6 @@
 
 #include "base/log.hpp"
 #include "cutune/error.hpp"
-#include "cutune/launch_inputs.hpp"
 #include "tuner/shape_run.hpp"
 
 namespace cutune::detail {

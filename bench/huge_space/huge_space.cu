@@ -1,4 +1,4 @@
-// A kernel whose time grows with the sum of its 24 parameters (dummy dependent arithmetic per element), so that the
+// A kernel whose time grows with the sum of its 24 parameters (extra dependent arithmetic per element), so that the
 // best configuration of a 10^12-configuration space is known: every parameter at 1. Its output is 1 whatever they are.
 #ifndef P0
 #define P0 1
