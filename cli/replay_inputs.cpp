@@ -2,11 +2,12 @@
 #include "replay_inputs.hpp"
 
 #include <algorithm>
-#include <map>
+#include <unordered_map>
 
 #include "commands.hpp"
 #include "cutune/error.hpp"
 #include "cutune/launch_inputs.hpp"
+#include "cutune/start_positions.hpp"
 
 namespace cutune::cli {
 namespace {
@@ -48,10 +49,9 @@ void add_kernel_knowledge(const ReplayKernel& kernel, const KtCache& cache, cons
   limits.sm_count = kernel.sm_count;
   if (!kernel.no_inputs) options.inputs = launch_inputs(spec, configs, shape, limits);
   if (!kernel.start) return;
-  std::map<std::string, std::size_t> index_of;
+  std::unordered_map<std::string, std::size_t> index_of;
   for (std::size_t i = 0; i < configs.size(); ++i) index_of.emplace(spec.format(configs[i]), i);
-  for (const auto& first : spec.start)
-    if (const auto it = index_of.find(spec.format(first)); it != index_of.end()) options.start.push_back(it->second);
+  options.start = start_positions(spec, spec.start, index_of);  // as `tune` finds them
 }
 
 }  // namespace cutune::cli

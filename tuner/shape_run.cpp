@@ -3,13 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
-#include <optional>
 
 #include "cutune/lazy_space.hpp"
 #include "cutune/cubin_cache.hpp"
 #include "cutune/error.hpp"
 #include "cutune/launch_inputs.hpp"
+#include "cutune/start_positions.hpp"
 #include "measure/workbench.hpp"
 #include "base/log.hpp"
 #include "tuner/dispatch.hpp"
@@ -30,44 +29,13 @@ std::unordered_map<std::string, std::size_t> index_by_text(const Space& space, c
   return index_of;
 }
 
-// The configuration of the space nearest to `c`, which is not in it: the one that differs from it in one parameter by
-// the fewest steps along that parameter's values (ties: the earlier parameter, then the smaller value), or none when
-// no one-parameter change puts it in the space. A start tile that won elsewhere often breaks only a rule of this
-// shape (a raster group larger than the tiles, more stages than K has slabs): its neighbour keeps the rest of it.
-std::optional<std::size_t> nearest_in_space(const KernelSpec& spec, const Config& c,
-                                            const std::unordered_map<std::string, std::size_t>& index_of) {
-  std::optional<std::size_t> nearest;
-  std::size_t fewest = std::numeric_limits<std::size_t>::max();
-  for (std::size_t p = 0; p < spec.parameters.size(); ++p) {
-    const auto& values = spec.parameters[p].values;
-    const auto at = std::find(values.begin(), values.end(), c.values[p]);
-    if (at == values.end()) continue;
-    const std::size_t own = static_cast<std::size_t>(at - values.begin());
-    for (std::size_t v = 0; v < values.size(); ++v) {
-      const std::size_t steps = v > own ? v - own : own - v;
-      if (steps == 0 || steps >= fewest) continue;
-      Config other = c;
-      other.values[p] = values[v];
-      const auto it = index_of.find(spec.format(other));
-      if (it != index_of.end()) nearest = it->second, fewest = steps;
-    }
-  }
-  return nearest;
-}
-
-// The configurations to evaluate first: the spec's "start", then the run's own, those in this shape's space, or where
-// one is not, its nearest configuration there (nearest_in_space()).
+// The configurations to evaluate first: the spec's "start", then the run's own, at their positions in this shape's
+// space or their nearest configurations' there (start_positions()).
 std::vector<std::size_t> start_indices(const KernelSpec& spec, const std::vector<std::string>& extra,
                                        const std::unordered_map<std::string, std::size_t>& index_of) {
   std::vector<Config> configs = spec.start;
   for (const std::string& t : extra) configs.push_back(spec.parse_config(t));  // InputError if malformed
-  std::vector<std::size_t> first;
-  for (const Config& c : configs) {
-    const auto it = index_of.find(spec.format(c));
-    const auto nearest = it != index_of.end() ? std::optional<std::size_t>(it->second) : nearest_in_space(spec, c, index_of);
-    if (nearest) first.push_back(*nearest);
-  }
-  return first;
+  return start_positions(spec, configs, index_of);
 }
 
 // The stored configurations whose process was killed from outside (Interrupted), in configuration order, then `then`:
