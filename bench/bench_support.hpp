@@ -113,7 +113,7 @@ inline ShapeReport tune_shape(const Device& device, Database& db, const KernelSp
 inline Result time_best(const Device& device, Workbench& bench, const KernelSpec& spec, const ShapeReport& report,
                         int repeats = 50) {
   const Config best = spec.parse_config(report.best->config);
-  Result r = bench.retime(best, compile_config(spec, best, device.identity().arch()), repeats);
+  Result r = bench.retime(best, compile_config(spec, best, device.identity().arch(), &report.shape), repeats);
   if (r.status != Status::Ok) throw Error("best configuration " + r.config + " failed: " + r.message);
   return r;
 }

@@ -1,8 +1,9 @@
 // Where an NVRTC compile of a kernel template spends its time: front end, NVVM optimizer, PTX to cubin (ptxas).
 //
 // Usage: compile_bench --kernel gemm_bf16 --shape 4096x4096x4096 [--count 12] [--arch sm_90] [--option OPT]...
-//                      [--jobs J] [--processes]
-// Takes --count configurations spread evenly over the shape's valid space (enumeration order), compiles each one
+//                      [--where EXPR] [--jobs J] [--processes]
+// Takes --count configurations spread evenly over the shape's valid space (enumeration order; --where narrows it, e.g.
+// to the configurations specialized for the shape, "SHAPED == 1"), compiles each one at the shape
 // after the other on this thread with NVRTC's --time report, and prints each compile's phases and their sums. Extra
 // NVRTC options (--option, repeatable) are added to every compile, to see what one costs or saves. With --jobs J,
 // the same compiles then run again on J threads of this process (as `tune` compiles), and the mean time of one
@@ -51,7 +52,7 @@ std::map<std::string, double> read_phases(const std::filesystem::path& file) {
 
 int main(int argc, char** argv) {
   CLI::App app{"Times NVRTC compiles of a kernel's configurations, phase by phase (no GPU needed)"};
-  std::string kernel = "gemm_bf16", shape_text = "4096x4096x4096", arch = "sm_90";
+  std::string kernel = "gemm_bf16", shape_text = "4096x4096x4096", arch = "sm_90", where;
   std::size_t count = 12;
   std::vector<std::string> extra;
   unsigned jobs = 0;
@@ -60,13 +61,15 @@ int main(int argc, char** argv) {
   app.add_option("--shape", shape_text, "problem shape the configurations must be valid at")->capture_default_str();
   app.add_option("--count,-n", count, "configurations, spread evenly over the valid space")->capture_default_str();
   app.add_option("--arch", arch, "target architecture")->capture_default_str();
+  app.add_option("--where", where, "only configurations where this expression holds");
   app.add_option("--option", extra, "an NVRTC option added to every compile (repeatable)");
   app.add_option("--jobs,-j", jobs, "then compile the same on this many threads (0: not)")->capture_default_str();
   app.add_flag("--processes", processes, "with --jobs: each thread compiles in a compiler process (cutune-worker)");
   CLI11_PARSE(app, argc, argv);
 
   try {
-    const cutune::KernelSpec spec = cutune::load_kernel(kernel);
+    cutune::KernelSpec spec = cutune::load_kernel(kernel);
+    if (!where.empty()) spec.restrict_to(where);
     const cutune::Shape shape = spec.parse_shape(shape_text);
     const int cc = std::stoi(arch.substr(arch.find('_') + 1));
     const cutune::Space space = cutune::Space::enumerate(spec, shape, cutune::limits_of_compute_capability(cc));
@@ -78,8 +81,8 @@ int main(int argc, char** argv) {
     const std::filesystem::path time_file =
         std::filesystem::temp_directory_path() / fmt::format("cutune-compile-bench-{}.csv", ::getpid());
     // One configuration's compile, with NVRTC's phase report written to `file`.
-    auto compile_one = [&spec, &arch, &extra](const cutune::Config& config, const std::filesystem::path& file) {
-      std::vector<std::string> options = cutune::config_options(spec, config);
+    auto compile_one = [&spec, &arch, &extra, &shape](const cutune::Config& config, const std::filesystem::path& file) {
+      std::vector<std::string> options = cutune::config_options(spec, config, &shape);
       options.insert(options.end(), extra.begin(), extra.end());
       options.push_back("--time=" + file.string());
       return cutune::compile(spec, spec.kernel, options, cutune::compile_arch(spec, config, arch));

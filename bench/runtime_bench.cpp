@@ -109,7 +109,7 @@ void time_kernels(const cutune::KernelSpec& spec, const fs::path& dir, int looku
     r.median_ms = 0.1;
     db.record(db.begin_run(gpu.identity(), {spec.name, spec.hash}, "runtime_bench"), shape.str(), r);
     cutune::CubinCache cache(dir / "cubins");  // NVRTC needs no context: the cache is warm before any Runtime
-    cutune::compile_config_cached(&cache, spec, spec.parse_config(r.config), gpu.identity().arch());
+    cutune::compile_config_cached(&cache, spec, spec.parse_config(r.config), gpu.identity().arch(), &shape);
   }
   cutune::RuntimeOptions options;
   options.database = dir / "gpu.db";

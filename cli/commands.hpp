@@ -22,6 +22,7 @@ struct CompileArgs {
   std::string kernel;
   std::string spec;
   std::string problem;
+  std::string shape;  ///< empty: every configuration that is not shape-specialized, at no shape
   std::string arch = "sm_90";
   unsigned jobs = 0;
 };

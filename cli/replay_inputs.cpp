@@ -2,6 +2,7 @@
 #include "replay_inputs.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "commands.hpp"
@@ -12,24 +13,30 @@
 namespace cutune::cli {
 namespace {
 
-// The cache's configurations in the spec's parameter order (the cache may list its parameters in another order).
+// The cache's configurations in the spec's parameter order (the cache may list its parameters in another order). A
+// parameter the spec gained after the recording (none of the cache's) takes its default value in every configuration.
 std::vector<Config> in_spec_order(const KernelSpec& spec, const KtCache& cache, const Space& space) {
   const std::vector<std::string> names = cache.parameter_names();
-  std::vector<std::size_t> from(spec.parameters.size());
-  if (names.size() != spec.parameters.size()) {
-    throw InputError("--kernel " + spec.name + ": the cache has " + std::to_string(names.size()) + " parameters, the spec " +
-                     std::to_string(spec.parameters.size()));
-  }
+  std::vector<std::optional<std::size_t>> from(spec.parameters.size());
+  std::size_t found = 0;
   for (std::size_t p = 0; p < spec.parameters.size(); ++p) {
     const auto it = std::find(names.begin(), names.end(), spec.parameters[p].name);
-    if (it == names.end()) throw InputError("--kernel " + spec.name + ": the cache has no parameter " + spec.parameters[p].name);
+    if (it == names.end()) continue;
     from[p] = static_cast<std::size_t>(it - names.begin());
+    ++found;
+  }
+  if (found != names.size()) {
+    for (const std::string& name : names) {
+      if (std::none_of(spec.parameters.begin(), spec.parameters.end(), [&](const Parameter& p) { return p.name == name; }))
+        throw InputError("--kernel " + spec.name + ": the spec has no parameter " + name + ", which the cache has");
+    }
   }
   std::vector<Config> out;
   out.reserve(space.size());
   for (const auto& config : space.configs()) {
     Config c;
-    for (std::size_t p = 0; p < from.size(); ++p) c.values.push_back(config.values[from[p]]);
+    for (std::size_t p = 0; p < from.size(); ++p)
+      c.values.push_back(from[p] ? config.values[*from[p]] : spec.parameters[p].default_value);
     out.push_back(std::move(c));
   }
   return out;

@@ -40,7 +40,7 @@ Message run_job(detail::Evaluator& evaluator, CubinCache* cache, const std::stri
   const Config config = task.spec.parse_config(job.at("config").get<std::string>());
   // Rank 0's compile pool sends the binary when it compiled the configuration; otherwise this rank compiles it.
   const CompileOutput compiled = job.contains("compiled") ? detail::compile_output_from_message(job.at("compiled"))
-                                                          : compile_config_cached(cache, task.spec, config, arch);
+                                                          : compile_config_cached(cache, task.spec, config, arch, &task.shape);
   const Result result = kind == "retime" ? evaluator.retime(config, compiled, job.at("repeats").get<int>())
                                          : evaluator.evaluate(config, compiled, job.at("best_ms").get<double>());
   return {{"result", detail::to_message(result)}};

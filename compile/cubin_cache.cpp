@@ -111,8 +111,10 @@ std::string CubinKeys::key(const std::vector<std::string>& options, const std::s
   return HashHex(plain_).add(text).hex() + HashHex(salted_).add(text).hex();
 }
 
-std::string CubinKeys::config_key(const Config& config, const std::string& arch) const {
-  return key(config_options(spec_, config), compile_arch(spec_, config, arch));
+std::string CubinKeys::config_key(const Config& config, const std::string& arch, const Shape* shape) const {
+  CompileOutput failed;
+  const auto options = config_options_or(spec_, config, shape, failed);
+  return options ? key(*options, compile_arch(spec_, config, arch)) : std::string();
 }
 
 std::string CubinCache::key(const KernelSpec& spec, const std::string& kernel, const std::vector<std::string>& options,
@@ -218,13 +220,17 @@ CompileOutput compile_through(CubinCache* cache, const KernelSpec& spec, const s
 }  // namespace
 
 CompileOutput compile_config_cached(CubinCache* cache, const KernelSpec& spec, const Config& config,
-                                    const std::string& arch) {
-  return compile_through(cache, spec, spec.kernel, config_options(spec, config), compile_arch(spec, config, arch));
+                                    const std::string& arch, const Shape* shape) {
+  CompileOutput failed;
+  const auto options = config_options_or(spec, config, shape, failed);
+  if (!options) return failed;
+  return compile_through(cache, spec, spec.kernel, *options, compile_arch(spec, config, arch));
 }
 
-CompileOutput compile_reference_cached(CubinCache* cache, const KernelSpec& spec, const std::string& arch) {
-  if (spec.reference_config) return compile_config_cached(cache, spec, *spec.reference_config, arch);
-  return compile_through(cache, spec, spec.reference_kernel, reference_defines(spec), arch);
+CompileOutput compile_reference_cached(CubinCache* cache, const KernelSpec& spec, const std::string& arch,
+                                       const Shape* shape) {
+  if (spec.reference_config) return compile_config_cached(cache, spec, *spec.reference_config, arch, shape);
+  return compile_through(cache, spec, spec.reference_kernel, reference_defines(spec, shape), arch);
 }
 
 }  // namespace cutune

@@ -158,19 +158,22 @@ CompileOutput compile(const KernelSpec& spec, const std::string& kernel, const s
   return out;
 }
 
-CompileOutput compile_config(const KernelSpec& spec, const Config& config, const std::string& arch) {
-  return compile(spec, spec.kernel, config_options(spec, config), compile_arch(spec, config, arch));
+CompileOutput compile_config(const KernelSpec& spec, const Config& config, const std::string& arch, const Shape* shape) {
+  CompileOutput failed;
+  const auto options = config_options_or(spec, config, shape, failed);
+  if (!options) return failed;
+  return compile(spec, spec.kernel, *options, compile_arch(spec, config, arch));
 }
 
-std::vector<std::string> reference_defines(const KernelSpec& spec) {
-  std::vector<std::string> out = spec.defines(spec.default_config());
+std::vector<std::string> reference_defines(const KernelSpec& spec, const Shape* shape) {
+  std::vector<std::string> out = spec.defines(spec.default_config(), shape);
   out.emplace_back("-DCUTUNE_REFERENCE=1");
   return out;
 }
 
-CompileOutput compile_reference(const KernelSpec& spec, const std::string& arch) {
-  if (spec.reference_config) return compile_config(spec, *spec.reference_config, arch);
-  return compile(spec, spec.reference_kernel, reference_defines(spec), arch);
+CompileOutput compile_reference(const KernelSpec& spec, const std::string& arch, const Shape* shape) {
+  if (spec.reference_config) return compile_config(spec, *spec.reference_config, arch, shape);
+  return compile(spec, spec.reference_kernel, reference_defines(spec, shape), arch);
 }
 
 }  // namespace cutune

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cutune/compiler.hpp"
+#include "cutune/error.hpp"
 
 namespace cutune {
 namespace {
@@ -32,10 +33,21 @@ std::optional<int> register_cap(const KernelSpec& spec, const Config& config) {
   return static_cast<int>(cap);
 }
 
-std::vector<std::string> config_options(const KernelSpec& spec, const Config& config) {
-  std::vector<std::string> options = spec.defines(config);
+std::vector<std::string> config_options(const KernelSpec& spec, const Config& config, const Shape* shape) {
+  std::vector<std::string> options = spec.defines(config, shape);
   if (const auto cap = register_cap(spec, config)) options.push_back("--maxrregcount=" + std::to_string(*cap));
   return options;
+}
+
+std::optional<std::vector<std::string>> config_options_or(const KernelSpec& spec, const Config& config,
+                                                          const Shape* shape, CompileOutput& failed) {
+  try {
+    return config_options(spec, config, shape);
+  } catch (const InputError& e) {
+    failed = CompileOutput{};
+    failed.log = e.what();
+    return std::nullopt;
+  }
 }
 
 }  // namespace cutune

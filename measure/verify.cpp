@@ -47,9 +47,9 @@ ReferenceChoice reference_choice(const KernelSpec& spec, VerifyMode mode) {
 }
 
 CompileOutput compile_reference_for(CubinCache* cache, const KernelSpec& spec, VerifyMode mode,
-                                    const std::string& arch) {
-  if (mode == VerifyMode::Default) return compile_config_cached(cache, spec, spec.default_config(), arch);
-  return compile_reference_cached(cache, spec, arch);
+                                    const std::string& arch, const Shape& shape) {
+  if (mode == VerifyMode::Default) return compile_config_cached(cache, spec, spec.default_config(), arch, &shape);
+  return compile_reference_cached(cache, spec, arch, &shape);
 }
 
 std::string describe_disagreement(const std::string& output, const Disagreement& d, double max_error,
@@ -90,7 +90,7 @@ void Workbench::Impl::compute_reference(CubinCache* cache, std::uint64_t salt) {
   const std::string arch = device.identity().arch();
   const detail::ReferenceChoice choice = detail::reference_choice(spec, verify);
   const Config ref_config = choice.config ? *choice.config : spec.default_config();
-  const CompileOutput ref = detail::compile_reference_for(cache, spec, verify, arch);
+  const CompileOutput ref = detail::compile_reference_for(cache, spec, verify, arch, shape);
   if (!ref.ok) throw CudaError("the reference " + choice.name + " of " + spec.name + " does not compile:\n" + ref.log);
   detail::Module module;
   detail::check(module.load(ref.cubin), "cuModuleLoadData(reference)");

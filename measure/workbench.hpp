@@ -74,7 +74,7 @@ std::string describe_disagreement(const std::string& output, const Disagreement&
                                   const std::vector<MismatchSample>& samples, const std::optional<Region>& region);
 /// Compiles the reference `mode` chooses, through the cache when given (null: none).
 CompileOutput compile_reference_for(CubinCache* cache, const KernelSpec& spec, VerifyMode mode,
-                                    const std::string& arch);
+                                    const std::string& arch, const Shape& shape);
 
 /// What a loaded kernel asks of the GPU at its launch geometry: threads, blocks, shared memory (the spec's dynamic
 /// amount and the kernel's static one) and resident blocks per SM by the driver's occupancy calculator. Call it

@@ -365,7 +365,9 @@ std::unique_ptr<RuntimeKernel> Runtime::Impl::make(const KernelSpec& spec, const
     k->tensor_map_count += a.tensor_map ? 1 : 0;
   }
 
-  const CompileOutput compiled = compile_config_cached(cache ? &*cache : nullptr, spec, k->config, device.identity().arch());
+  // A shape-specialized configuration compiles for this shape, also when it was measured at another (a fallback).
+  const CompileOutput compiled =
+      compile_config_cached(cache ? &*cache : nullptr, spec, k->config, device.identity().arch(), &shape);
   k->from_cache = compiled.from_cache;
   if (!compiled.ok) {
     throw CudaError(spec.name + " " + k->choice.result.config + " does not compile for " + device.identity().arch() +

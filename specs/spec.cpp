@@ -291,17 +291,6 @@ Shape KernelSpec::parse_shape(std::string_view text) const {
   return shape;
 }
 
-std::vector<std::string> KernelSpec::defines(const Config& config) const {
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < parameters.size() && i < config.values.size(); ++i) {
-    if (pipeline && std::count(pipeline->host_parameters.begin(), pipeline->host_parameters.end(), parameters[i].name)) {
-      continue;  // a pipeline's chunk and stream counts never reach the kernel source
-    }
-    out.push_back("-D" + parameters[i].name + "=" + config.values[i].str());
-  }
-  return out;
-}
-
 Launch KernelSpec::resolve(const Geometry& geometry, const Config& config, const Shape& shape,
                            std::int64_t sm_count) const {
   auto values = scope(config, &shape);

@@ -37,6 +37,7 @@ class SpecReader final : public FieldReader {
       spec_.metric.kind = Metric::Kind::Time;
     }
     if (root.contains("compile_options")) read_compile_options(root["compile_options"]);
+    if (root.contains("defines")) read_defines(root["defines"], *this, spec_);
     if (root.contains("pipeline")) read_pipeline(root["pipeline"], spec_);
   }
 
@@ -50,7 +51,7 @@ class SpecReader final : public FieldReader {
     check_keys(root, "(top level)",
                {"name", "description", "source", "kernel", "shape", "parameters", "constraints", "block", "grid",
                 "shared_memory", "cluster", "arguments", "reference", "tolerance", "metric", "compile_options",
-                "target", "pipeline", "start", "measure", "verify"});
+                "defines", "target", "pipeline", "start", "measure", "verify"});
     spec_.name = string_field(root, "name", "name");
     if (spec_.name.empty()) fail("name", "must not be empty");
     if (root.contains("description")) spec_.description = string_field(root, "description", "description");

@@ -74,6 +74,8 @@ void read_pipeline(const Json& section, KernelSpec& spec);
 bool compares_nothing(const Json* root);
 /// Reads "verify" (verify_rule.cpp) into spec.verify, after the arguments were read.
 void read_verify(const Json& section, const FieldReader& reader, KernelSpec& spec);
+/// Reads "defines" (defines.cpp) into spec.define_rules, after the parameters and shape were read.
+void read_defines(const Json& section, const FieldReader& reader, KernelSpec& spec);
 /// Reads "target" (target.cpp): a name such as "sm_90a" for every configuration, or {"sm_90a": CONDITION, ...}.
 void read_targets(const Json& j, const FieldReader& reader, KernelSpec& spec);
 /// Reads a CUtensorMap argument's fields into `a` (tensor_map.cpp); its buffer is looked up later.

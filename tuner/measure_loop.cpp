@@ -24,14 +24,15 @@ void submit_compile(const MeasureLoop& m, std::size_t index, double search_ms,
                     std::shared_ptr<const KernelSpec> own = nullptr) {
   const bool speculative = own != nullptr;
   m.pool.submit([own, &spec = own ? *own : *m.task->spec, config = m.space.configs()[index], arch = m.arch,
-                 cache = m.cache, &outbox = m.lanes.outbox(), index, search_ms, shape = m.task->id, speculative] {
+                 cache = m.cache, &outbox = m.lanes.outbox(), index, search_ms, shape = m.task->id, speculative,
+                 extents = m.task->shape] {
     Compiled c;
     c.index = index;
     c.search_ms = search_ms;
     c.shape = shape;
     c.speculative = speculative;
     try {
-      c.output = compile_config_cached(cache, spec, config, arch);
+      c.output = compile_config_cached(cache, spec, config, arch, &extents);
     } catch (...) {
       c.error = std::current_exception();
     }

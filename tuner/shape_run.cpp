@@ -183,10 +183,12 @@ void ShapeRun::start_strategy() {
                                             with_prior_first(start_indices(spec_, options_.start, index_of_), prior)));
   // What the cubin cache holds. Among candidates it rates about as well, the strategy takes those: a repeated run then
   // compiles little, and a later shape reuses what earlier ones compiled (a configuration's binary does not depend on
-  // the shape). The measure loop compiles ahead only what it does not hold.
+  // the shape, unless it is shape-specialized). The measure loop compiles ahead only what it does not hold.
   if (cache_ != nullptr) {
-    compiled_ = [cache = cache_, keys = std::make_shared<CubinKeys>(spec_, spec_.kernel), &space = space_,
-                 arch = arch_](std::size_t i) { return cache->contains(keys->config_key(space.configs()[i], arch)); };
+    compiled_ = [cache = cache_, keys = std::make_shared<CubinKeys>(spec_, spec_.kernel), &space = space_, arch = arch_,
+                 &shape = shape_](std::size_t i) {
+      return cache->contains(keys->config_key(space.configs()[i], arch, &shape));
+    };
     strategy_->prefer_ready(compiled_);
   }
 }
@@ -247,7 +249,7 @@ void ShapeRun::measure_on(Dispatcher& dispatcher, std::size_t to_measure) {
 std::vector<std::future<CompileOutput>> ShapeRun::start_setup(CompilePool& pool) {
   std::vector<std::future<CompileOutput>> jobs;
   if (cache_ != nullptr && verify_ != VerifyMode::None) {
-    jobs.push_back(pool.submit([this] { return compile_reference_for(cache_, spec_, verify_, arch_); }));
+    jobs.push_back(pool.submit([this] { return compile_reference_for(cache_, spec_, verify_, arch_, shape_); }));
   }
   for (std::size_t part = 0; cache_ != nullptr && part < kSupportParts; ++part) {
     jobs.push_back(pool.submit([this, part] {
@@ -333,7 +335,7 @@ void ShapeRun::retime(const Result& finalist, const std::shared_ptr<const ShapeT
   job.config = spec_.parse_config(finalist.config);
   {
     const PhaseScope compiling(&clock_, Phase::CompileWait);  // no GPU measures meanwhile
-    job.compiled = compile_config_cached(cache_, spec_, job.config, arch_);
+    job.compiled = compile_config_cached(cache_, spec_, job.config, arch_, &shape_);
   }
   job.repeats = options_.final_repeats;
   LaneOutcome done;

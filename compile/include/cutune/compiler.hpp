@@ -48,16 +48,24 @@ CompileOutput compile(const KernelSpec& spec, const std::string& kernel, const s
 /// cannot launch (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES); nullopt when no cap is needed, the block follows the shape, or
 /// the spec's compile_options set their own --maxrregcount.
 std::optional<int> register_cap(const KernelSpec& spec, const Config& config);
-/// A configuration's NVRTC options: its #defines, and --maxrregcount=register_cap() when there is one.
-std::vector<std::string> config_options(const KernelSpec& spec, const Config& config);
+/// A configuration's NVRTC options at a shape: its #defines (the spec's "defines" evaluated at `shape`), and
+/// --maxrregcount=register_cap() when there is one. Throws InputError when a define needs the shape and `shape` is
+/// null (KernelSpec::defines()); a configuration that is not shape_specialized() gets the same options at every shape.
+std::vector<std::string> config_options(const KernelSpec& spec, const Config& config, const Shape* shape = nullptr);
 /// The spec's kernel with config_options(), for `arch` or the architecture-specific target the configuration needs
-/// (compile_arch() in target.hpp: sm_90a where the spec's "target" asks for it).
-CompileOutput compile_config(const KernelSpec& spec, const Config& config, const std::string& arch);
+/// (compile_arch() in target.hpp: sm_90a where the spec's "target" asks for it), at `shape` (a shape-specialized
+/// configuration without a shape is a failed compile whose log says so).
+CompileOutput compile_config(const KernelSpec& spec, const Config& config, const std::string& arch,
+                             const Shape* shape = nullptr);
+/// config_options(), or the failed compile that says why there are none (a define that needs the shape).
+std::optional<std::vector<std::string>> config_options_or(const KernelSpec& spec, const Config& config,
+                                                          const Shape* shape, CompileOutput& failed);
 /// The options of a reference kernel's compile: the default configuration's #defines and CUTUNE_REFERENCE, so that
 /// a source can keep its reference out of the candidates' compiles (#if !defined(CUTUNE) || defined(CUTUNE_REFERENCE)).
-std::vector<std::string> reference_defines(const KernelSpec& spec);
-/// The spec's reference kernel (its configuration, when the reference is one), compiled with reference_defines().
-CompileOutput compile_reference(const KernelSpec& spec, const std::string& arch);
+std::vector<std::string> reference_defines(const KernelSpec& spec, const Shape* shape = nullptr);
+/// The spec's reference kernel (its configuration, when the reference is one), compiled with reference_defines() at
+/// `shape`.
+CompileOutput compile_reference(const KernelSpec& spec, const std::string& arch, const Shape* shape = nullptr);
 
 /// The CPUs this process may run on: its affinity mask (which an MPI launcher's binding or a cgroup's cpuset narrows),
 /// at least 1; every hardware thread when the mask cannot be read.

@@ -55,19 +55,23 @@ class CubinKeys {
  public:
   CubinKeys(const KernelSpec& spec, const std::string& kernel);
   std::string key(const std::vector<std::string>& options, const std::string& arch) const;
-  /// The key of compile_config_cached(cache, spec, config, arch); the spec's kernel only.
-  std::string config_key(const Config& config, const std::string& arch) const;
+  /// The key of compile_config_cached(cache, spec, config, arch, shape); the spec's kernel only. The same at every
+  /// shape unless the configuration is shape-specialized (KernelSpec::shape_specialized()); empty when a define needs
+  /// the shape and `shape` is null.
+  std::string config_key(const Config& config, const std::string& arch, const Shape* shape = nullptr) const;
 
  private:
   const KernelSpec& spec_;
   HashHex plain_, salted_;  // after the source and the kernel's name
 };
 
-/// compile_config() through a cache (null: no cache); from_cache says where the answer came from.
+/// compile_config() through a cache (null: no cache); from_cache says where the answer came from. A configuration whose
+/// defines do not name the shape has one entry for every shape; a shape-specialized one, one per shape.
 CompileOutput compile_config_cached(CubinCache* cache, const KernelSpec& spec, const Config& config,
-                                    const std::string& arch);
+                                    const std::string& arch, const Shape* shape = nullptr);
 
 /// compile_reference() through a cache (null: no cache).
-CompileOutput compile_reference_cached(CubinCache* cache, const KernelSpec& spec, const std::string& arch);
+CompileOutput compile_reference_cached(CubinCache* cache, const KernelSpec& spec, const std::string& arch,
+                                       const Shape* shape = nullptr);
 
 }  // namespace cutune

@@ -152,6 +152,17 @@ struct TargetRule {
   Expr when;         ///< over parameter names; the constant 1 for a spec-wide target
 };
 
+/// A name the spec's "defines" pass to the compiler beside the parameters (-DNAME=value): its value an expression of
+/// parameter and shape names, evaluated per configuration and shape, defined only in the configurations where `when`
+/// (over parameter names) holds. A define that names a shape dimension makes its configurations' binaries
+/// shape-specialized: one per shape (defines.cpp).
+struct DefineRule {
+  std::string name;
+  Expr value;
+  Expr when = Expr::constant(1);
+  bool uses_shape = false;  ///< `value` names a shape dimension
+};
+
 /// Verification bounds in numbers, for one shape.
 struct Tolerance {
   double atol = 0.0;
@@ -246,6 +257,8 @@ struct KernelSpec {
   VerifyRule verify;
   Metric metric;
   std::vector<std::string> compile_options;
+  /// The spec's "defines", in its order.
+  std::vector<DefineRule> define_rules;
   /// Set when the spec describes a host pipeline around its kernel (cutune/pipeline.hpp); shared, never changed.
   std::shared_ptr<const PipelineSpec> pipeline;
   /// Configurations a search evaluates before any it chooses itself ("start"), those valid at the shape: hints such
@@ -279,8 +292,12 @@ struct KernelSpec {
   Config parse_config(std::string_view text) const;
   /// Parses "8192x4096"; throws InputError unless there is one positive integer per dimension.
   Shape parse_shape(std::string_view text) const;
-  /// The "-DNAME=VALUE" options for a configuration.
-  std::vector<std::string> defines(const Config& config) const;
+  /// The "-DNAME=VALUE" options for a configuration: its parameters, then the "defines" whose `when` holds, evaluated
+  /// at `shape`. Throws InputError naming the define when one that names a shape dimension applies and `shape` is
+  /// null, or when its value cannot be evaluated (division by zero).
+  std::vector<std::string> defines(const Config& config, const Shape* shape = nullptr) const;
+  /// Whether the configuration's binary depends on the shape: a define that names a shape dimension applies to it.
+  bool shape_specialized(const Config& config) const;
 
   /// The geometry in numbers at a configuration and shape on a GPU of `sm_count` multiprocessors (SM_COUNT in the
   /// grid's expressions).
