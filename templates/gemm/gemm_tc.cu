@@ -482,6 +482,7 @@ __device__ __forceinline__ void store_staged(const float (&acc)[kMI][kNI][4], fl
 
 extern "C" __global__ void __launch_bounds__(gemm_tc_detail::kThreads)
     gemm_tc(GEMM_TC_PARAMETERS) {
+  GEMM_SHAPE_CONSTANTS();
   using namespace gemm_tc_detail;
   extern __shared__ __align__(1024) unsigned char smem_bytes[];  // stages start on 256-byte lines
   elem_t* smem = reinterpret_cast<elem_t*>(smem_bytes);

@@ -124,6 +124,15 @@ struct alignas(64) CUtensorMap {
   int M, int N, int K, float alpha, const elem_t* __restrict__ A, const elem_t* __restrict__ B, float beta, \
       elem_t* __restrict__ C, unsigned* __restrict__ counters,                                              \
       float* __restrict__ workspace GEMM_TC_MAPS(__grid_constant__)
+// A configuration compiled for its shape (SHAPED=1: the spec's "defines") gets the shape's extents as SHAPE_M, SHAPE_N
+// and SHAPE_K. A kernel's first statement, GEMM_SHAPE_CONSTANTS(), then sets its run-time M, N and K to them, so that
+// tile counts, bounds checks and the K loop's trip count are constants the compiler folds; without them it does
+// nothing. Such a binary is launched at its own shape only (the cubin cache and the runtime key it by the shape).
+#if defined(SHAPE_M) && defined(SHAPE_N) && defined(SHAPE_K)
+#define GEMM_SHAPE_CONSTANTS() (M = SHAPE_M, N = SHAPE_N, K = SHAPE_K)
+#else
+#define GEMM_SHAPE_CONSTANTS() ((void)0)
+#endif
 
 namespace gemm_tc_shared {
 

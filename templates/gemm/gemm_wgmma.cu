@@ -95,6 +95,7 @@ __device__ __forceinline__ void store_from_registers(const float (&acc)[kMR][kAc
 
 extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads, PERSIST == 2 ? 2 : 1)
     gemm_tc(GEMM_TC_PARAMETERS) {
+  GEMM_SHAPE_CONSTANTS();
   using namespace gemm_wgmma_detail;
   (void)A, (void)B;  // read through the tensor maps
   extern __shared__ unsigned char smem_raw[];

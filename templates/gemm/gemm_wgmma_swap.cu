@@ -51,6 +51,7 @@ constexpr bool kReallocate = WG == 2 && kNR * kAccs == 128;
 
 extern "C" __global__ void __launch_bounds__(gemm_wgmma_swap_detail::kThreads)
     gemm_tc(GEMM_TC_PARAMETERS) {
+  GEMM_SHAPE_CONSTANTS();
   using namespace gemm_wgmma_swap_detail;
   (void)A, (void)B;  // read through the tensor maps
   extern __shared__ unsigned char smem_raw[];

@@ -194,6 +194,7 @@ __device__ __forceinline__ void multiply_unit(const Block& block, float (&acc)[k
 
 extern "C" __global__ void __launch_bounds__(gemm_wgmma_tf32_detail::kThreads)
     gemm_tc(GEMM_TC_PARAMETERS) {
+  GEMM_SHAPE_CONSTANTS();
   using namespace gemm_wgmma_tf32_detail;
   (void)A, (void)B;  // read through the tensor maps
   extern __shared__ unsigned char smem_raw[];

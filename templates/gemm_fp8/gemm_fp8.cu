@@ -427,6 +427,7 @@ __device__ __forceinline__ void store_swapped(const float (&acc)[kTiles][kAccs],
 
 extern "C" __global__ void __launch_bounds__(gemm_fp8_detail::kThreads, PERSIST == 2 ? 2 : 1)
     gemm_fp8(GEMM_FP8_PARAMETERS(__grid_constant__)) {
+  GEMM_SHAPE_CONSTANTS();
   using namespace gemm_fp8_detail;
   (void)A, (void)B;  // read through the tensor maps
   extern __shared__ unsigned char smem_raw[];

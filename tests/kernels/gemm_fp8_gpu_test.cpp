@@ -43,7 +43,7 @@ void expect_sample_correct(const Device& device, const KernelSpec& spec, const s
   for (const char* text : shapes) {
     std::vector<Config> sample = sample_of(spec, spec.parse_shape(text), device, count);
     if (sample.empty()) continue;
-    compiled.add(sample);
+    compiled.add(sample, spec.parse_shape(text));
     samples[text] = std::move(sample);
   }
   ASSERT_FALSE(samples.empty()) << spec.name << ": no configurations at any shape";

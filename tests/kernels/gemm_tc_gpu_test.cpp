@@ -32,7 +32,7 @@ TEST(GemmTcGpu, SampleIsCorrectOnOddShapes) {
     for (const char* text : kShapes) {
       const Space space = Space::enumerate(spec, spec.parse_shape(text), device.limits());
       samples[text] = testing::sample_space(spec, space, 48);
-      compiled.add(samples[text]);
+      compiled.add(samples[text], spec.parse_shape(text));
     }
     testing::expect_samples_correct(device, spec, compiled, samples);
   }

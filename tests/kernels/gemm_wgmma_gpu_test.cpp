@@ -60,7 +60,7 @@ void expect_correct_at(const Device& device, const KernelSpec& spec, const std::
   for (const char* text : shapes) {
     samples[text] = wgmma_sample(spec, spec.parse_shape(text), device, 24);
     ASSERT_FALSE(samples[text].empty()) << spec.name << " " << text;
-    compiled.add(samples[text]);
+    compiled.add(samples[text], spec.parse_shape(text));
   }
   testing::expect_samples_correct(device, spec, compiled, samples);
 }
@@ -191,10 +191,10 @@ TEST(GemmWgmmaStreamKGpu, SameBitsEveryRun) {
     for (const Config& c : sample) {
       const KernelSpec spec = testing::self_referenced(family, c);
       Compiled compiled(spec, device.identity().arch());
-      compiled.add({c});
+      compiled.add({c}, shape);
       Workbench bench(device, spec, shape, options);
       for (int run = 0; run < 3; ++run) {
-        const Result r = bench.evaluate(c, compiled.get(c));
+        const Result r = bench.evaluate(c, compiled.get(c, shape));
         EXPECT_EQ(r.status, Status::Ok) << name << " " << r.config << " run " << run + 2 << ": " << r.message;
       }
     }
@@ -213,7 +213,7 @@ TEST(GemmWgmmaTf32Gpu, RuntimeLaunchesPath1WithItsTensorMaps) {
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(base.json);
   const Config chosen = base.parse_config(
       "PATH=1,BM=128,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=2,GROUP_M=1,EPI_VEC=4,"
-      "ALIGNED=1,WG=2,CM=2,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0");
+      "ALIGNED=1,WG=2,CM=2,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0,SHAPED=0");
   for (std::size_t p = 0; p < base.parameters.size(); ++p)
     j["parameters"][base.parameters[p].name]["default"] = chosen.values[p].as_int();
   const KernelSpec spec = KernelSpec::from_json(j.dump(), base.source, base.source_name);

@@ -21,6 +21,9 @@
 namespace cutune {
 namespace {
 
+// The shape the samples compile at: configurations specialized for their shape (SHAPED=1) need one.
+const Shape kOddShape{{1000, 1000, 1000}};
+
 using Values = std::set<std::int64_t>;
 
 // What each kernel's PATH 1 holds. The 16-bit kernels (SWAP=0): WG warpgroups share BM in m64 wgmma tiles of width
@@ -242,10 +245,10 @@ TEST(GemmWgmmaSpace, TensorMapsFollowTheTile) {
   for (const Case& k :
        {Case{"gemm_bf16", "PATH=1,BM=256,BN=128,BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,"
                           "GROUP_M=1,EPI_VEC=8,ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=0,MC=0,STREAMK=0,EPI_SLICE=0,"
-                          "PINGPONG=0",
+                          "PINGPONG=0,SHAPED=0",
              ElementType::BFloat16, 520, 1024, 64, 256, 128, 64, 64, 128, std::int64_t{2} * 256 * 128},
         Case{"gemm_tf32", "PATH=1,BM=192,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,"
-                          "GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0",
+                          "GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0,SHAPED=0",
              ElementType::Float32, 520, 1028, 32, 192, 128, 32, 32, 192, std::int64_t{2} * 192 * 256}}) {
     const KernelSpec spec = load_kernel(k.kernel);
     const std::vector<std::size_t> maps = tensor_map_arguments(spec);
@@ -306,7 +309,7 @@ TEST(GemmWgmmaSpace, TensorMapsFollowTheTile) {
   // TF32's EPI_VEC 4 stages the tile in the ring, which grows where the tile is larger than the stages.
   const KernelSpec tf32 = load_kernel("gemm_tf32");
   const Config staged = tf32.parse_config("PATH=1,BM=256,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=2,PREFETCH=1,"
-                                          "SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0");
+                                          "SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0,SHAPED=0");
   EXPECT_EQ(tf32.resolve(tf32.launch, staged, tf32.parse_shape("300x1028x520"), 132).shared_memory,
             256 * (128 + 4) * 4 + 1024 + 128);
 }
@@ -318,7 +321,7 @@ TEST(GemmWgmmaSpace, PingPongStagesWholeTilesPerWarpgroup) {
     const Shape shape = spec.parse_shape("4096x4096x4096");
     const Config pingpong = spec.parse_config(
         "PATH=1,BM=128,BN=128,BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=64,"
-        "ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=1,MC=0,STREAMK=0,EPI_SLICE=0,PINGPONG=1");
+        "ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=1,MC=0,STREAMK=0,EPI_SLICE=0,PINGPONG=1,SHAPED=0");
     const auto c_map = std::find_if(spec.arguments.begin(), spec.arguments.end(), [](const auto& a) { return a.name == "c_map"; });
     ASSERT_NE(c_map, spec.arguments.end()) << name;
     EXPECT_EQ(tensor_map_layout(spec, *c_map, pingpong, shape).box[1], 128u) << name;
@@ -353,7 +356,8 @@ TEST(GemmWgmmaCompile, SampleCompilesForSm90a) {
       std::map<std::string, Values> seen, all;
       for (const Config& c : testing::sample_configs(spec, *part, 16)) {
         for (const auto& p : tuned(spec)) seen[p].insert(value(spec, c, p));
-        jobs.push_back({&kPaths[k], &spec, c, pool.submit([&spec, c] { return compile_config(spec, c, "sm_90"); })});
+        jobs.push_back({&kPaths[k], &spec, c,
+                        pool.submit([&spec, c] { return compile_config(spec, c, "sm_90", &kOddShape); })});
       }
       for (const Config& c : *part)
         for (const auto& p : tuned(spec)) all[p].insert(value(spec, c, p));
@@ -415,7 +419,7 @@ TEST(GemmWgmmaCompile, EveryPersistentTf32TileCompilesForSm90a) {
   CompilePool pool;
   std::vector<std::pair<Config, std::future<CompileOutput>>> jobs;
   for (const auto& [tile, c] : tiles) {
-    jobs.emplace_back(c, pool.submit([&spec, c] { return compile_config(spec, c, "sm_90"); }));
+    jobs.emplace_back(c, pool.submit([&spec, c] { return compile_config(spec, c, "sm_90", &kOddShape); }));
   }
   for (auto& [c, future] : jobs) {
     const CompileOutput out = future.get();
@@ -434,18 +438,18 @@ TEST(GemmWgmmaCompile, PingPongCompilesForSm90a) {
   const auto add = [&](const KernelSpec& kernel, const std::string& text) {
     const Config c = kernel.parse_config(text);
     ASSERT_EQ(invalid_config(kernel, text, "8192x8192x256"), std::nullopt) << text;
-    jobs.emplace_back(text, pool.submit([&kernel, c] { return compile_config(kernel, c, "sm_90"); }));
+    jobs.emplace_back(text, pool.submit([&kernel, c] { return compile_config(kernel, c, "sm_90", &kOddShape); }));
   };
   for (const char* tile : {"BM=128,BN=128", "BM=64,BN=256", "BM=64,BN=128", "BM=128,BN=64"}) {
     add(spec, std::string("PATH=1,") + tile +
                   ",BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=8,EPI_VEC=64,"
-                  "ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=1,MC=0,STREAMK=0,EPI_SLICE=0,PINGPONG=1");
+                  "ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=1,MC=0,STREAMK=0,EPI_SLICE=0,PINGPONG=1,SHAPED=0");
   }
   // TF32: whole BM x 64 tiles per warpgroup; 256 x 64 (128 accumulators and 32 fragment registers) reallocates.
   for (const char* tile : {"BM=256,BN=64", "BM=128,BN=64"}) {
     add(tf32, std::string("PATH=1,") + tile +
                   ",BK=32,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=8,EPI_VEC=64,"
-                  "ALIGNED=1,WG=2,CM=1,CN=1,PERSIST=1,STREAMK=0,PINGPONG=1");
+                  "ALIGNED=1,WG=2,CM=1,CN=1,PERSIST=1,STREAMK=0,PINGPONG=1,SHAPED=0");
   }
   for (auto& [text, future] : jobs) {
     const CompileOutput out = future.get();

@@ -35,25 +35,31 @@ inline KernelSpec edited(const KernelSpec& spec, bool scaled, const std::string&
   return KernelSpec::from_json(j.dump(), spec.source, spec.source_name);
 }
 
-// Compiles configurations once each, in parallel, keyed by their printed form.
+// Compiles configurations once each (a shape-specialized one once per shape), in parallel, keyed by their printed form.
 class Compiled {
  public:
   Compiled(const KernelSpec& spec, std::string arch) : spec_(spec), arch_(std::move(arch)) {}
-  void add(const std::vector<Config>& configs) {
+  /// Starts the compiles of `configs` at `shape`.
+  void add(const std::vector<Config>& configs, const Shape& shape) {
     for (const auto& c : configs) {
-      const std::string key = spec_.format(c);
+      const std::string key = key_of(c, shape);
       if (futures_.count(key) || done_.count(key)) continue;
-      futures_.emplace(key, pool_.submit([this, c] { return compile_config(spec_, c, arch_); }));
+      futures_.emplace(key, pool_.submit([this, c, shape] { return compile_config(spec_, c, arch_, &shape); }));
     }
   }
-  const CompileOutput& get(const Config& c) {
-    const std::string key = spec_.format(c);
-    auto it = done_.find(key);
-    if (it != done_.end()) return it->second;
+  /// The binary of `c` at `shape` (compiled now when add() was not told of it).
+  const CompileOutput& get(const Config& c, const Shape& shape) {
+    const std::string key = key_of(c, shape);
+    if (auto it = done_.find(key); it != done_.end()) return it->second;
+    if (!futures_.count(key)) add({c}, shape);
     return done_.emplace(key, futures_.at(key).get()).first->second;
   }
 
  private:
+  std::string key_of(const Config& c, const Shape& shape) const {
+    return spec_.shape_specialized(c) ? spec_.format(c) + "@" + shape.str() : spec_.format(c);
+  }
+
   const KernelSpec& spec_;
   std::string arch_;
   CompilePool pool_;
@@ -73,7 +79,7 @@ inline void expect_samples_correct(const Device& device, const KernelSpec& spec,
       int ok = 0;
       double worst = 0.0;
       for (const auto& c : sample) {
-        const CompileOutput& out = compiled.get(c);
+        const CompileOutput& out = compiled.get(c, shape);
         ASSERT_TRUE(out.ok) << s->format(c) << "\n" << out.log;
         const Result r = bench.evaluate(c, out);
         EXPECT_EQ(r.status, Status::Ok) << spec.name << " " << text << " " << r.config << ": " << r.message;
@@ -99,11 +105,11 @@ inline MissingSlab expect_missing_slab_wrong(const Device& device, const KernelS
                                              const std::vector<Config>& sample, const std::string& label) {
   const KernelSpec broken = edited(spec, false, "-DCUTUNE_TEST_SKIP_SLAB=" + std::to_string(slab));
   Compiled compiled(broken, device.identity().arch());
-  compiled.add(sample);
+  compiled.add(sample, shape);
   Workbench bench(device, broken, shape, quick_measure());
   MissingSlab out;
   for (const auto& c : sample) {
-    const Result r = bench.evaluate(c, compiled.get(c));
+    const Result r = bench.evaluate(c, compiled.get(c, shape));
     EXPECT_EQ(r.status, Status::WrongResult) << label << " " << r.config << ": " << r.message;
     out.wrong += r.status == Status::WrongResult;
     out.smallest_error = std::min(out.smallest_error, r.max_error);
