@@ -38,7 +38,7 @@ SourceText join_sources(const std::vector<std::string>& names,
                         const std::function<std::string(const std::string&)>& read) {
   SourceText out;
   if (names.size() == 1) {
-    // One file is its own text: the kernel's version hash stays what it was before lists existed.
+    // One file is its own text, with no #line marker: a one-file spec's version is its file's and its spec's hash.
     out.text = read(names[0]);
     out.name = names[0];
     return out;
