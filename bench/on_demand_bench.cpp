@@ -1,4 +1,4 @@
-// Tuning on demand as an application meets it (issue 42): a loop over 20 GEMM shapes the database was not tuned for
+// Tuning on demand as an application meets it: a loop over 20 GEMM shapes the database was not tuned for
 // (the projections of one transformer layer at five batch sizes), through a Runtime that tunes each in the background.
 //
 //   1. Baseline: a Runtime without tuning on demand (on a copy of the database) hands out the fallback kernels; each

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a launch from Python costs on the host beyond the same launch from C++ (issue 29's target: at most 20 us).
+"""What a launch from Python costs on the host beyond the same launch from C++ (the target: at most 20 us).
 
 The same kernel (transpose at a small shape, the spec's default configuration, no database) is launched in batches
 short enough that the launch queue never fills, the stream synchronized between batches outside the timing: from

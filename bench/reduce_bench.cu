@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
     std::printf("%10s %-15s %8s %8s %6s %8s %8s %6s  %s\n", "N", "kernel", "tuned", "CUB", "ratio", "tuned us", "CUB us",
                 "tried", "best configuration");
     for (const auto& r : rows) {
-      // Issue 18's targets: 1.5x CUB from 2^16 to 2^20 elements (launch-bound: one launch against two), 1.0x beyond.
+      // The targets: 1.5x CUB from 2^16 to 2^20 elements (launch-bound: one launch against two), 1.0x beyond.
       const double target = r.n >= (1LL << 24) ? 1.0 : (r.n >= (1LL << 16) ? 1.5 : 1.0);
       const double ratio = r.tuned_gbs / r.cub_gbs;
       std::printf("%10lld %-15s %8.0f %8.0f %5.2fx %8.1f %8.1f %6zu  %s%s\n", static_cast<long long>(r.n), r.kernel.c_str(),

@@ -41,7 +41,7 @@ constexpr Function kFunctions[] = {
     {"list", Op::ListOf, 1, 1, true}, {"len", Op::Len, 1, 1, true},
 };
 
-// Python keywords of the list forms; in scalar expressions they stay ordinary names, as before lists existed.
+// Python keywords of the list forms; in scalar expressions they are ordinary names.
 constexpr std::string_view kListKeywords[] = {"for", "in", "if", "else"};
 
 bool is_name_start(char ch) { return std::isalpha(static_cast<unsigned char>(ch)) || ch == '_'; }

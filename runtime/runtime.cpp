@@ -64,7 +64,7 @@ Config default_at(const KernelSpec& spec, const Shape& shape, const DeviceLimits
     for (std::size_t p = 0; p < c.values.size(); ++p) distance += !(c.values[p] == preferred.values[p]);
     if (distance < best_distance) best = &c, best_distance = distance;
   }
-  return best != nullptr ? *best : preferred;  // no valid configuration at all: the default, as before
+  return best != nullptr ? *best : preferred;  // no valid configuration at all: the default itself
 }
 
 std::string type_name(const Argument& a) {

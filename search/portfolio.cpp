@@ -24,8 +24,8 @@ namespace {
 
 // The initial design: this many configurations per parameter that takes more than one value, within these bounds.
 // Fewer than 16 lets the model steer sooner in a space of few parameters (pnpoly's four: 8, and with the sweep of
-// refine() 15 evaluations to within 5% of the optimum instead of 22; ISSUE31-NOTES.md); a design of 24 helped no
-// space (bench/RESULTS.md, issue 31).
+// refine() 15 evaluations to within 5% of the optimum instead of 22); a design of 24 helped no space (bench/RESULTS.md,
+// "Search against Kernel Tuner").
 constexpr std::size_t kDesignPerParameter = 2;
 constexpr std::size_t kMinDesign = 8;
 constexpr std::size_t kMaxDesign = 16;
@@ -48,11 +48,11 @@ constexpr std::size_t kFavouriteTries = 16;    // ... in this many draws, else f
 constexpr double kReadyScoreShare = 0.5;
 constexpr double kReadyLogSlack = 0.05;
 constexpr std::size_t kReadyChecks = 32;
-// Proposals that may wait for their outcomes at once after the initial design (ahead()). With the tuner's former
-// lookahead of twice the compile threads, a 16-core machine asked 34 configurations before hearing any outcome and a
-// 32-core one all 60 of a --budget 60 run, and the best found at that budget is slower the more wait (replays of the
-// recorded spaces, bench/RESULTS.md, "How far ahead of the search"). 16 kept ten bf16 shapes cold as fast as before
-// on the 16-core H200 machine (19.7 s against 19.7 s); 8 cost 2.8 s.
+// Proposals that may wait for their outcomes at once after the initial design (ahead()). With a lookahead of twice
+// the compile threads, a 16-core machine asks 34 configurations before hearing any outcome and a 32-core one all 60
+// of a --budget 60 run, and the best found at that budget is slower the more wait (replays of the recorded spaces,
+// bench/RESULTS.md, "How far ahead of the search"). 16 tunes ten bf16 shapes cold as fast as twice the compile
+// threads on the 16-core H200 machine (19.7 s against 19.7 s); 8 costs 2.8 s.
 constexpr std::size_t kAhead = 16;
 
 // kRules: the rules that earn their share; kElsewhere takes a fixed part of exploration's.
@@ -190,8 +190,8 @@ class PortfolioStrategy final : public SearchStrategy {
   // two-parameter neighbours together. With refinements in flight (a batch, several GPUs), every kPendingPerCentre of
   // them move on to the next of those configurations, so that four in flight look around the best and the second best
   // instead of piling onto the best's neighbourhood, where an improvement found by one makes the others moot
-  // (bench/RESULTS.md, issue 31: batch 4 on convolution A4000 took 101.5 evaluations where one at a time took 77, and
-  // 88.5 since; one per centre, 83, but 121 on gemm RTX 2080 Ti).
+  // (bench/RESULTS.md, "Search against Kernel Tuner": batch 4 on convolution A4000 took 101.5 evaluations where one
+  // at a time took 77, and 88.5 with this; one per centre, 83, but 121 on gemm RTX 2080 Ti).
   std::optional<std::size_t> refine() {
     std::vector<std::uint32_t> centres = fastest_told(history_, kRefineCentres);
     if (!centres.empty()) {
@@ -241,7 +241,7 @@ class PortfolioStrategy final : public SearchStrategy {
   // incumbent never gets there; climbing in each combination does. Evaluations to within 5% over 600 seeds: 132.5
   // (geometric mean 137.8) instead of 161 (147.6) with the pair sweep alone, 149 (144.2) before both; a share of 0.3
   // instead of 0.15 gave 132 (129.6) there but cost gemm RTX 2080 Ti (76 instead of 73, 200 seeds) and convolution
-  // A6000 (a geometric mean of 77.2 instead of 70.0) (issue 31).
+  // A6000 (a geometric mean of 77.2 instead of 70.0).
   std::optional<std::size_t> climb_elsewhere() {
     combination_best_.clear();
     std::vector<std::uint16_t> key(two_valued_.size());
@@ -291,7 +291,7 @@ class PortfolioStrategy final : public SearchStrategy {
   // with one the model likes), while the way off the 1.06 plateau changes a pair of its own (MDIMC 32 -> 16 with VWN
   // 2 -> 4): 68 evaluations to within 5% (median of 200 seeds) instead of 87. The ratio spares moves the model finds
   // much slower, such as turning off shared memory on convolution A100 (geometric mean over 600 seeds 147.6 with it,
-  // 154.8 without, 144.2 before the pair sweep; issue 31).
+  // 154.8 without, 144.2 without the pair sweep).
   std::optional<std::size_t> untried_pair_step(std::size_t centre, const std::vector<std::uint32_t>& ring) {
     const auto here = index_.code(centre);
     const std::size_t d = index_.dimensions();

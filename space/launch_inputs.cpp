@@ -26,7 +26,8 @@ const std::vector<std::string> kNames = {"blocks", "units", "resident", "waves",
 constexpr std::size_t kSlotUse = 4;  // favoured high
 // A slot use that counts as full: at or above it, a configuration is favoured even below the space's median. Without
 // it the median of a space whose launches all keep at least 94% of the slots busy (copy2d_tma at 8192², 10 to 993
-// waves) shut out 125 of the 127 configurations within 5% of the optimum (session 26).
+// waves) shut out 125 of the 127 configurations within 5% of the optimum (bench/RESULTS.md,
+// "The launch's waves, narrowed").
 constexpr double kFullEnough = 0.9;
 
 }  // namespace

@@ -1,6 +1,10 @@
 // A spec's "source": one file, or a list of files compiled as one text in the list's order (a kernel family whose
 // instruction paths live in files of their own, with the code they share in the first).
+#include <filesystem>
 #include <set>
+#include <vector>
+
+#include "cutune/error.hpp"
 
 #include "spec_reader.hpp"
 
@@ -34,7 +38,7 @@ SourceText join_sources(const std::vector<std::string>& names,
                         const std::function<std::string(const std::string&)>& read) {
   SourceText out;
   if (names.size() == 1) {
-    // One file is its own text: the kernel's version hash stays what it was before lists existed.
+    // One file is its own text, with no #line marker: a one-file spec's version is its file's and its spec's hash.
     out.text = read(names[0]);
     out.name = names[0];
     return out;
@@ -46,6 +50,24 @@ SourceText join_sources(const std::vector<std::string>& names,
     out.name += (out.name.empty() ? "" : "+") + name;
   }
   return out;
+}
+
+std::filesystem::path source_path(const std::filesystem::path& spec_folder, const std::string& name) {
+  const std::filesystem::path beside = spec_folder / name;
+  std::error_code ec;
+  if (std::filesystem::exists(beside, ec)) return beside;
+  // A family's spec names a source another folder of templates/ keeps (templates/sm90/) by its file name alone.
+  std::vector<std::filesystem::path> found;
+  const std::filesystem::path above = spec_folder.empty() ? std::filesystem::path("..") : spec_folder.parent_path();
+  for (const auto& entry : std::filesystem::directory_iterator(above, ec)) {
+    const std::filesystem::path candidate = entry.path() / name;
+    if (entry.is_directory(ec) && std::filesystem::exists(candidate, ec)) found.push_back(candidate);
+  }
+  if (found.size() > 1) {
+    throw SpecError("kernel source '" + name + "' is in two folders beside the spec's: '" + found[0].string() +
+                    "' and '" + found[1].string() + "'");
+  }
+  return found.empty() ? beside : found[0];
 }
 
 }  // namespace cutune::detail

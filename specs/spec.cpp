@@ -181,7 +181,7 @@ KernelSpec KernelSpec::load(const std::filesystem::path& spec_file) {
     return from_json(text, "", "");
   }
   detail::SourceText source = detail::join_sources(detail::source_names(root["source"]), [&](const std::string& name) {
-    return detail::read_file(spec_file.parent_path() / name, "kernel source");
+    return detail::read_file(detail::source_path(spec_file.parent_path(), name), "kernel source");
   });
   std::error_code ec;
   const std::filesystem::path folder = std::filesystem::absolute(spec_file, ec).parent_path();

@@ -1,5 +1,6 @@
 // A spec that extends another: {"extends": "gemm_fp8.json", "name": ..., ...} is that spec with the named fields
-// replaced (objects merged field by field, null removing one), as RFC 7386's JSON merge patch does.
+// replaced (objects merged field by field, null removing one), as RFC 7386's JSON merge patch does; its "arguments"
+// may also be an object keyed by argument name, each entry merged into the base's argument of that name.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -16,6 +17,40 @@ std::string chain_text(const std::vector<std::string>& chain) {
   std::string out;
   for (const auto& name : chain) out += (out.empty() ? "" : " -> ") + name;
   return out;
+}
+
+std::string argument_names(const Json& arguments) {
+  std::string out;
+  for (const auto& a : arguments) {
+    const bool named = a.is_object() && a.contains("name") && a["name"].is_string();
+    out += (out.empty() ? "" : ", ") + (named ? a["name"].get<std::string>() : std::string("(unnamed)"));
+  }
+  return out;
+}
+
+// Merges {"A": {...}, "bias": null} into the base's list of arguments: each entry into the argument of its name, in
+// the base's order; null removes the argument.
+void patch_arguments(Json& arguments, const Json& patch, const std::string& base_name) {
+  const std::string where = "spec: extends: arguments: ";
+  if (!arguments.is_array()) {
+    throw SpecError(where + "an object of patches by name needs a list of arguments in '" + base_name + "'");
+  }
+  for (const auto& [name, change] : patch.items()) {
+    const auto named = std::find_if(arguments.begin(), arguments.end(), [&](const Json& a) {
+      return a.is_object() && a.contains("name") && a["name"] == name;
+    });
+    if (named == arguments.end()) {
+      throw SpecError(where + "'" + name + "' is not an argument of '" + base_name + "' (its arguments: " +
+                      argument_names(arguments) + ")");
+    }
+    if (change.is_null()) {
+      arguments.erase(named);
+    } else if (!change.is_object()) {
+      throw SpecError(where + "'" + name + "': must be an object of the fields to change, or null, not " + change.dump());
+    } else {
+      named->merge_patch(change);
+    }
+  }
 }
 
 Json expanded(Json spec, const std::function<std::string(const std::string&)>& read, std::vector<std::string>& chain) {
@@ -40,6 +75,10 @@ Json expanded(Json spec, const std::function<std::string(const std::string&)>& r
   }
   Json merged = expanded(std::move(base), read, chain);
   spec.erase("extends");
+  if (spec.contains("arguments") && spec["arguments"].is_object()) {
+    patch_arguments(merged["arguments"], spec["arguments"], name);
+    spec.erase("arguments");
+  }
   merged.merge_patch(spec);
   return merged;
 }

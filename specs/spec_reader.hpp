@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <filesystem>
 #include <functional>
 #include <initializer_list>
 #include <optional>
@@ -47,6 +48,10 @@ class FieldReader {
 std::optional<std::string> source_problem(const Json& source);
 /// The file names of a valid "source", in order.
 std::vector<std::string> source_names(const Json& source);
+/// Where a spec in `spec_folder` finds its source `name`: beside the spec, or else in the one folder beside the spec's
+/// folder that holds a file of that name (a template family's spec naming a shared source); beside the spec when none
+/// does (reading it then names that path). Two such folders holding it are an error naming both.
+std::filesystem::path source_path(const std::filesystem::path& spec_folder, const std::string& name);
 /// The text the compiler sees and the name its messages use.
 struct SourceText {
   std::string text;

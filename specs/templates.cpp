@@ -80,7 +80,7 @@ KernelSpec load_kernel(std::string_view name_or_path) {
       return KernelSpec::from_json(text, "", "");  // its own message names the fault
     }
     detail::SourceText source = detail::join_sources(detail::source_names(root["source"]), [&](const std::string& file) {
-      // A family folder's spec may name a source of another ("../gemm/gemm_sm90.cu"); embedded names are unique.
+      // Embedded names are unique whatever folder holds the file (templates/sm90/ keeps the shared ones).
       auto source_text = embedded(std::filesystem::path(file).filename().string());
       if (!source_text) {
         throw SpecError("built-in spec " + name + ".json names source '" + file + "', which is not embedded");

@@ -15,8 +15,8 @@ namespace cutune::detail {
 
 class Dispatcher;
 
-/// What a rule ends when it holds. The loop asks about each effect at the step where it used to be decided, so that a
-/// shape ends at the same point, with the same results stored, as before the rules were joined.
+/// What a rule ends when it holds. The loop asks about each effect at the step that effect stops (asking the
+/// strategy, handing work to lanes, going on with the shape).
 enum class StopEffect {
   Asking,     ///< the strategy is asked for nothing more; what is compiled or measuring still arrives
   GivingUp,   ///< nothing more is asked or handed to a lane; what lanes measure still arrives

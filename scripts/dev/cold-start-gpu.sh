@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine just started: is the first cold compile slower, and is it cutune's doing? Prints the load and the
 # busiest processes, then tunes 150 gemm configurations at 4096^3 without the cubin cache three times in a row, each
-# with its wall and CPU time, and the load again (logs in $OUT). Issue 32 saw the first cold run after a start take
+# with its wall and CPU time, and the load again (logs in $OUT). A first cold run after a start has been seen to take
 # twice as long. Run it as the first command of a fresh machine, or it measures nothing of the kind.
 #   scripts/dev/cold-start-gpu.sh build-gpu
 source "$(dirname "$0")/gpu_env.sh" "$1"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 32, cheaper compiles: on the GPU machine's CPU, (1) one compile at a time against 16 threads of one process
+# Cheaper compiles: on the GPU machine's CPU, (1) one compile at a time against 16 threads of one process
 # against 16 processes (what sharing NVRTC in one process costs), (2) NVRTC's --Ofast-compile levels, (3) whether a
 # kernel compiled with them is as fast: the same random configurations (same seed) tuned with and without, per
 # configuration time ratios and each run's best. Logs in $OUT.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 32: compiles in compiler processes against compile threads of one process. compile_bench's threads against
+# Compiles in compiler processes against compile threads of one process. compile_bench's threads against
 # its processes, then cold tuning runs (fresh cubin cache, fresh driver cache) of the build before the change
 # (BUILD/old: its tune and cutune-worker) and after, alternating: the ten bf16 shapes at --budget 60 and the whole gemm
 # space at 4096^3. Logs in $OUT; a table of wall times last.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 42's fallback target on the GPU machine: gemm_bf16 tuned (`--budget 60`, TUNE_TIME s at most per shape) at
+# The runtime's fallback on the GPU machine: gemm_bf16 tuned (`--budget 60`, TUNE_TIME s at most per shape) at
 # the eleven shapes of bench/gemm_user_view.cpp, then OTHER shapes launched through the runtime's fallback against
 # cublasGemmEx; then the same OTHER shapes tuned for themselves. Compare each shape's ratio between the two tables.
 #   scripts/dev/fallback-gpu.sh BUILD_DIR [OTHER]   (OTHER: comma-separated MxNxK; default: eight shapes outside the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# FP8 GEMMs on the GPU (issue 44). Usage: scripts/dev/fp8-gpu.sh BUILD_DIR STEP... with steps
+# FP8 GEMMs on the GPU. Usage: scripts/dev/fp8-gpu.sh BUILD_DIR STEP... with steps
 #   tests    the FP8 GPU tests (and the 16-bit wgmma tests that share its code)
 #   subspace every configuration of a subspace (SUBSPACE, default around the large shapes' winners) measured at SHAPES
 #            (default 4096x4096x4096,8192x8192x8192,2048x2048x2048), exported as CSV (to pair a new parameter's values)

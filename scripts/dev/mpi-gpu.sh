@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The mpi branch's checks on a machine with 2 GPUs of one model (nvidia-h200-x2): the machine's MPI against the one
+# MPI checks on a machine with 2 GPUs of one model (nvidia-h200-x2): the machine's MPI against the one
 # `tune` was built with, a two-rank run of the MPI code on stand-in workers, then `mpirun -np 2 tune` for real (one
 # rank per GPU), its resume, and the warm/cold benchmark against one GPU. Run from the repository root with the build
 # folder beside it (built on the development machine):
@@ -37,7 +37,7 @@ mpirun -np 2 -x CUTUNE_WORKER "$tune" --kernel transpose --shapes 4096x4096 --bu
 "$tune" best --kernel transpose --shape 4096x4096 --db "$out/transpose.db" 2>&1 | tee -a "$out/transpose-resume.txt"
 
 # 4. One GPU against MPI with two ranks of one GPU each, same space and budget (exhaustive), warm and cold; compare
-#    with scripts/dev/multigpu-gpu.sh's --devices all figures (issue 17's table in bench/RESULTS.md).
+#    with scripts/dev/multigpu-gpu.sh's --devices all figures (bench/RESULTS.md, "Several GPUs as users run them").
 run() {  # NAME RANKS CACHE KERNEL SHAPE BUDGET   (RANKS 0: plain tune on GPU 0)
   local name=$1 ranks=$2 cache=$3 kernel=$4 shape=$5 budget=$6
   rm -f "$out/$name.db"*

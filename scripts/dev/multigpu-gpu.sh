@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The multigpu branch's checks on a machine with 2 GPUs of one model (nvidia-h200-x2): the GPU test, then the same
+# Several-GPU checks on a machine with 2 GPUs of one model (nvidia-h200-x2): the GPU test, then the same
 # budget tuned on one GPU and on both, warm (cubin cache filled first) and cold, with wall time and per-GPU counts.
 # Run from the repository root with the build folder beside it (built on the development machine):
 #   scripts/dev/multigpu-gpu.sh [BUILD_DIR]      results under $OUT (or /tmp/multigpu) as text

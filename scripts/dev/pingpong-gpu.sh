@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ping-pong consumers (issue 40): their GPU tests, the 16-bit GEMM tuned within PINGPONG=1 only, then with the whole
+# Ping-pong consumers: their GPU tests, the 16-bit GEMM tuned within PINGPONG=1 only, then with the whole
 # space (the default search), both through bench/gemm_user_view against cuBLAS. Run on the GPU machine from the
 # repository root with build/ carried (tune, cutune-worker, bench/gemm_user_view, tests/gpu_tests); about 2 minutes.
 # Logs under $OUT; the tables last (bench/RESULTS.md, "Ping-pong consumers").

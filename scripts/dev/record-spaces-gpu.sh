@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Records whole search spaces on the GPU for the search bench (issue 31: spaces nobody else recorded): each job below
+# Records whole search spaces on the GPU for the search bench (spaces Kernel Tuner's set does not hold): each job below
 # is tuned exhaustively (`--strategy exhaustive`, the CLI's other defaults) into a database of its own under $OUT,
 # then written as a Kernel Tuner cache (`tune db export --format kt-cache`). A job still running at its time
 # limit is stopped; what it measured stays stored, and the cache says how much of the space it holds.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stream-K and the one-buffer epilogue on the GPU (issue 40): the GPU tests of the new variants, then the 16-bit GEMMs
+# Stream-K and the one-buffer epilogue on the GPU: the GPU tests of their variants, then the 16-bit GEMMs
 # as users get them (gemm_user_view: tune --budget 60 with every default, runtime launch against cublasGemmEx), and
 # the same shapes restricted to the stream-K subspace with a larger budget (what the space holds).
 # Usage: scripts/dev/streamk-gpu.sh BUILD_DIR [TYPES] [SHAPES]   (the build folder holding tune, cutune-worker,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tunes every T1 file under the folders given (each with its kernel sources beside it) on the GPU, `--budget` each,
-# and prints per file how many evaluated configurations were stored as ok: issue 27's target. Full logs in $OUT.
+# and prints per file how many evaluated configurations were stored as ok. Full logs in $OUT.
 # Usage: scripts/dev/t1-gpu.sh BUILD_DIR BUDGET FOLDER... [-- extra tune options]
 source "$(dirname "$0")/gpu_env.sh" "$1"
 budget=$2

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Counts each T1 file's configurations by brute force in Python (Values and Conditions are Python expressions) and
-compares with `tune space --problem`: issue 27's check that the space cutune reads is the file's.
+compares with `tune space --problem`: a check that the space cutune reads is the file's.
 Usage: scripts/dev/t1_count.py TUNE FILE..."""
 import itertools
 import json

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 32's ten bf16 shapes (bench/gemm_user_view.cpp's first ten) at --budget 60 with the default strategy, as a
+# Ten bf16 shapes (bench/gemm_user_view.cpp's first ten) at --budget 60 with the default strategy, as a
 # user runs `tune`: once cold (a fresh cubin cache and a fresh driver cache, CUDA_CACHE_PATH), then twice warm (the
 # same cubin cache, a fresh database each). Prints each run's wall time and its own phase line; logs in $OUT.
 #   scripts/dev/ten-bf16-gpu.sh BUILD

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The user-view benchmark (issue 26): gemm_bf16 tuned as `tune --budget 60` does (default strategy, fresh database),
+# The user-view benchmark: gemm_bf16 tuned as `tune --budget 60` does (default strategy, fresh database),
 # then launched through the runtime API against cublasGemmEx under the write, read and none L2 conventions, at the
-# eleven shapes of bench/gemm_user_view.cpp. For the lead to run once on the GPU machine from the repository root,
+# eleven shapes of bench/gemm_user_view.cpp. Run on the GPU machine from the repository root,
 # with the build folder carried over. Build it here first:
 #   export PATH=/usr/local/cuda/bin:$PATH CUDAToolkit_ROOT=/usr/local/cuda
 #   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUTUNE_BUILD_BENCH=ON -DCUTUNE_BUILD_TESTS=OFF \

@@ -1,4 +1,4 @@
-// Tests of the T1 1.0.0 input schema's argument fields (issue 27): every element type (vectors as structs of their
+// Tests of the T1 1.0.0 input schema's argument fields: every element type (vectors as structs of their
 // element), Constant, Random (FillValue as the bound), Generator and BinaryRaw fills, Script and BinaryHDF refused,
 // MemoryType Symbol and MemType Constant (constant memory), Local (dynamic shared memory), ReferenceArguments as
 // expected outputs with their thresholds, and General.Objective.

@@ -85,7 +85,7 @@ TEST(GemmTcSpace, ThousandsOfConfigurations) {
     EXPECT_EQ(count(spec, "16x4096x4096"), c.decode) << c.kernel;
     EXPECT_EQ(count(spec, "1x1x1"), c.one) << c.kernel;
   }
-  // TF32's PATH 0 is what it was before PATH 1 joined it (the same counts).
+  // TF32's PATH 0 alone: the mma.sync kernel's space.
   KernelSpec path0 = load_kernel("gemm_tf32");
   path0.restrict_to("PATH == 0 and SHAPED == 0");
   EXPECT_EQ(Space::enumerate(path0, std::nullopt, DeviceLimits{}).size(), 112080u);

@@ -119,6 +119,46 @@ TEST_F(SourceList, BadListsAreOneClearError) {
   EXPECT_EQ(error(j), "spec split: source: missing");
 }
 
+// A file name not beside the spec is read from the one folder beside the spec's that holds it, under the name the spec
+// writes (the template families share templates/sm90/ so).
+TEST_F(SourceList, NameNotBesideTheSpecIsFoundInAFolderBesideIt) {
+  std::filesystem::create_directories(dir_ / "family");
+  std::filesystem::create_directories(dir_ / "shared");
+  std::ofstream(dir_ / "shared" / "common.cu") << kCommon;
+  std::ofstream(dir_ / "family" / "kernel.cu") << kKernel;
+  std::ofstream(dir_ / "family" / "split.json") << two_file_spec().dump();
+  const KernelSpec spec = KernelSpec::load(dir_ / "family" / "split.json");
+  EXPECT_EQ(spec.source_name, "common.cu+kernel.cu");
+  EXPECT_EQ(spec.source.find(std::string("#line 1 \"common.cu\"\n") + kCommon), 0u);
+
+  write("common.cu", kCommon);
+  write("kernel.cu", kKernel);
+  EXPECT_EQ(load(two_file_spec()).hash, spec.hash);  // the folder that keeps a file is not part of the version
+
+  std::filesystem::create_directories(dir_ / "other");
+  std::ofstream(dir_ / "other" / "common.cu") << kCommon;
+  try {
+    KernelSpec::load(dir_ / "family" / "split.json");
+    FAIL() << "a name in two folders beside the spec's loaded";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("kernel source 'common.cu' is in two folders beside the spec's"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// The templates read from the source tree (as CUTUNE_TEMPLATES_DIR reads them) are the embedded ones.
+TEST(SourceListBuiltIn, SourceTreeSpecsAreTheEmbeddedOnes) {
+  const std::filesystem::path templates = std::filesystem::path(CUTUNE_SOURCE_DIR) / "templates";
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(templates)) {
+    if (entry.path().extension() != ".json") continue;
+    const KernelSpec from_file = KernelSpec::load(entry.path());
+    const KernelSpec built_in = load_kernel(entry.path().stem().string());
+    EXPECT_EQ(from_file.hash, built_in.hash) << entry.path();
+    EXPECT_EQ(from_file.source_name, built_in.source_name) << entry.path();
+  }
+}
+
 // The built-in tensor-core GEMMs are such a list, embedded like any template.
 TEST(SourceListBuiltIn, TensorCoreGemmsJoinTheirFiles) {
   for (const char* name : {"gemm_bf16", "gemm_f16"}) {

@@ -82,6 +82,70 @@ TEST_F(SpecExtends, BrokenChainsSayWhy) {
   EXPECT_NE(error_of("no_kernel.json").find("kernel"), std::string::npos) << error_of("no_kernel.json");
 }
 
+// "arguments" as an object patches the base's arguments by name, in the base's order; null removes one. The result is
+// the standalone spec that says the same: the same document, the same version.
+TEST_F(SpecExtends, ArgumentsArePatchedByName) {
+  write("f64.json", R"json({"extends": "base.json", "name": "transpose_f64",
+    "arguments": {"in": {"type": "const double*", "fill": "random"}, "out": {"type": "double*"}, "n": null}})json");
+  const KernelSpec f64 = load_spec_file(path("f64.json"));
+  ASSERT_EQ(f64.arguments.size(), 3u);
+  EXPECT_EQ(f64.arguments[0].name, "out");
+  EXPECT_EQ(f64.arguments[1].name, "in");
+  EXPECT_EQ(f64.arguments[2].name, "m");
+
+  Json standalone = Json::parse(kSpec);
+  standalone["name"] = "transpose_f64";
+  standalone["arguments"][0]["type"] = "double*";
+  standalone["arguments"][1]["type"] = "const double*";
+  standalone["arguments"][1]["fill"] = "random";
+  standalone["arguments"].erase(3);
+  write("standalone.json", standalone.dump(2));
+  const KernelSpec expected = load_spec_file(path("standalone.json"));
+  EXPECT_EQ(f64.json, expected.json);
+  EXPECT_EQ(f64.hash, expected.hash);
+
+  // A list still replaces the base's whole.
+  write("list.json", R"json({"extends": "base.json", "arguments": [
+    {"name": "out", "type": "float*", "size": "M * N", "output": true}]})json");
+  EXPECT_EQ(load_spec_file(path("list.json")).arguments.size(), 1u);
+}
+
+TEST_F(SpecExtends, ArgumentPatchesNameArgumentsOfTheBase) {
+  write("typo.json", R"json({"extends": "base.json", "arguments": {"inn": {"type": "const double*"}}})json");
+  EXPECT_EQ(error_of("typo.json"),
+            "spec: extends: arguments: 'inn' is not an argument of 'base.json' (its arguments: out, in, m, n)");
+  write("number.json", R"json({"extends": "base.json", "arguments": {"in": 3}})json");
+  EXPECT_EQ(error_of("number.json"),
+            "spec: extends: arguments: 'in': must be an object of the fields to change, or null, not 3");
+  write("no_list.json", R"json({"extends": "base.json", "arguments": null})json");
+  write("patch_of_none.json", R"json({"extends": "no_list.json", "arguments": {"in": {"fill": "random"}}})json");
+  EXPECT_EQ(error_of("patch_of_none.json"),
+            "spec: extends: arguments: an object of patches by name needs a list of arguments in 'no_list.json'");
+}
+
+// gemm_f16 is gemm_bf16 with __half for __nv_bfloat16: its arguments in the same order, the rest the same but for
+// its name, description, tolerance and compile options.
+TEST(SpecExtendsBuiltin, F16GemmIsTheBf16OneWithOtherTypes) {
+  Json bf16 = Json::parse(load_kernel("gemm_bf16").json);
+  Json f16 = Json::parse(load_kernel("gemm_f16").json);
+  ASSERT_EQ(f16["arguments"].size(), bf16["arguments"].size());
+  for (std::size_t i = 0; i < f16["arguments"].size(); ++i) {
+    Json& a = f16["arguments"][i];
+    Json& b = bf16["arguments"][i];
+    const std::string type = b["type"].get<std::string>();
+    const auto at = type.find("__nv_bfloat16");
+    EXPECT_EQ(a["type"], at == std::string::npos ? type : type.substr(0, at) + "__half" + type.substr(at + 13)) << i;
+    a.erase("type");
+    b.erase("type");
+  }
+  for (const char* field : {"name", "description", "tolerance", "compile_options"}) {
+    EXPECT_NE(f16[field], bf16[field]) << field;
+    f16.erase(field);
+    bf16.erase(field);
+  }
+  EXPECT_EQ(f16, bf16);
+}
+
 // The built-in FP8 GEMM's variants extend gemm_fp8.json: only what differs is theirs.
 TEST(SpecExtendsBuiltin, Fp8VariantsDifferFromTheirBaseWhereTheySay) {
   const KernelSpec base = load_kernel("gemm_fp8");

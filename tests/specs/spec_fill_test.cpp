@@ -1,4 +1,4 @@
-// Tests of the spec fields for users' kernels (issue 27): every element type, fills with a value, a range, a
+// Tests of the spec fields for users' kernels: every element type, fills with a value, a range, a
 // generator or a file, expected outputs, constant-memory arguments and the time-only metric; and the host side of
 // generated and file fills.
 #include <gtest/gtest.h>

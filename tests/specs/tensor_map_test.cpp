@@ -189,7 +189,7 @@ TEST(TensorMapWhen, Errors) {
             "no configuration that reads the map (PATH == 1)");
 }
 
-// Given directly, the layout of an unread map is not asked for; a read one is computed as before.
+// Given directly, the layout of an unread map is not asked for; a read one is computed from the spec.
 TEST(TensorMapWhen, LayoutOfAReadMap) {
   const KernelSpec spec = testing::spec_from_json(conditional_spec());
   const TensorMapLayout l = tensor_map_layout(spec, spec.arguments[1], spec.parse_config("BX=64,BY=16,SW=128,PATH=1"),

@@ -1,4 +1,4 @@
-// GPU tests of the inputs users' kernels need (issue 27): a kernel reading a __constant__ filter, one whose inputs are
+// GPU tests of the inputs users' kernels need: a kernel reading a __constant__ filter, one whose inputs are
 // generated from the element index and whose output is checked against an expected fill, and one over int8, int16
 // and bool buffers. Each is tuned end to end through worker processes into a SQLite file; the constant-memory kernel
 // is also launched through the runtime API with its filter passed from device and from host memory.

@@ -138,7 +138,7 @@ TEST_F(OutsideKillTest, OwnCrashesAndHangsAreNotTriedAgain) {
   const Result aborted = evaluate(*e, "MODE=1,X=1");
   EXPECT_EQ(aborted.status, Status::RuntimeError);
   EXPECT_NE(aborted.message.find("signal 6"), std::string::npos) << aborted.message;
-  // cutune kills a hung worker itself: a timeout, as before.
+  // A hung worker is one cutune kills itself: a timeout.
   const Result hung = evaluate(*e, "MODE=2,X=1");
   EXPECT_EQ(hung.status, Status::Timeout);
   // A worker that closes its socket and lives on is killed by cutune with SIGKILL: that kill is its own, not an

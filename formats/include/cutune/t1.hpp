@@ -1,4 +1,4 @@
-// Reads T1 tuning-problem files, the autotuning community's input format, into kernel specs (issue 9).
+// Reads T1 tuning-problem files, the autotuning community's input format, into kernel specs.
 //
 // A T1 file is translated into cutune's own spec format (spec.hpp) and read by the same reader, so a problem
 // tunes like any kernel. Its Python-subset expressions are read by the expression language (expr.hpp), never by

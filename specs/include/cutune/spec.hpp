@@ -70,7 +70,7 @@ struct FillRule {
   std::optional<Expr> generator;  ///< Generator: over "i" (the element's index), then the shape's names
   std::string file;               ///< File: absolute path, or relative to the working directory; raw elements
   FillRule() = default;
-  FillRule(Fill k) : kind(k) {}  // NOLINT: implicit, so that `fill = Fill::Zero` reads as before
+  FillRule(Fill k) : kind(k) {}  // NOLINT: implicit, so that `fill = Fill::Zero` sets a rule of that kind
   /// Whether the fill puts data an output must get back before each run (random, generated, a file), rather than one
   /// value that can simply be written again.
   bool holds_data() const {
