@@ -37,14 +37,15 @@ struct Path1 {
   std::int64_t width(std::int64_t bm, std::int64_t bn, bool swap) const { return transposed(swap) ? bm : bn; }
   std::int64_t shared(std::int64_t bm, std::int64_t bn, bool swap) const { return transposed(swap) ? bn : bm; }
 };
+// The counts include SHAPED 0 and 1 (each configuration for every shape and for its own): twice those without it.
 const std::vector<Path1> kPaths = {
-    {"gemm_tf32", 5348, 0, {64, 128, 192, 256}, {64, 128, 256}, {32}, {2, 3, 4, 5, 6}, {1, 4, 64}, 4},
-    {"gemm_bf16", 17476, 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8, 64}, 8},
-    {"gemm_f16", 17476, 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8, 64}, 8}};
+    {"gemm_tf32", 2 * 5348, 0, {64, 128, 192, 256}, {64, 128, 256}, {32}, {2, 3, 4, 5, 6}, {1, 4, 64}, 4},
+    {"gemm_bf16", 2 * 17476, 2 * 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8, 64}, 8},
+    {"gemm_f16", 2 * 17476, 2 * 7080, {16, 32, 64, 128, 256}, {64, 128, 192, 256}, {64}, {2, 3, 4, 5, 6, 8}, {2, 8, 64}, 8}};
 // The parameters PATH 1 tunes (and the 16-bit kernels' multicast and epilogue slices); the others are pinned to one
 // value for it.
-const std::vector<std::string> kTuned = {"BM", "BN", "STAGES",  "SPLITK",  "GROUP_M", "EPI_VEC",
-                                         "WG", "CM", "CN",      "PERSIST", "STREAMK", "PINGPONG"};
+const std::vector<std::string> kTuned = {"BM", "BN", "STAGES",  "SPLITK",  "GROUP_M", "EPI_VEC", "WG",
+                                         "CM", "CN", "PERSIST", "STREAMK", "PINGPONG", "SHAPED"};
 std::vector<std::string> tuned(const KernelSpec& spec) {
   std::vector<std::string> names = kTuned;
   if (spec.name != "gemm_tf32") names.insert(names.end(), {"MC", "EPI_SLICE"});
