@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -46,6 +47,52 @@ std::map<std::string, double> read_phases(const std::filesystem::path& file) {
     phases[phase] += std::stod(value);
   }
   return phases;
+}
+
+
+using CompileOne = std::function<cutune::CompileOutput(const cutune::Config&, const std::filesystem::path&)>;
+
+// What the one-at-a-time pass measured, for the threaded pass to compare against.
+struct ThreadedRun {
+  unsigned jobs;
+  bool processes;
+  std::filesystem::path time_file;
+  const std::map<std::string, double>& one_at_a_time;  // ms per phase, summed over the compiles
+  double wall_total;                                    // ms, summed over the compiles
+};
+
+// The same compiles again on `run.jobs` threads (each in a compiler process with `run.processes`), as `tune` runs them.
+void time_on_threads(const CompileOne& compile_one, const cutune::Space& space, std::size_t count,
+                     const ThreadedRun& run) {
+  const cutune::detail::NvrtcRunnerFactory runners =
+      run.processes ? cutune::detail::compiler_processes_if_found() : cutune::detail::NvrtcRunnerFactory{};
+  if (run.processes && !runners) throw cutune::Error("--processes: cutune-worker not found (set CUTUNE_WORKER)");
+  cutune::CompilePool pool(run.jobs, runners);
+  std::vector<std::future<cutune::CompileOutput>> futures;
+  std::vector<std::filesystem::path> files;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < count; ++i) {
+    const cutune::Config& config = space.configs()[i * space.size() / count];
+    files.push_back(run.time_file.string() + "." + std::to_string(i));
+    futures.push_back(pool.submit([&compile_one, &config, file = files.back()] { return compile_one(config, file); }));
+  }
+  double threaded_total = 0.0;
+  for (auto& f : futures) threaded_total += f.get().ms;
+  const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::map<std::string, double> threaded;
+  for (const auto& file : files) {
+    for (const auto& [phase, ms] : read_phases(file)) threaded[phase] += ms;
+    std::filesystem::remove(file);
+  }
+  fmt::print("on {} threads{}: mean {:.0f} ms per compile ({:.2f}x one at a time), {:.0f} ms for all {}:", run.jobs,
+             run.processes ? " in compiler processes" : "", threaded_total / count, threaded_total / run.wall_total,
+             wall, count);
+  for (const auto& [phase, ms] : threaded) {
+    const auto alone = run.one_at_a_time.find(phase);
+    if (alone == run.one_at_a_time.end()) continue;  // a phase the one-at-a-time compiles did not report
+    fmt::print("  {} {:.0f} ({:.2f}x)", phase, ms / count, ms / alone->second);
+  }
+  fmt::print("\n");
 }
 
 }  // namespace
@@ -81,7 +128,7 @@ int main(int argc, char** argv) {
     const std::filesystem::path time_file =
         std::filesystem::temp_directory_path() / fmt::format("cutune-compile-bench-{}.csv", ::getpid());
     // One configuration's compile, with NVRTC's phase report written to `file`.
-    auto compile_one = [&spec, &arch, &extra, &shape](const cutune::Config& config, const std::filesystem::path& file) {
+    const CompileOne compile_one = [&spec, &arch, &extra, &shape](const cutune::Config& config, const std::filesystem::path& file) {
       std::vector<std::string> options = cutune::config_options(spec, config, &shape);
       options.insert(options.end(), extra.begin(), extra.end());
       options.push_back("--time=" + file.string());
@@ -111,32 +158,7 @@ int main(int argc, char** argv) {
     fmt::print("mean {:.0f} ms per compile:", wall_total / count);
     for (const auto& [phase, ms] : total) fmt::print("  {} {:.0f} ({:.0f}%)", phase, ms / count, 100 * ms / wall_total);
     fmt::print("\n");
-    if (jobs > 0) {
-      const cutune::detail::NvrtcRunnerFactory runners =
-          processes ? cutune::detail::compiler_processes_if_found() : cutune::detail::NvrtcRunnerFactory{};
-      if (processes && !runners) throw cutune::Error("--processes: cutune-worker not found (set CUTUNE_WORKER)");
-      cutune::CompilePool pool(jobs, runners);
-      std::vector<std::future<cutune::CompileOutput>> futures;
-      std::vector<std::filesystem::path> files;
-      const auto start = std::chrono::steady_clock::now();
-      for (std::size_t i = 0; i < count; ++i) {
-        const cutune::Config& config = space.configs()[i * space.size() / count];
-        files.push_back(time_file.string() + "." + std::to_string(i));
-        futures.push_back(pool.submit([&compile_one, &config, file = files.back()] { return compile_one(config, file); }));
-      }
-      double threaded_total = 0.0;
-      for (auto& f : futures) threaded_total += f.get().ms;
-      const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      std::map<std::string, double> threaded;
-      for (const auto& file : files) {
-        for (const auto& [phase, ms] : read_phases(file)) threaded[phase] += ms;
-        std::filesystem::remove(file);
-      }
-      fmt::print("on {} threads{}: mean {:.0f} ms per compile ({:.2f}x one at a time), {:.0f} ms for all {}:", jobs,
-                 processes ? " in compiler processes" : "", threaded_total / count, threaded_total / wall_total, wall, count);
-      for (const auto& [phase, ms] : threaded) fmt::print("  {} {:.0f} ({:.2f}x)", phase, ms / count, ms / total[phase]);
-      fmt::print("\n");
-    }
+    if (jobs > 0) time_on_threads(compile_one, space, count, {jobs, processes, time_file, total, wall_total});
     return 0;
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", e.what());
