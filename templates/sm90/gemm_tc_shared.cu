@@ -21,6 +21,8 @@
 //   SPLITK             slices of K on separate blocks (grid.z); the last slice to finish a tile adds the partial
 //                      tiles from the workspace in slice order (deterministic) and writes C
 //   GROUP_M            rows of tiles rasterized together, for L2 reuse
+//   RASTER             tile order: 0 the groups of GROUP_M rows walked column by column, each from its left; 1 the
+//                      same groups as a serpentine path (consecutive tiles are always neighbours, below)
 //   EPI_VEC            elements per store of C: 1 or 2 straight from the accumulators, 16 bytes (4 or 8 elements)
 //                      through shared memory so that a warp writes whole rows
 //   PREFETCH           1: fragments double-buffered across k-steps and slabs; 0: loaded just before use (fewer
@@ -76,6 +78,9 @@
 #endif
 #ifndef GROUP_M
 #define GROUP_M 1
+#endif
+#ifndef RASTER
+#define RASTER 0
 #endif
 #ifndef EPI_VEC
 #define EPI_VEC 2
@@ -188,12 +193,20 @@ __device__ __forceinline__ void store_pair(elem_t* crow, int col, int N, const f
 }
 
 // Rasterization: tile `tile` of a tiles_m x tiles_n grid, GROUP_M rows of tiles at a time and column by column inside
-// the group, so that the blocks running together share rows of A and columns of B in L2.
+// the group, so that the blocks running together share rows of A and columns of B in L2. RASTER 1 walks the same
+// groups as a serpentine (boustrophedon) path: odd groups take their columns from the right, and odd columns of a
+// group take their rows from the bottom, so that each tile is a neighbour of the one before it (the tiles at a wave's
+// or a group's seam share a row of A or a column of B too). Both are bijections of 0 .. tiles_m * tiles_n - 1.
 __device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, int& tm, int& tn) {
   const int group = tile / (GROUP_M * tiles_n), first_m = group * GROUP_M;
   const int group_rows = min(tiles_m - first_m, GROUP_M);
   const int in_group = tile - group * GROUP_M * tiles_n;
-  tm = first_m + in_group % group_rows, tn = in_group / group_rows;
+  const int row = in_group % group_rows, col = in_group / group_rows;
+#if RASTER == 1
+  tm = first_m + ((col & 1) ? group_rows - 1 - row : row), tn = (group & 1) ? tiles_n - 1 - col : col;
+#else
+  tm = first_m + row, tn = col;
+#endif
 }
 
 // This slice's share of K in whole BK slabs (grid.z = SPLITK slices), so that slices meet on slab boundaries.
