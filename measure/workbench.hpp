@@ -105,10 +105,6 @@ class Stopwatch {
 std::vector<unsigned char> host_fill(const KernelSpec& spec, const Argument& a, const FillRule& fill, const Shape& shape,
                                      std::size_t count);
 
-/// Where a constant-memory argument's __constant__ array is in `module` (constant_memory.cpp); why it cannot take
-/// `bytes` (no such variable, too small), or nullopt.
-std::optional<std::string> constant_symbol(const Module& module, const Argument& a, std::size_t bytes,
-                                           CUdeviceptr* address);
 /// Copies every constant-memory argument's buffer into its __constant__ symbol of `module` on `stream`; why it
 /// cannot (no such symbol, too small), or nullopt.
 std::optional<std::string> copy_constants(const Module& module, const std::vector<DeviceArgument>& args,

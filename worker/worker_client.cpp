@@ -7,7 +7,7 @@
 #include "cutune/error.hpp"
 #include "cutune/stop.hpp"
 #include "worker_client.hpp"
-#include "measure/programs.hpp"
+#include "base/programs.hpp"
 #include "base/log.hpp"
 #include "worker_process.hpp"
 #include "worker_protocol.hpp"

@@ -15,6 +15,7 @@
 #include "cutune/l2_flush.hpp"
 #include "cutune/result.hpp"
 #include "cutune/spec.hpp"
+#include "cutune/timing.hpp"
 
 namespace cutune {
 
@@ -74,16 +75,6 @@ inline void set_option(MeasureOptions& o, const MeasureOptionField& f, double va
 }
 /// Whether the field takes whole numbers only.
 inline bool is_integer(const MeasureOptionField& f) { return std::holds_alternative<int MeasureOptions::*>(f.member); }
-
-/// Median, extremes and spread of timing samples.
-struct Timing {
-  double median = 0.0;
-  double min = 0.0;
-  double max = 0.0;
-  double spread = 0.0;  ///< interquartile range over the median
-};
-/// Summarises samples (any order); all zero for none.
-Timing summarize(std::vector<double> samples);
 
 /// Device buffers for one spec and shape: inputs filled once, the reference output computed once, so that
 /// many configurations are evaluated against the same data. Lives on one device; not copyable.
