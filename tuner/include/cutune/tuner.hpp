@@ -3,8 +3,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <future>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,12 +20,10 @@
 
 namespace cutune {
 
-class CubinCache;
 namespace detail {
-class Dispatcher;
 class Lane;
 class Outbox;
-class ShapeRun;
+class TunerResources;
 }
 
 /// A place that measures beyond this machine's GPUs (a GPU of another MPI rank, cluster/): it compiles for itself.
@@ -155,33 +151,7 @@ class Tuner {
   void expect(const KernelSpec& spec, const std::vector<Shape>& shapes);
 
  private:
-  // Where the compile threads compile (compiler processes, or this process), chosen once; warns when the process may
-  // use fewer CPUs than the machine has.
-  const detail::NvrtcRunnerFactory& compile_runners();
-  CompilePool& compile_pool();
-  // The cubin cache (null without one), made on first use.
-  CubinCache* cache();
-  // The lanes, one per GPU, started on first use and kept for later shapes; `cache` (may be null) must live as long.
-  detail::Dispatcher& lanes(CubinCache* cache);
-
-  // A shape's run borrows the database, options, lanes, pool and cache, and drops the lanes and pool on an error.
-  friend class detail::ShapeRun;
-
-  DeviceIdentity identity_;
-  DeviceLimits limits_;
-  std::vector<int> ordinals_;
-  const Device* device_ = nullptr;  // for measuring in this process; null: worker processes only
-  Database& database_;
-  TuneOptions options_;
-  std::unique_ptr<CubinCache> cache_;          // before the lanes: an in-process lane uses it
-  detail::NvrtcRunnerFactory compile_runners_;  // compiler processes, kept for later shapes
-  bool compile_runners_chosen_ = false;
-  std::unique_ptr<detail::Dispatcher> lanes_;  // started by the first shape with something to measure
-  // The compile threads, kept for later shapes: a compile a shape started ahead of its strategy (Strategy::upcoming())
-  // may run on after the shape ends, without holding up the next. Ends first: its jobs post to the lanes' outbox.
-  std::unique_ptr<CompilePool> pool_;
-  std::size_t shapes_ = 0;                     // shapes tuned so far: ShapeTask ids
-  std::map<std::pair<const KernelSpec*, std::string>, std::future<Space>> upcoming_;  // expect()'s enumerations
+  std::unique_ptr<detail::TunerResources> resources_;
 };
 
 }  // namespace cutune
