@@ -6,6 +6,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "cutune/compiler.hpp"
@@ -88,6 +91,31 @@ struct TuneOptions {
   std::function<void(const Progress&)> on_progress;
   std::vector<RemoteLaneSource> remote_lanes;  ///< measured on as well, after the local GPUs (isolated runs only)
 };
+
+/// A number of TuneOptions that the front-ends take by name, described once: `tune --<name, dashes for underscores>`
+/// and the keyword of cutune.tune() follow from its row, as the measurement's numbers follow from kMeasureOptionFields
+/// (measure.hpp). A new number of the run is a member above and a row below; `tune`, cutune.tune() and their checks
+/// pick it up.
+struct TuneOptionField {
+  std::string_view name;
+  std::variant<std::size_t TuneOptions::*, int TuneOptions::*, double TuneOptions::*> member;
+  std::string_view help;
+  double least = 0.0;  ///< the values a front-end accepts
+  double most = 0.0;
+};
+inline constexpr TuneOptionField kTuneOptionFields[] = {
+    {"budget", &TuneOptions::budget, "most configurations to evaluate per shape (0: no limit)", 0, 1e12},
+};
+/// A field's value as a double, and set from one (the caller checked the bounds).
+inline double option_value(const TuneOptions& o, const TuneOptionField& f) {
+  return std::visit([&o](auto member) { return static_cast<double>(o.*member); }, f.member);
+}
+inline void set_option(TuneOptions& o, const TuneOptionField& f, double value) {
+  std::visit([&o, value](auto member) { o.*member = static_cast<std::remove_reference_t<decltype(o.*member)>>(value); },
+             f.member);
+}
+/// Whether the field takes whole numbers only.
+inline bool is_integer(const TuneOptionField& f) { return !std::holds_alternative<double TuneOptions::*>(f.member); }
 
 /// The outcome of tuning one shape.
 struct ShapeReport {
