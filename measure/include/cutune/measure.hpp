@@ -84,6 +84,10 @@ class Workbench {
   /// parameter, InputError when an output's "verify" region does not fit it, CudaError on driver failures or when
   /// the reference does not compile or run.
   Workbench(const Device& device, const KernelSpec& spec, const Shape& shape, const MeasureOptions& options);
+  /// The same, timed under the L2 convention `flush` as resolved by the caller (the tuner resolves it once per shape,
+  /// KernelSpec::l2_flush()); options.flush is not read. The constructor above resolves options.flush that way.
+  Workbench(const Device& device, const KernelSpec& spec, const Shape& shape, const MeasureOptions& options,
+            L2Flush flush);
   ~Workbench();
   Workbench(const Workbench&) = delete;
   Workbench& operator=(const Workbench&) = delete;
