@@ -79,13 +79,9 @@ nb::list option_field_list() {
   return out;
 }
 
-// An optional number as Python sees it: None or a float.
+// An optional number as Python sees it: None or a float (set only to a float).
 nb::object optional_float(const std::optional<double>& value) {
   return value ? nb::object(nb::float_(*value)) : nb::none();
-}
-std::optional<double> float_or_none(const nb::handle& value) {
-  if (value.is_none()) return std::nullopt;
-  return nb::cast<double>(value);
 }
 
 }  // namespace
@@ -106,10 +102,10 @@ void bind_tune(nb::module_& m) {
       .def_rw("command", &TuneOptions::command)
       .def_prop_rw(
           "atol", [](const TuneOptions& o) { return optional_float(o.measure.atol); },
-          [](TuneOptions& o, nb::handle value) { o.measure.atol = float_or_none(value); })
+          [](TuneOptions& o, double value) { o.measure.atol = value; })
       .def_prop_rw(
           "rtol", [](const TuneOptions& o) { return optional_float(o.measure.rtol); },
-          [](TuneOptions& o, nb::handle value) { o.measure.rtol = float_or_none(value); })
+          [](TuneOptions& o, double value) { o.measure.rtol = value; })
       .def("set", &set_keyword, nb::arg("name"), nb::arg("value"));
   // A tuning request: the texts that name the kernel, shapes, database and GPUs, and its settings.
   nb::class_<TuneRequest>(m, "TuneRequest")

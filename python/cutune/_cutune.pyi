@@ -42,7 +42,7 @@ class TuneOptions:
     cache_dir: str
     isolate: bool
     command: str
-    atol: Optional[float]
+    atol: Optional[float]  # set to a float only
     rtol: Optional[float]
     def __init__(self) -> None: ...
     def set(self, name: str, value: float) -> None: ...

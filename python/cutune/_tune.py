@@ -94,7 +94,11 @@ def tune(kernel: Optional[PathLike] = None, shapes: Optional[Shapes] = None, *, 
     options.strategy, options.seed, options.start = strategy or _default_strategy(), seed, _text_list(start)
     options.prior, options.time_budget_s, options.compile_threads = prior, float(time_budget), jobs
     options.use_cache, options.cache_dir, options.isolate = cache, _path_text(cache_dir), isolate
-    options.atol, options.rtol, options.command = atol, rtol, _command(name, shapes_text, budget)
+    options.command = _command(name, shapes_text, budget)
+    if atol is not None:
+        options.atol = atol
+    if rtol is not None:
+        options.rtol = rtol
     for keyword, value in {"budget": budget, **measure}.items():
         options.set(keyword, value)
     request.options = options
