@@ -8,9 +8,9 @@
 
 namespace cutune::cli {
 
-int run_cluster_tune(const TuneRequest& args, const KernelSpec& spec, const std::vector<Shape>& shapes,
-                     std::chrono::steady_clock::time_point started) {
-  if (!args.isolate) throw InputError("--no-isolate measures in this process: an MPI job measures in worker processes");
+int run_cluster_tune(const TuneRequest& args, const TunePlan& plan, std::chrono::steady_clock::time_point started) {
+  const KernelSpec& spec = plan.spec;
+  if (!plan.options.isolate) throw InputError("--no-isolate measures in this process: an MPI job measures in worker processes");
   if (!args.devices.empty()) {
     throw InputError("--devices does not apply under mpirun / srun: each rank measures on one GPU, its node-local "
                      "rank; start one rank per GPU");
@@ -23,7 +23,7 @@ int run_cluster_tune(const TuneRequest& args, const KernelSpec& spec, const std:
   const Device device(transport.local_rank() % count);
   const cluster::LocalGpu gpu{device.identity(), device.limits(), device.ordinal()};
   const Shape* current = nullptr;
-  TuneOptions options = tune_options(args);
+  TuneOptions options = plan.options;
   options.on_progress = [&spec, &current](const Progress& p) { print_progress(spec, *current, p); };
   if (transport.rank() != 0) return cluster::serve_rank(transport, gpu, options);
 
@@ -33,7 +33,7 @@ int run_cluster_tune(const TuneRequest& args, const KernelSpec& spec, const std:
   std::cout << "MPI job of " << transport.size() << " ranks: rank 0 on " << transport.host() << " stores into "
             << args.db << "\n";
   Tuner tuner(gpu.identity, lanes.limits(), gpu.ordinal, db, options);
-  return tune_shapes(tuner, spec, shapes, gpu.identity, current, args.db, started);
+  return tune_shapes(tuner, spec, plan.shapes, gpu.identity, current, args.db, started);
 }
 
 }  // namespace cutune::cli

@@ -120,38 +120,45 @@ void add_place_options(CLI::App& app, TuneRequest& tune) {
 void add_search_options(CLI::App& app, TuneRequest& tune, TuneTexts& texts) {
   std::string strategies;
   for (const auto& name : cutune::strategy_names()) strategies += (strategies.empty() ? "" : ", ") + name;
-  app.add_option("--strategy", tune.strategy,
+  app.add_option("--strategy", tune.options.strategy,
                  "search strategy: " + strategies + " (default " + std::string(cutune::kDefaultStrategy) +
                      ": Bayesian optimisation and refinement around the best configuration, with evaluations moved to whichever "
                      "pays, because no single strategy is best on every space; how it compares with the others and with "
                      "Kernel Tuner's, on the spaces it was developed on and on others: docs/search.md; exhaustive is as "
                      "good when the budget covers the whole space)");
-  app.add_option("--seed", tune.seed, "the strategy's random seed: the same seed, space, outcomes and cubin cache "
+  app.add_option("--seed", tune.options.seed, "the strategy's random seed: the same seed, space, outcomes and cubin cache "
                                       "give the same proposals")->capture_default_str();
-  app.add_option("--start", tune.start,
+  app.add_option("--start", tune.options.start,
                  "a configuration to evaluate first, e.g. one that won on another GPU (repeatable; after the spec's "
                  "own \"start\" list; at a shape where it is not valid, the nearest valid configuration, one parameter "
                  "changed, instead, or nothing)");
-  app.add_flag("!--no-prior", tune.prior,
+  app.add_flag("!--no-prior", tune.options.prior,
                "ignore what the database holds of this kernel version and shape on other GPUs (by default, the two "
                "fastest of each of up to three are evaluated first, after --start, and the default strategy's model "
                "learns from their results)");
-  app.add_option("--budget", tune.budget, "most configurations to evaluate per shape (0: no limit)")->capture_default_str();
   app.add_option("--time", texts.time_budget, "wall-time budget per shape, e.g. 90, 90s, 5m, 1h (default: no limit)");
 }
 
-void add_measure_options(CLI::App& app, TuneRequest& tune, TuneTexts& texts) {
-  app.add_option("--jobs,-j", tune.jobs, "compile threads (0: every core)")->capture_default_str();
-  for (const auto& f : cutune::kMeasureOptionFields) {
+// `--<name>` (dashes for underscores) for each row of a table of numbers (kTuneOptionFields, kMeasureOptionFields),
+// bound to its member of `options`, with its range.
+template <typename Options, typename Fields>
+void add_number_options(CLI::App& app, Options& options, const Fields& fields) {
+  for (const auto& f : fields) {
     std::string name = "--" + std::string(f.name);
     std::replace(name.begin(), name.end(), '_', '-');
     std::visit([&](auto member) {
-      using Number = std::remove_reference_t<decltype(tune.measure.*member)>;  // whole numbers say so in --help
-      app.add_option(name, tune.measure.*member, std::string(f.help))
+      using Number = std::remove_reference_t<decltype(options.*member)>;  // whole numbers say so in --help
+      app.add_option(name, options.*member, std::string(f.help))
           ->capture_default_str()
           ->check(CLI::Range(static_cast<Number>(f.least), static_cast<Number>(f.most)));
     }, f.member);
   }
+}
+
+void add_measure_options(CLI::App& app, TuneRequest& tune, TuneTexts& texts) {
+  app.add_option("--jobs,-j", tune.options.compile_threads, "compile threads (0: every core)")->capture_default_str();
+  add_number_options(app, tune.options, cutune::kTuneOptionFields);
+  add_number_options(app, tune.options.measure, cutune::kMeasureOptionFields);
   auto* flush_option = add_flush_option(
       app, tune.flush,
       "L2 state before each timed launch: read (a buffer twice the L2 size is read: clean lines), write (a 256 MB "
@@ -163,21 +170,21 @@ void add_measure_options(CLI::App& app, TuneRequest& tune, TuneTexts& texts) {
                  "configuration), default (the kernel at its default configuration) or none (not compared: results "
                  "are stored as unverified); default: the spec's \"verify\", else reference")
       ->check(CLI::IsMember({"reference", "default", "none"}));
-  app.add_option("--atol", tune.measure.atol,
+  app.add_option("--atol", tune.options.measure.atol,
                  "absolute tolerance of every output, in place of the spec's: |out - ref| <= atol + rtol * |ref|")
       ->check(tolerance_error);
-  app.add_option("--rtol", tune.measure.rtol, "relative tolerance of every output, in place of the spec's")
+  app.add_option("--rtol", tune.options.measure.rtol, "relative tolerance of every output, in place of the spec's")
       ->check(tolerance_error);
 }
 
 // How the run compiles, isolates candidates and splits the space.
 void add_run_options(CLI::App& app, TuneRequest& tune) {
-  app.add_option("--cache-dir", tune.cache_dir, "cubin cache folder (default: $CUTUNE_CACHE_DIR, else $XDG_CACHE_HOME/cutune, else ~/.cache/cutune)");
-  app.add_flag("!--no-cache", tune.use_cache, "compile everything afresh, without the cubin cache");
-  app.add_flag("!--no-isolate", tune.isolate, "measure in this process instead of a worker process (a faulting "
+  app.add_option("--cache-dir", tune.options.cache_dir, "cubin cache folder (default: $CUTUNE_CACHE_DIR, else $XDG_CACHE_HOME/cutune, else ~/.cache/cutune)");
+  app.add_flag("!--no-cache", tune.options.use_cache, "compile everything afresh, without the cubin cache");
+  app.add_flag("!--no-isolate", tune.options.isolate, "measure in this process instead of a worker process (a faulting "
                                               "candidate then ends the run)");
-  add_shard_option(app, tune.shard_text);
-  app.add_option("--timeout-floor", tune.timeout_floor_s, "seconds a configuration gets at least before it counts as hung")
+  add_shard_option(app, tune.shard);
+  app.add_option("--timeout-floor", tune.options.timeout_floor_s, "seconds a configuration gets at least before it counts as hung")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
 }
@@ -195,9 +202,9 @@ void add_subcommands(CLI::App& app, Subcommands& subcommands) {
 
 // Checks the texts into `tune`, then runs the subcommand that was given, else tuning.
 int dispatch(TuneRequest& tune, const TuneTexts& texts, const Subcommands& subcommands) {
-  if (!texts.time_budget.empty()) tune.time_budget_s = parse_duration(texts.time_budget);
+  if (!texts.time_budget.empty()) tune.options.time_budget_s = parse_duration(texts.time_budget);
   if (texts.no_flush) tune.flush = "none";
-  check_tune_request(tune);
+  check_tune_request(tune);  // a bad option fails before any subcommand runs
   for (const auto& sub : subcommands)
     if (sub.app->parsed()) return sub.action();
   if (!tune.wanted && tune.problem.empty() && ((tune.kernel.empty() && tune.spec.empty()) || tune.shapes.empty())) {
@@ -248,7 +255,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
 
   TuneRequest tune;
-  tune.command_line = join_args(argc, argv);
+  tune.options.command = join_args(argc, argv);
   TuneTexts texts;
   add_target_options(app, tune);
   add_place_options(app, tune);

@@ -9,11 +9,11 @@
 
 namespace cutune::cli {
 
-int run_tune(TuneRequest args) {
+int run_tune(const TuneRequest& args) {
   const auto started = std::chrono::steady_clock::now();
   const TunePlan job = prepare_tune(args);
 #ifdef CUTUNE_HAVE_MPI
-  if (cluster::launched_by_mpi()) return run_cluster_tune(args, job.spec, job.shapes, started);
+  if (cluster::launched_by_mpi()) return run_cluster_tune(args, job, started);
 #endif
   double before_s = 0.0;  // start-up: the kernel, the database, the GPUs
   TuneHooks hooks;

@@ -88,6 +88,7 @@ int run_wanted(const TuneRequest& args) {
   Database db(args.db);
   const DeviceIdentity device = Device(args.device).identity();
   const std::vector<std::string> kernels = wanted_kernels(args, db, device);
+  const std::optional<L2Flush> flush = check_tune_request(args).measure.flush;
   int status = 0;
   bool any = false;
   for (const auto& name : kernels) {
@@ -96,7 +97,7 @@ int run_wanted(const TuneRequest& args) {
     if (!name.empty()) run.kernel = name;
     std::optional<Shape> problem_shape;
     const KernelSpec spec = load_chosen_kernel(run.kernel, run.spec, run.problem, &problem_shape, true);
-    const auto shapes = untuned_wanted_shapes(db, spec, device, spec.l2_flush(run.measure.flush));
+    const auto shapes = untuned_wanted_shapes(db, spec, device, spec.l2_flush(flush));
     if (shapes.empty()) continue;
     any = true;
     for (const auto& s : shapes) run.shapes += (run.shapes.empty() ? "" : ",") + s;

@@ -13,8 +13,8 @@
 #include <sstream>
 
 #include "cutune/error.hpp"
-#include "cutune/measure.hpp"
 #include "cutune/spec.hpp"
+#include "cutune/timing.hpp"
 #include "foreign_formats.hpp"
 #include "formats.hpp"
 

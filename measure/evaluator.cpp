@@ -16,9 +16,7 @@ class InProcessEvaluator final : public Evaluator {
 
   void prepare(const KernelSpec& spec, const Shape& shape, L2Flush flush) override {
     bench_.reset();
-    MeasureOptions options = options_;
-    options.flush = flush;
-    bench_.emplace(device_, spec, shape, options);
+    bench_.emplace(device_, spec, shape, options_, flush);
     bench_->prepare(cache_);
   }
 

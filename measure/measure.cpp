@@ -12,14 +12,6 @@
 namespace cutune {
 namespace {
 
-// Quantile by linear interpolation on sorted samples.
-double quantile(const std::vector<double>& sorted, double q) {
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos));
-  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-}
-
 // Pairs of events around each timed launch, recorded back to back and read after one synchronisation.
 class EventPairs {
  public:
@@ -47,17 +39,6 @@ class EventPairs {
 };
 
 }  // namespace
-
-Timing summarize(std::vector<double> samples) {
-  Timing t;
-  if (samples.empty()) return t;
-  std::sort(samples.begin(), samples.end());
-  t.min = samples.front();
-  t.max = samples.back();
-  t.median = quantile(samples, 0.5);
-  t.spread = t.median > 0 ? (quantile(samples, 0.75) - quantile(samples, 0.25)) / t.median : 0.0;
-  return t;
-}
 
 Result Workbench::evaluate(const Config& config, const CompileOutput& compiled, double best_ms) {
   return impl_->evaluate(config, compiled, best_ms, 0);

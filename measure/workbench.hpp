@@ -105,10 +105,6 @@ class Stopwatch {
 std::vector<unsigned char> host_fill(const KernelSpec& spec, const Argument& a, const FillRule& fill, const Shape& shape,
                                      std::size_t count);
 
-/// Where a constant-memory argument's __constant__ array is in `module` (constant_memory.cpp); why it cannot take
-/// `bytes` (no such variable, too small), or nullopt.
-std::optional<std::string> constant_symbol(const Module& module, const Argument& a, std::size_t bytes,
-                                           CUdeviceptr* address);
 /// Copies every constant-memory argument's buffer into its __constant__ symbol of `module` on `stream`; why it
 /// cannot (no such symbol, too small), or nullopt.
 std::optional<std::string> copy_constants(const Module& module, const std::vector<DeviceArgument>& args,
@@ -125,7 +121,7 @@ struct Workbench::Impl {
   const KernelSpec& spec;
   Shape shape;
   MeasureOptions options;
-  L2Flush flush;  // the convention in force: options.flush, else the spec's, else Read
+  L2Flush flush;  // the convention in force, resolved by the Workbench's caller
   VerifyMode verify;  // what outputs are compared with: options.verify, else the spec's, else Reference
   CUstream stream = nullptr;
   std::unique_ptr<detail::SupportKernels> support;
@@ -138,8 +134,8 @@ struct Workbench::Impl {
   double peak = 0.0;      // the metric's peak on this device (Result::peak), found by prepare()
   std::shared_ptr<detail::PipelineWorkbench> pipeline;  // specs with a host pipeline: its host side (prepare())
 
-  Impl(const Device& d, const KernelSpec& s, const Shape& sh, const MeasureOptions& o)
-      : device(d), spec(s), shape(sh), options(o), flush(s.l2_flush(o.flush)), verify(s.verify_mode(o.verify)) {}
+  Impl(const Device& d, const KernelSpec& s, const Shape& sh, const MeasureOptions& o, L2Flush f)
+      : device(d), spec(s), shape(sh), options(o), flush(f), verify(s.verify_mode(o.verify)) {}
   ~Impl();
 
   /// Grid-stride launch of a support kernel over n elements.

@@ -238,7 +238,11 @@ void Workbench::Impl::flush_l2() {
 }
 
 Workbench::Workbench(const Device& device, const KernelSpec& spec, const Shape& shape, const MeasureOptions& options)
-    : impl_(std::make_unique<Impl>(device, spec, shape, options)) {
+    : Workbench(device, spec, shape, options, spec.l2_flush(options.flush)) {}
+
+Workbench::Workbench(const Device& device, const KernelSpec& spec, const Shape& shape, const MeasureOptions& options,
+                     L2Flush flush)
+    : impl_(std::make_unique<Impl>(device, spec, shape, options, flush)) {
   Impl& w = *impl_;
   device.make_current();
   CU_CHECK(cuStreamCreate, &w.stream, CU_STREAM_NON_BLOCKING);

@@ -64,7 +64,7 @@ KernelSpec load_chosen_kernel(const std::string& kernel, const std::string& spec
   return load_kernel(kernel);
 }
 
-void apply_measure_choices(MeasureOptions& measure, const std::string& verify, const std::string& flush) {
+MeasureOptions resolve_measure_choices(MeasureOptions measure, const std::string& verify, const std::string& flush) {
   measure.flush = flush_from_option(flush);
   if (!verify.empty()) {
     measure.verify = parse_verify_mode(verify);
@@ -73,6 +73,7 @@ void apply_measure_choices(MeasureOptions& measure, const std::string& verify, c
   if (measure.verify == VerifyMode::None && (measure.atol || measure.rtol)) {
     throw InputError("--atol and --rtol bound the comparison that --verify none leaves out");
   }
+  return measure;
 }
 
 std::optional<L2Flush> flush_from_option(const std::string& text) {
@@ -94,25 +95,6 @@ std::vector<Shape> parse_shapes(const KernelSpec& spec, const std::string& text)
   return shapes;
 }
 
-TuneOptions tune_options(const TuneRequest& args) {
-  TuneOptions options;
-  options.measure = args.measure;
-  options.strategy = args.strategy;
-  options.seed = args.seed;
-  options.start = args.start;
-  options.prior = args.prior;
-  options.budget = args.budget;
-  options.time_budget_s = args.time_budget_s;
-  options.compile_threads = args.jobs;
-  options.use_cache = args.use_cache;
-  options.cache_dir = args.cache_dir;
-  options.isolate = args.isolate;
-  options.timeout_floor_s = args.timeout_floor_s;
-  options.shard = args.shard;
-  options.command = args.command_line;
-  return options;
-}
-
 std::vector<ShapeReport> tune_each(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes,
                                    const DeviceIdentity& identity, const Shape*& current, const TuneHooks& hooks) {
   std::vector<ShapeReport> reports;
@@ -126,7 +108,11 @@ std::vector<ShapeReport> tune_each(Tuner& tuner, const KernelSpec& spec, const s
   return reports;
 }
 
-void check_measure_number(const MeasureOptionField& field, double value) {
+namespace {
+
+// Throws InputError unless `value` lies in the field's range, and is whole where the field takes whole numbers.
+template <typename Field>
+void check_in_range(const Field& field, double value) {
   const bool whole = !is_integer(field) || value == std::floor(value);
   if (!(value >= field.least && value <= field.most) || !whole) {
     std::ostringstream text;
@@ -136,59 +122,76 @@ void check_measure_number(const MeasureOptionField& field, double value) {
   }
 }
 
-void set_measure_number(MeasureOptions& measure, std::string_view name, double value) {
+}  // namespace
+
+void check_number(const MeasureOptionField& field, double value) { check_in_range(field, value); }
+
+void check_number(const TuneOptionField& field, double value) { check_in_range(field, value); }
+
+void set_number(TuneOptions& options, std::string_view name, double value) {
+  for (const auto& f : kTuneOptionFields) {
+    if (f.name != name) continue;
+    check_number(f, value);
+    set_option(options, f, value);
+    return;
+  }
   for (const auto& f : kMeasureOptionFields) {
     if (f.name != name) continue;
-    check_measure_number(f, value);
-    set_option(measure, f, value);
+    check_number(f, value);
+    set_option(options.measure, f, value);
     return;
   }
   std::string known;
-  for (const auto& f : kMeasureOptionFields) known += (known.empty() ? "" : ", ") + std::string(f.name);
-  throw InputError("unknown measurement option '" + std::string(name) + "' (known: " + known + ")");
+  for (const auto& f : kTuneOptionFields) known += (known.empty() ? "" : ", ") + std::string(f.name);
+  for (const auto& f : kMeasureOptionFields) known += ", " + std::string(f.name);
+  throw InputError("unknown option '" + std::string(name) + "' (known: " + known + ")");
 }
 
-void check_tune_request(TuneRequest& args) {
-  for (const auto& [name, value] : {std::pair{"atol", args.measure.atol}, std::pair{"rtol", args.measure.rtol}}) {
+TuneOptions check_tune_request(const TuneRequest& request) {
+  TuneOptions options = request.options;
+  for (const auto& [name, value] : {std::pair{"atol", options.measure.atol}, std::pair{"rtol", options.measure.rtol}}) {
     if (value && !(*value >= 0.0 && std::isfinite(*value))) {
       throw InputError(std::string(name) + " " + std::to_string(*value) + " is not a number >= 0");
     }
   }
-  apply_measure_choices(args.measure, args.verify, args.flush);
-  for (const auto& f : kMeasureOptionFields) check_measure_number(f, option_value(args.measure, f));
-  if (!(args.time_budget_s >= 0.0)) throw InputError("time_budget must be seconds >= 0");
-  args.shard = parse_shard(args.shard_text);
+  options.measure = resolve_measure_choices(options.measure, request.verify, request.flush);
+  for (const auto& f : kMeasureOptionFields) check_number(f, option_value(options.measure, f));
+  for (const auto& f : kTuneOptionFields) check_number(f, option_value(options, f));
+  if (!(options.time_budget_s >= 0.0)) throw InputError("time_budget must be seconds >= 0");
+  options.shard = parse_shard(request.shard);
+  return options;
 }
 
-TunePlan prepare_tune(TuneRequest& args) {
-  check_tune_request(args);
+TunePlan prepare_tune(const TuneRequest& request) {
+  TunePlan plan{check_tune_request(request), {}, {}};
   std::optional<Shape> problem_shape;
-  TunePlan job{load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, true), {}};
-  for (const auto& w : args.where) job.spec.restrict_to(w);
-  for (const auto& c : args.start) job.spec.parse_config(c);  // a malformed --start fails before any work
-  job.shapes = problem_shape ? problem_shapes(job.spec, *problem_shape, args.shapes) : parse_shapes(job.spec, args.shapes);
-  return job;
+  plan.spec = load_chosen_kernel(request.kernel, request.spec, request.problem, &problem_shape, true);
+  for (const auto& w : request.where) plan.spec.restrict_to(w);
+  for (const auto& c : plan.options.start) plan.spec.parse_config(c);  // a malformed --start fails before any work
+  plan.shapes = problem_shape ? problem_shapes(plan.spec, *problem_shape, request.shapes)
+                              : parse_shapes(plan.spec, request.shapes);
+  return plan;
 }
 
-std::vector<ShapeReport> tune_on_this_machine(const TuneRequest& args, const TunePlan& job, const TuneHooks& hooks) {
-  FreshDatabaseGuard guard(args.db);
-  Database db(args.db);
+std::vector<ShapeReport> tune_on_this_machine(const TuneRequest& request, const TunePlan& plan, const TuneHooks& hooks) {
+  FreshDatabaseGuard guard(request.db);
+  Database db(request.db);
   std::vector<std::unique_ptr<Device>> devices;
-  const DeviceChoice choice = choose_devices(args, devices);
+  const DeviceChoice choice = choose_devices(request, devices);
   guard.keep();
 
   const Shape* current = nullptr;
-  TuneOptions options = tune_options(args);
+  TuneOptions options = plan.options;
   if (hooks.progress) options.on_progress = [&hooks, &current](const Progress& p) { hooks.progress(*current, p); };
   // One tuner for every shape: its worker processes stay up from one shape to the next.
   Tuner tuner = choice.ordinals.size() == 1 ? Tuner(*devices.front(), db, options)
                                             : Tuner(choice.identity, choice.limits, choice.ordinals, db, options);
-  return tune_each(tuner, job.spec, job.shapes, choice.identity, current, hooks);
+  return tune_each(tuner, plan.spec, plan.shapes, choice.identity, current, hooks);
 }
 
-DeviceChoice choose_devices(const TuneRequest& args, std::vector<std::unique_ptr<Device>>& opened) {
-  const bool listed = !args.devices.empty();
-  const std::string text = listed ? args.devices : std::to_string(args.device);
+DeviceChoice choose_devices(const TuneRequest& request, std::vector<std::unique_ptr<Device>>& opened) {
+  const bool listed = !request.devices.empty();
+  const std::string text = listed ? request.devices : std::to_string(request.device);
   const std::string option = listed ? "--devices" : "--device";
   const DeviceList list = parse_device_list(text, option);  // a typo is reported before the GPUs are looked at
   const int count = Device::count();
@@ -201,7 +204,7 @@ DeviceChoice choose_devices(const TuneRequest& args, std::vector<std::unique_ptr
     identities.push_back(opened.back()->identity());
     limits.push_back(opened.back()->limits());
   }
-  if (ordinals.size() > 1 && !args.isolate) {
+  if (ordinals.size() > 1 && !request.options.isolate) {
     throw InputError("--no-isolate measures in this process, on one GPU: leave it out to tune on several");
   }
   return one_model(ordinals, identities, limits, option + " " + text);

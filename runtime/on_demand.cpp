@@ -16,7 +16,7 @@
 #include <sstream>
 
 #include "cutune/error.hpp"
-#include "measure/programs.hpp"
+#include "base/programs.hpp"
 #include "base/log.hpp"
 
 extern char** environ;

@@ -9,8 +9,8 @@
 #include "cutune/error.hpp"
 #include "cutune/runtime_pipeline.hpp"
 #include "cutune/templates.hpp"
+#include "driver/device_memory.hpp"
 #include "driver/pipeline_runner.hpp"
-#include "measure/workbench.hpp"
 
 namespace cutune {
 namespace {

@@ -22,8 +22,9 @@
 #include "fallback_model.hpp"
 #include "on_demand.hpp"
 #include "wanted_log.hpp"
+#include "driver/constant_symbol.hpp"
+#include "driver/device_memory.hpp"
 #include "driver/tensor_map_encode.hpp"
-#include "measure/workbench.hpp"
 
 namespace cutune {
 namespace {

@@ -1,4 +1,4 @@
-// The strategy registry and the exhaustive strategy.
+// The strategy registry (every strategy's name, description and maker) and the exhaustive strategy.
 #include "cutune/strategy.hpp"
 
 #include <algorithm>
@@ -23,8 +23,40 @@ void ExhaustiveStrategy::observe(std::size_t index, std::optional<double>) {
   known_[index] = true;
 }
 
+namespace {
+
+// A strategy that has no use for the prior or the search inputs.
+template <std::unique_ptr<Strategy> (*make)(const Space&, std::uint64_t)>
+std::unique_ptr<Strategy> plain(const Space& space, std::uint64_t seed, const Prior&, const SearchInputs&) {
+  return make(space, seed);
+}
+
+std::unique_ptr<Strategy> make_exhaustive(const Space& space, std::uint64_t) {
+  return std::make_unique<ExhaustiveStrategy>(space.size());
+}
+
+}  // namespace
+
+const std::vector<StrategyEntry>& strategy_registry() {
+  static const std::vector<StrategyEntry> registry = {
+      {"exhaustive", "every configuration once, in the space's order", plain<make_exhaustive>},
+      {"random", "configurations drawn uniformly without replacement", plain<detail::make_random_strategy>},
+      {"annealing", "simulated annealing over parameter neighbourhoods", plain<detail::make_annealing_strategy>},
+      {"genetic", "a steady-state genetic algorithm", plain<detail::make_genetic_strategy>},
+      {"local_search", "iterated local search", plain<detail::make_local_search_strategy>},
+      {"bayes", "Bayesian optimisation with a tree-ensemble surrogate", plain<detail::make_bayes_strategy>},
+      {"portfolio",
+       "the surrogate's expected improvement and model-guided refinement around the best, sharing one history, each "
+       "rule given proposals in proportion to what it recently gained",
+       detail::make_portfolio_strategy},
+  };
+  return registry;
+}
+
 std::vector<std::string> strategy_names() {
-  return {"exhaustive", "random", "annealing", "genetic", "local_search", "bayes", "portfolio"};
+  std::vector<std::string> names;
+  for (const StrategyEntry& entry : strategy_registry()) names.emplace_back(entry.name);
+  return names;
 }
 
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& space, std::uint64_t seed) {
@@ -47,13 +79,8 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, const Space& spac
       throw InputError("search inputs favour input " + std::to_string(k) + " of " + std::to_string(inputs.names.size()));
     }
   }
-  if (name == "exhaustive") return std::make_unique<ExhaustiveStrategy>(space.size());
-  if (name == "random") return detail::make_random_strategy(space, seed);
-  if (name == "annealing") return detail::make_annealing_strategy(space, seed);
-  if (name == "genetic") return detail::make_genetic_strategy(space, seed);
-  if (name == "local_search") return detail::make_local_search_strategy(space, seed);
-  if (name == "bayes") return detail::make_bayes_strategy(space, seed);
-  if (name == "portfolio") return detail::make_portfolio_strategy(space, seed, prior, inputs);
+  for (const StrategyEntry& entry : strategy_registry())
+    if (entry.name == name) return entry.make(space, seed, prior, inputs);
   std::string known;
   for (const auto& n : strategy_names()) known += (known.empty() ? "" : ", ") + n;
   throw InputError("unknown strategy '" + std::string(name) + "' (known: " + known + ")");

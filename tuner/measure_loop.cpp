@@ -1,4 +1,4 @@
-// Keeps every lane busy with one shape's configurations: the strategy proposes, the pool compiles, idle lanes measure.
+// A round of a shape's search keeps every lane busy: the strategy proposes, the pool compiles, idle lanes measure.
 #include "tuner/measure_loop.hpp"
 
 #include <algorithm>
@@ -20,11 +20,11 @@ constexpr std::chrono::milliseconds kWait{100};
 // Compiles one configuration on the pool; the job posts its kernel to the outbox itself, so that the main thread
 // wakes for a finished compile as it does for a lane's result. A compile ahead of the strategy may outlive the shape:
 // it holds its own spec (`own`) and configuration.
-void submit_compile(const MeasureLoop& m, std::size_t index, double search_ms,
+void submit_compile(const RoundInputs& m, std::size_t index, double search_ms,
                     std::shared_ptr<const KernelSpec> own = nullptr) {
   const bool speculative = own != nullptr;
   m.pool.submit([own, &spec = own ? *own : *m.task->spec, config = m.space.configs()[index], arch = m.arch,
-                 cache = m.cache, &outbox = m.lanes.outbox(), index, search_ms, shape = m.task->id, speculative,
+                 cache = m.cache, &outbox = m.dispatcher.outbox(), index, search_ms, shape = m.task->id, speculative,
                  extents = m.task->shape] {
     Compiled c;
     c.index = index;
@@ -49,7 +49,7 @@ double best_with(double best_ms, const std::vector<Arrival>& arrived) {
 }
 
 // Asks the strategy for up to `n` configurations on the clock's Search phase; each one's share of that time, ms.
-std::pair<std::vector<std::size_t>, double> ask(const MeasureLoop& m, std::size_t n) {
+std::pair<std::vector<std::size_t>, double> ask(const RoundInputs& m, std::size_t n) {
   const PhaseScope searching(m.clock, Phase::Search);
   const auto start = std::chrono::steady_clock::now();
   auto indices = m.strategy.ask(n);
@@ -59,7 +59,7 @@ std::pair<std::vector<std::size_t>, double> ask(const MeasureLoop& m, std::size_
 }
 
 // A job that evaluates the configuration `index`; the caller adds its binary when the pool compiled it.
-Job evaluate_job(const MeasureLoop& m, std::size_t index, double search_ms) {
+Job evaluate_job(const RoundInputs& m, std::size_t index, double search_ms) {
   Job job;
   job.task = m.task;
   job.index = index;
@@ -68,14 +68,14 @@ Job evaluate_job(const MeasureLoop& m, std::size_t index, double search_ms) {
   return job;
 }
 
-// One shape's pass through the loop: what is asked, compiling, ready for a lane and arrived, and the steps that move
+// One round's pipeline: what is asked, compiling, ready for a lane and arrived, and the steps that move
 // configurations from one to the next.
-class MeasureRun {
+class RoundPipeline {
  public:
-  MeasureRun(const MeasureLoop& m, std::vector<std::future<CompileOutput>>& setup, ShapeReport& report)
-      : m_(m), lanes_(m.lanes), setup_(setup), report_(report), threads_(m.pool.threads()),
-        lookahead_(compiles_here() > 0 ? 2 * threads_ + lanes_.size() : 0),
-        reserve_(std::min(lanes_.size() + 1, threads_ / 4)) {}
+  RoundPipeline(const RoundInputs& m, std::vector<std::future<CompileOutput>>& setup, ShapeReport& report)
+      : m_(m), dispatcher_(m.dispatcher), setup_(setup), report_(report), threads_(m.pool.threads()),
+        lookahead_(compiles_here() > 0 ? 2 * threads_ + dispatcher_.size() : 0),
+        reserve_(std::min(dispatcher_.size() + 1, threads_ / 4)) {}
 
   void run() {
     for (;;) {
@@ -102,20 +102,20 @@ class MeasureRun {
   // is ready, so that their GPUs do not wait on one compile at a time while this rank's cores have compiled ones.
   std::size_t compiles_here() const {
     std::size_t local = 0;
-    for (std::size_t i = 0; i < lanes_.size(); ++i) local += !lanes_.lane(i).compiles_itself();
+    for (std::size_t i = 0; i < dispatcher_.size(); ++i) local += !dispatcher_.lane(i).compiles_itself();
     return local;
   }
 
   // Proposals the strategy may make now. An adaptive strategy says how many of its proposals may wait for outcomes at
   // once (Strategy::ahead()); the threads that leaves idle compile what it is likely to propose next (speculate()).
   std::size_t room() const {
-    const std::size_t waiting = compiling_ + ready_.size() + lanes_.in_flight() + arrived_.size();
-    const std::size_t ahead = std::max(m_.strategy.ahead(), lanes_.size());
+    const std::size_t waiting = compiling_ + ready_.size() + dispatcher_.in_flight() + arrived_.size();
+    const std::size_t ahead = std::max(m_.strategy.ahead(), dispatcher_.size());
     return std::min(lookahead_ > compiling_ + ready_.size() ? lookahead_ - compiling_ - ready_.size() : 0,
                     ahead > waiting ? ahead - waiting : 0);
   }
 
-  bool asking_over() const { return m_.stop.check(StopEffect::Asking, {asked_}) != nullptr; }
+  bool asking_over() const { return m_.stop.check(StopEffect::Asking) != nullptr; }
 
   void top_up() {
     while (!exhausted_ && room() > 0) {
@@ -123,14 +123,15 @@ class MeasureRun {
         exhausted_ = true;
         break;
       }
-      const auto [indices, search_ms] = ask(m_, std::min(room(), m_.to_measure - asked_));
+      const auto [indices, search_ms] = ask(m_, std::min(room(), m_.budget.may_ask()));
       if (indices.empty()) {
         exhausted_ = true;
         break;
       }
+      m_.budget.asked(indices.size());
       for (std::size_t index : indices) {
         submit_compile(m_, index, search_ms);
-        ++asked_, ++compiling_;
+        ++compiling_;
       }
       changed_ = true;
     }
@@ -145,7 +146,7 @@ class MeasureRun {
       exhausted_ = true;
       return std::nullopt;
     }
-    ++asked_;
+    m_.budget.asked(1);
     return std::pair{indices.front(), search_ms};
   }
 
@@ -154,7 +155,7 @@ class MeasureRun {
   // there are threads: a compile still running when the tuner ends is waited for (the pool outlives the shape, so the
   // next shape does not wait for it, but it holds a thread).
   void speculate() {
-    if (m_.cache == nullptr || !changed_ || exhausted_ || m_.to_measure - asked_ < threads_) return;
+    if (m_.cache == nullptr || !changed_ || exhausted_ || m_.budget.may_ask() < threads_) return;
     changed_ = false;
     if (compiling_ + speculating_ + reserve_ >= threads_) return;
     const PhaseScope searching(m_.clock, Phase::Search);
@@ -177,20 +178,20 @@ class MeasureRun {
   // Whether nothing is left to ask, compile or measure. Crashes a lane still holds get a second opinion on another
   // lane before they count as the configurations'.
   bool drained() {
-    if (!exhausted_ || compiling_ != 0 || !ready_.empty() || !lanes_.returned().empty() || lanes_.in_flight() != 0)
+    if (!exhausted_ || compiling_ != 0 || !ready_.empty() || !dispatcher_.returned().empty() || dispatcher_.in_flight() != 0)
       return false;
-    for (auto& a : lanes_.release_held(true)) arrived_.push_back(std::move(a));
-    return lanes_.returned().empty();
+    for (auto& a : dispatcher_.release_held(true)) arrived_.push_back(std::move(a));
+    return dispatcher_.returned().empty();
   }
 
   // What was measured is stored like every other result before the rule ends the shape: on an interrupt, what lanes
   // hold back too; when the last lane left, its held-back failures came with its outcome, as a one-GPU run stores them.
   void end_if(StopEffect effect) {
-    const StopRule* rule = m_.stop.check(effect, {asked_});
+    const StopRule* rule = m_.stop.check(effect);
     if (!rule) return;
     for (const auto& a : arrived_) m_.events.arrived(a);
     if (effect == StopEffect::Interrupt)
-      for (const auto& a : lanes_.release_held(false)) m_.events.arrived(a);
+      for (const auto& a : dispatcher_.release_held(false)) m_.events.arrived(a);
     rule->end();
   }
 
@@ -201,25 +202,25 @@ class MeasureRun {
     for (auto& job : setup_) job.get();
     setup_.clear();
     setup_done_ = true;
-    lanes_.start_idle_clock();
+    dispatcher_.start_idle_clock();
   }
 
   // Lanes get their next job before the results that freed them are stored, so that the GPUs measure while the
   // database commits and the strategy learns.
   void hand_out() {
     const double best_ms = best_with(m_.events.best_ms(), arrived_);
-    for (std::size_t lane : lanes_.idle_lanes()) {
+    for (std::size_t lane : dispatcher_.idle_lanes()) {
       auto job = next_job(lane);
       if (!job) continue;  // another idle lane may take a second opinion this one may not
       job->best_ms = best_ms;
-      lanes_.give(lane, std::move(*job));
+      dispatcher_.give(lane, std::move(*job));
     }
   }
 
   // Jobs of a lane that left go first, then compiles as they finished; a lane that compiles itself takes these too,
   // rather than leave them behind, and asks the strategy itself when nothing is ready.
   std::optional<Job> next_job(std::size_t lane) {
-    auto& back = lanes_.returned();
+    auto& back = dispatcher_.returned();
     const auto fits = std::find_if(back.begin(), back.end(), [lane](const Job& j) { return j.avoid_lane != lane; });
     if (fits != back.end()) {
       Job job = std::move(*fits);
@@ -233,7 +234,7 @@ class MeasureRun {
       ready_.pop_front();
       return job;
     }
-    if (!lanes_.lane(lane).compiles_itself()) return std::nullopt;
+    if (!dispatcher_.lane(lane).compiles_itself()) return std::nullopt;
     const auto asked_one = ask_one();
     if (!asked_one) return std::nullopt;
     return evaluate_job(m_, asked_one->first, asked_one->second);
@@ -249,11 +250,11 @@ class MeasureRun {
     std::deque<Compiled> compiled;
     {
       const PhaseScope waiting(m_.clock, Phase::Waiting);
-      lanes_.outbox().wait(kWait, outcomes_, compiled);
+      dispatcher_.outbox().wait(kWait, outcomes_, compiled);
     }
     for (auto& c : compiled) take(c);
     for (auto& o : outcomes_)
-      for (auto& a : lanes_.accept(std::move(o))) arrived_.push_back(std::move(a));
+      for (auto& a : dispatcher_.accept(std::move(o))) arrived_.push_back(std::move(a));
     outcomes_.clear();
   }
 
@@ -271,8 +272,8 @@ class MeasureRun {
     if (!given_up_) ready_.push_back(std::move(c));
   }
 
-  const MeasureLoop& m_;
-  Dispatcher& lanes_;
+  const RoundInputs& m_;
+  Dispatcher& dispatcher_;
   std::vector<std::future<CompileOutput>>& setup_;
   ShapeReport& report_;
   const std::size_t threads_;
@@ -281,7 +282,6 @@ class MeasureRun {
   std::size_t compiling_ = 0;   // submitted to the pool, not yet posted back
   std::deque<Compiled> ready_;  // compiled, waiting for a lane, in the order the compiles finished
   std::deque<LaneOutcome> outcomes_;
-  std::size_t asked_ = 0;
   bool exhausted_ = false;
   bool changed_ = true;  // the strategy heard or proposed something since speculate() last looked
   std::vector<Arrival> arrived_;  // results not yet handed to events.arrived (which tells the strategy)
@@ -294,8 +294,8 @@ class MeasureRun {
 
 }  // namespace
 
-void measure_proposals(const MeasureLoop& m, std::vector<std::future<CompileOutput>>& setup, ShapeReport& report) {
-  MeasureRun(m, setup, report).run();
+void run_round(const RoundInputs& m, std::vector<std::future<CompileOutput>>& setup, ShapeReport& report) {
+  RoundPipeline(m, setup, report).run();
 }
 
 }  // namespace cutune::detail

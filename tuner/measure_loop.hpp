@@ -1,4 +1,5 @@
-// The loop that keeps every lane busy with one shape: ask the strategy, compile ahead, dispatch, hear back.
+// One round of a shape's search: the loop that keeps every lane busy, asking the strategy, compiling ahead, dispatching
+// and hearing back.
 #pragma once
 
 #include <future>
@@ -9,6 +10,7 @@
 #include "cutune/space.hpp"
 #include "cutune/strategy.hpp"
 #include "cutune/tuner.hpp"
+#include "tuner/budget.hpp"
 #include "tuner/dispatch.hpp"
 #include "tuner/phase_clock.hpp"
 #include "tuner/stop_rules.hpp"
@@ -31,9 +33,9 @@ class MeasureEvents {
   virtual bool compiled(std::size_t index) const = 0;
 };
 
-/// What the loop works with for one shape.
-struct MeasureLoop {
-  Dispatcher& lanes;
+/// What a round works with.
+struct RoundInputs {
+  Dispatcher& dispatcher;
   Strategy& strategy;
   CompilePool& pool;
   /// Without a cache, nothing is compiled ahead of the strategy.
@@ -41,7 +43,10 @@ struct MeasureLoop {
   std::string arch;
   std::shared_ptr<const ShapeTask> task;
   const Space& space;
-  std::size_t to_measure = 0;  ///< configurations to ask for at most
+  const TuneOptions& options;  ///< the run's settings
+  /// How many configurations the round may still ask for: the loop asks no more than Budget::may_ask() and counts
+  /// what it asked on it.
+  Budget& budget;
   /// Asking: nothing more is asked (budget, time). GivingUp: nothing more is asked or dispatched, compiled
   /// configurations still waiting are dropped; what lanes are measuring arrives as usual. Interrupt and NoLane: what
   /// arrived is stored and the rule ends the shape. The loop sees a stop request or the loss of its last lane only
@@ -53,9 +58,9 @@ struct MeasureLoop {
 
 /// Asks the strategy whenever the compile lookahead runs short, compiles on the pool, gives each compiled
 /// configuration to whichever lane is idle, and hands every result to `events.arrived` in arrival order, until the
-/// strategy has nothing more (or an Asking rule holds) and every lane is done. Lanes get jobs only after `setup`
-/// (compiles the workers' preparation reads from the cache) is done. Throws what an Interrupt or NoLane rule ends the
-/// shape with. Adds compile and cache figures to `report`.
-void measure_proposals(const MeasureLoop& loop, std::vector<std::future<CompileOutput>>& setup, ShapeReport& report);
+/// strategy has nothing more (or an Asking rule holds: the budget among them) and every lane is done. Lanes get jobs
+/// only after `setup` (compiles the workers' preparation reads from the cache) is done. Throws what an Interrupt or
+/// NoLane rule ends the shape with. Adds compile and cache figures to `report`.
+void run_round(const RoundInputs& round, std::vector<std::future<CompileOutput>>& setup, ShapeReport& report);
 
 }  // namespace cutune::detail

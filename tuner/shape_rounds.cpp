@@ -5,6 +5,7 @@
 #include "base/log.hpp"
 #include "cutune/error.hpp"
 #include "tuner/shape_run.hpp"
+#include "tuner/tuner_resources.hpp"
 
 namespace cutune::detail {
 
@@ -23,28 +24,26 @@ void ShapeRun::add_outside_sample() {
   if (added > 0) logger()->info("{} configurations from outside the sample added: asked for first or stored", added);
 }
 
-// Measures `to_measure` configurations (fewer when the strategy runs out or a rule stops the shape). A sampled space
-// is measured in rounds (growth_plan()): after each, the sample grows around the best results and a fresh strategy,
-// told every outcome so far, goes on over it. Each round ends when its last result arrived, so the GPUs wait for the
-// first compiles of the next; the configurations keep their indices (the space only grows), so a compile started
-// ahead in one round is still the same configuration's in the next.
-void ShapeRun::measure_rounds(Dispatcher& dispatcher, const std::shared_ptr<const ShapeTask>& task,
-                              std::vector<std::future<CompileOutput>>& setup, std::size_t to_measure) {
-  const GrowthPlan plan = growth_ ? growth_plan(to_measure) : GrowthPlan{to_measure, 0};
-  std::size_t left = to_measure, round = plan.first;
+// Measures what the budget leaves (fewer when the strategy runs out or a rule stops the shape). A sampled space is
+// measured in rounds (growth_plan()): after each, the sample grows around the best results and a fresh strategy, told
+// every outcome so far, goes on over it. Each round ends when its last result arrived, so the GPUs wait for the first
+// compiles of the next; the configurations keep their indices (the space only grows), so a compile started ahead in
+// one round is still the same configuration's in the next.
+void ShapeRun::search_rounds(Dispatcher& dispatcher, const std::shared_ptr<const ShapeTask>& task,
+                             std::vector<std::future<CompileOutput>>& setup) {
+  const GrowthPlan plan = growth_ ? growth_plan(budget_.to_measure()) : GrowthPlan{budget_.to_measure(), 0};
+  budget_.open_round(plan.first);
   for (;;) {
-    const std::size_t before = report_.evaluated;
-    const MeasureLoop loop{.lanes = dispatcher, .strategy = *strategy_, .pool = tuner_.compile_pool(), .cache = cache_,
-                           .arch = arch_, .task = task, .space = space_, .to_measure = round, .stop = stop_,
-                           .events = *this, .clock = &clock_};
-    measure_proposals(loop, setup, report_);
-    const std::size_t measured = report_.evaluated - before;
-    left -= std::min(left, measured);
-    if (!growth_ || left == 0) return;
-    // A rule that ends asking (the time budget, a verification stop) ends the shape, not only the round.
+    const RoundInputs round{.dispatcher = dispatcher, .strategy = *strategy_, .pool = tuner_.compile_pool(),
+                            .cache = cache_, .arch = arch_, .task = task, .space = space_, .options = options_,
+                            .budget = budget_, .stop = stop_, .events = *this, .clock = &clock_};
+    run_round(round, setup, report_);
+    if (!growth_ || budget_.left() == 0) return;
+    const bool ran_out = budget_.may_ask() > 0;  // the strategy stopped proposing before the round's share was asked
+    budget_.open_round(plan.round);
+    // Another rule that ends asking (the time budget, a verification stop) ends the shape, not only the round.
     if (stop_.check(StopEffect::Asking) != nullptr || stop_.check(StopEffect::GivingUp) != nullptr) return;
-    if (!regrow() && measured < round) return;  // the strategy ran out and nothing new is left to grow into
-    round = std::min(left, plan.round);
+    if (!regrow() && ran_out) return;  // and nothing new is left to grow into
   }
 }
 

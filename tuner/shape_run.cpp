@@ -13,6 +13,7 @@
 #include "base/log.hpp"
 #include "tuner/dispatch.hpp"
 #include "tuner/sibling_prior.hpp"
+#include "tuner/tuner_resources.hpp"
 
 namespace cutune::detail {
 namespace {
@@ -79,10 +80,10 @@ std::optional<double> outcome(const Result& r) {
   return usable(r.status) ? std::optional<double>(r.median_ms) : std::nullopt;
 }
 
-ShapeRun::ShapeRun(Tuner& tuner, const KernelSpec& spec, const Shape& shape)
-    : tuner_(tuner), options_(tuner.options_), database_(tuner.database_), spec_(spec), shape_(shape),
+ShapeRun::ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& shape)
+    : tuner_(tuner), options_(tuner.options()), database_(tuner.database()), spec_(spec), shape_(shape),
       start_(Clock::now()), clock_(Phase::Startup, start_), space_(checked_space()), kernel_{spec.name, spec.hash},
-      shape_key_(shape.str()), arch_(tuner.identity_.arch()), flush_(spec.l2_flush(options_.measure.flush)),
+      shape_key_(shape.str()), arch_(tuner.identity().arch()), flush_(spec.l2_flush(options_.measure.flush)),
       verify_(spec.verify_mode(options_.measure.verify)) {
   report_.shape = shape;
   report_.space_size = space_.size();
@@ -92,17 +93,8 @@ ShapeRun::ShapeRun(Tuner& tuner, const KernelSpec& spec, const Shape& shape)
 // A region that does not fit is the user's error, not every configuration's: it is said before the space is made.
 Space ShapeRun::checked_space() {
   check_verification(spec_, shape_, spec_.verify_mode(options_.measure.verify));
-  auto& upcoming = tuner_.upcoming_;
-  const auto ahead = upcoming.find({&spec_, shape_.str()});
-  Space whole;
-  if (ahead == upcoming.end()) {
-    whole = tuning_space(spec_, shape_, tuner_.limits_);
-  } else {
-    auto future = std::move(ahead->second);
-    upcoming.erase(ahead);
-    whole = future.get();
-  }
-  if (whole.sample_of() > 0) growth_.emplace(spec_, shape_, tuner_.limits_, whole, options_.shard);
+  const Space whole = tuner_.tuning_space_of(spec_, shape_);
+  if (whole.sample_of() > 0) growth_.emplace(spec_, shape_, tuner_.limits(), whole, options_.shard);
   return whole.shard(options_.shard);
 }
 
@@ -113,54 +105,52 @@ ShapeReport ShapeRun::run() {
   start_strategy();
   // What is stored counts against the budget, and the strategy hears all of it before it proposes anything, so that
   // a resumed run measures only what is missing and a model-based search continues from what it knows.
-  const std::size_t known = resume();
-  const std::size_t to_measure = report_.limit > known ? report_.limit - known : 0;
-  if (to_measure == 0) {
+  budget_.count_stored(resume());
+  if (budget_.to_measure() == 0) {
     report_.best = best_;
     finish_clock();
     return std::move(report_);
   }
-  measure(to_measure);
+  tune_on_gpus();
   finish_clock();
-  database_.finish_run(run_, report_.phases);
+  database_.finish_run(db_run_id_, report_.phases);
   return std::move(report_);
 }
 
 void ShapeRun::read_stored() {
   {
     const PhaseScope storing(&clock_, Phase::Store);
-    for (auto& r : database_.results(tuner_.identity_, kernel_, shape_key_, flush_)) stored_.emplace(r.config, std::move(r));
+    for (auto& r : database_.results(tuner_.identity(), kernel_, shape_key_, flush_)) stored_.emplace(r.config, std::move(r));
   }
   if (space_.sample_of() > 0) {
     logger()->info("tuning {} {} on {}: a uniform sample of {} of about {} valid configurations ({} combinations), {} "
                    "stored under L2 flush {}",
-                   spec_.name, shape_key_, tuner_.identity_.name, space_.size(), count_text(space_.sample_of()),
+                   spec_.name, shape_key_, tuner_.identity().name, space_.size(), count_text(space_.sample_of()),
                    space_.cartesian_size(), stored_.size(), to_string(flush_));
     return;
   }
   logger()->info(
       "tuning {} {} on {}: {} valid configurations ({} removed by constraints, {} by device limits, {} by target {}), "
       "{} stored under L2 flush {}",
-      spec_.name, shape_key_, tuner_.identity_.name, space_.size(), space_.removed_by_constraints(),
+      spec_.name, shape_key_, tuner_.identity().name, space_.size(), space_.removed_by_constraints(),
       space_.removed_by_device(), space_.removed_by_target(), arch_, stored_.size(), to_string(flush_));
 }
 
-// The shape's configurations by their text (a sample with what it lacks added), its limit (the budget, at most the
-// space) and its GPUs.
+// The shape's configurations by their text (a sample with what it lacks added), its budget and its GPUs.
 void ShapeRun::plan() {
   index_of_ = index_by_text(space_, spec_);
   if (growth_) add_outside_sample();
-  const std::size_t limit = options_.budget > 0 ? std::min(options_.budget, space_.size()) : space_.size();
-  progress_.total = limit;
-  report_.limit = limit;
-  for (int ordinal : tuner_.ordinals_) report_.devices.push_back({ordinal, "GPU " + std::to_string(ordinal), 0, 0.0, {}});
+  budget_ = Budget(options_.budget, space_.size());
+  progress_.total = budget_.limit();
+  report_.limit = budget_.limit();
+  for (int ordinal : tuner_.ordinals()) report_.devices.push_back({ordinal, "GPU " + std::to_string(ordinal), 0, 0.0, {}});
   for (const auto& remote : options_.remote_lanes) report_.devices.push_back({-1, remote.name, 0, 0.0, {}});
 }
 
 // What other GPUs measured of this kernel version and shape, for the configurations of the space as it is now.
 Prior ShapeRun::read_prior() {
   const PhaseScope storing(&clock_, Phase::Store);
-  return options_.prior ? sibling_prior(database_, tuner_.identity_, kernel_, shape_key_, flush_, index_of_) : Prior{};
+  return options_.prior ? sibling_prior(database_, tuner_.identity(), kernel_, shape_key_, flush_, index_of_) : Prior{};
 }
 
 // The strategy over the space as it is now, given the prior and what the launch geometry says of each configuration
@@ -168,7 +158,7 @@ Prior ShapeRun::read_prior() {
 // from the launches that keep it busiest.
 std::unique_ptr<Strategy> ShapeRun::fresh_strategy(const Prior& prior) {
   const PhaseScope searching(&clock_, Phase::Search);
-  const SearchInputs inputs = launch_inputs(spec_, space_.configs(), shape_, tuner_.limits_);
+  const SearchInputs inputs = launch_inputs(spec_, space_.configs(), shape_, tuner_.limits());
   return make_strategy(options_.strategy, space_, options_.seed, prior, inputs);
 }
 
@@ -209,32 +199,31 @@ std::size_t ShapeRun::resume() {
   return known;
 }
 
-void ShapeRun::measure(std::size_t to_measure) {
+void ShapeRun::tune_on_gpus() {
   clock_.enter(Phase::Store);
-  run_ = database_.begin_run(tuner_.identity_, kernel_, options_.command, flush_);
+  db_run_id_ = database_.begin_run(tuner_.identity(), kernel_, options_.command, flush_);
   clock_.enter(Phase::Startup);
-  stop_.join(budget_rule(to_measure)).join(time_rule(options_.time_budget_s, start_));
+  stop_.join(budget_rule(budget_)).join(time_rule(options_.time_budget_s, start_));
   // A usable stored result shows that the reference agrees with some configuration: no early stop then.
   stop_.join(verification_rule(best_ ? 0 : options_.verify_stop_after, spec_, verify_)).join(interrupt_rule());
   try {
-    Dispatcher& dispatcher = tuner_.lanes(cache_);  // the workers start while the first compiles run
-    measure_on(dispatcher, to_measure);
+    Dispatcher& dispatcher = tuner_.dispatcher(cache_);  // the workers start while the first compiles run
+    measure_and_retime(dispatcher);
   } catch (...) {
-    tuner_.pool_.reset();   // compiles may still run, and post to the lanes' outbox
-    tuner_.lanes_.reset();  // jobs may still be in flight: a later shape starts with fresh lanes
+    tuner_.drop_dispatcher();  // jobs may still be in flight: a later shape starts with a fresh one
     throw;
   }
 }
 
-void ShapeRun::measure_on(Dispatcher& dispatcher, std::size_t to_measure) {
+void ShapeRun::measure_and_retime(Dispatcher& dispatcher) {
   dispatcher_ = &dispatcher;
-  stop_.join(lanes_rule(dispatcher));
+  stop_.join(no_lane_rule(dispatcher));
   dispatcher.take_spans();  // an earlier shape's, should it have ended early
-  auto task = std::make_shared<ShapeTask>(ShapeTask{++tuner_.shapes_, &spec_, shape_, flush_});
+  auto task = std::make_shared<ShapeTask>(ShapeTask{tuner_.next_shape_id(), &spec_, shape_, flush_});
   {
     std::vector<std::future<CompileOutput>> setup_jobs = start_setup(tuner_.compile_pool());
     clock_.enter(Phase::Other);
-    measure_rounds(dispatcher, task, setup_jobs, to_measure);
+    search_rounds(dispatcher, task, setup_jobs);
   }
   report_.idle_seconds = dispatcher.idle_seconds();
   retime_finalists(task);
@@ -278,7 +267,7 @@ void ShapeRun::arrived(const Arrival& a) {
   }
   {
     const PhaseScope storing(&clock_, Phase::Store);
-    database_.record(run_, shape_key_, r);
+    database_.record(db_run_id_, shape_key_, r);
   }
   logger()->debug("{} {} on {}: {} {:.4f} ms ({} runs)", spec_.name, r.config, dispatcher.lane(a.lane).name(),
                   to_string(r.status), r.median_ms, r.samples_ms.size());
@@ -356,7 +345,7 @@ void ShapeRun::retime(const Result& finalist, const std::shared_ptr<const ShapeT
   add_gpu_time(r, report_);
   {
     const PhaseScope storing(&clock_, Phase::Store);
-    database_.record(run_, task->shape.str(), r);
+    database_.record(db_run_id_, task->shape.str(), r);
   }
   ++report_.retimed;
   if (usable(r.status) && (!best_ || faster(r, *best_))) best_ = r;

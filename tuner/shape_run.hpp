@@ -14,6 +14,7 @@
 
 #include "cutune/sample_growth.hpp"
 #include "cutune/tuner.hpp"
+#include "tuner/budget.hpp"
 #include "tuner/measure_loop.hpp"
 #include "tuner/phase_clock.hpp"
 #include "tuner/stop_rules.hpp"
@@ -25,12 +26,20 @@ bool faster(const Result& a, const Result& b);
 /// What a strategy is told of a result: its median, or nothing when it failed.
 std::optional<double> outcome(const Result& r);
 
-/// Owns what one shape's tuning keeps: its clock, report, progress, the results and the best among them, the strategy
-/// and the rules that end it. Borrows the tuner's database, options, lanes, compile pool and cubin cache.
+class TunerResources;
+
+/// Owns what one shape's tuning keeps: its clock, report, progress, the results and the best among them, the strategy,
+/// its budget and the rules that end it. Borrows the tuner's resources: database, options, dispatcher, compile pool and
+/// cubin cache.
+///
+/// The steps, outermost first: run() reads what is stored and resumes; tune_on_gpus() opens the database run and the
+/// stop rules and borrows the dispatcher; measure_and_retime() measures in rounds, then re-times the finalists;
+/// search_rounds() runs one round over a whole space, or several over a growing sample; each round is
+/// run_round() (measure_loop.hpp), the loop that keeps the GPUs busy with the strategy's proposals.
 class ShapeRun final : private MeasureEvents {
  public:
   /// Checks that the verification region fits `shape` and takes its space (enumerated ahead by Tuner::expect, or now).
-  ShapeRun(Tuner& tuner, const KernelSpec& spec, const Shape& shape);
+  ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& shape);
   ShapeRun(const ShapeRun&) = delete;
   ShapeRun& operator=(const ShapeRun&) = delete;
 
@@ -49,10 +58,10 @@ class ShapeRun final : private MeasureEvents {
   std::unique_ptr<Strategy> fresh_strategy(const Prior& prior);
   void start_strategy();
   std::size_t resume();
-  void measure(std::size_t to_measure);
-  void measure_on(Dispatcher& dispatcher, std::size_t to_measure);
-  void measure_rounds(Dispatcher& dispatcher, const std::shared_ptr<const ShapeTask>& task,
-                      std::vector<std::future<CompileOutput>>& setup, std::size_t to_measure);
+  void tune_on_gpus();
+  void measure_and_retime(Dispatcher& dispatcher);
+  void search_rounds(Dispatcher& dispatcher, const std::shared_ptr<const ShapeTask>& task,
+                     std::vector<std::future<CompileOutput>>& setup);
   bool regrow();
   std::vector<std::future<CompileOutput>> start_setup(CompilePool& pool);
   void retime_finalists(const std::shared_ptr<const ShapeTask>& task);
@@ -66,7 +75,7 @@ class ShapeRun final : private MeasureEvents {
   void arrived(const Arrival& a) override;
   bool compiled(std::size_t index) const override;
 
-  Tuner& tuner_;
+  TunerResources& tuner_;
   const TuneOptions& options_;
   Database& database_;
   const KernelSpec& spec_;
@@ -89,8 +98,9 @@ class ShapeRun final : private MeasureEvents {
   IndexOf index_of_;
   std::unique_ptr<Strategy> strategy_;
   std::function<bool(std::size_t)> compiled_;  // empty without a cache
+  Budget budget_;
   StopRules stop_;
-  std::int64_t run_ = 0;
+  std::int64_t db_run_id_ = 0;  // the database's run of this call, which every new result is recorded in
   Dispatcher* dispatcher_ = nullptr;
 };
 

@@ -11,20 +11,22 @@ namespace {
 
 class BudgetRule final : public StopRule {
  public:
-  explicit BudgetRule(std::size_t to_measure) : to_measure_(to_measure) {}
+  explicit BudgetRule(const Budget& budget) : budget_(budget) {}
   StopEffect effect() const override { return StopEffect::Asking; }
-  bool holds(const StopState& state) const override { return state.asked >= to_measure_; }
-  std::string why() const override { return "the budget of " + std::to_string(to_measure_) + " configurations is spent"; }
+  bool holds() const override { return budget_.may_ask() == 0; }
+  std::string why() const override {
+    return "the budget of " + std::to_string(budget_.to_measure()) + " configurations is spent";
+  }
 
  private:
-  std::size_t to_measure_;
+  const Budget& budget_;
 };
 
 class TimeRule final : public StopRule {
  public:
   TimeRule(double seconds, std::chrono::steady_clock::time_point start) : seconds_(seconds), start_(start) {}
   StopEffect effect() const override { return StopEffect::Asking; }
-  bool holds(const StopState&) const override {
+  bool holds() const override {
     return seconds_ > 0 &&
            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() >= seconds_;
   }
@@ -40,7 +42,7 @@ class VerificationRule final : public StopRule {
   VerificationRule(std::size_t needed, const KernelSpec& spec, VerifyMode verify)
       : watch_(needed), spec_(spec), verify_(verify) {}
   StopEffect effect() const override { return StopEffect::GivingUp; }
-  bool holds(const StopState&) const override { return watch_.stopped(); }
+  bool holds() const override { return watch_.stopped(); }
   bool hear(const Result& r) override { return watch_.hear(r); }
   // The reference is named only when the shape stops: choosing it can fail for a spec that never needs it.
   std::string why() const override { return watch_.message(reference_choice(spec_, verify_).name); }
@@ -54,21 +56,21 @@ class VerificationRule final : public StopRule {
 class InterruptRule final : public StopRule {
  public:
   StopEffect effect() const override { return StopEffect::Interrupt; }
-  bool holds(const StopState&) const override { return stop_requested(); }
+  bool holds() const override { return stop_requested(); }
   std::string why() const override { return "interrupted"; }
   void end() const override { throw Interrupted("interrupted"); }
 };
 
-class LanesRule final : public StopRule {
+class NoLaneRule final : public StopRule {
  public:
-  explicit LanesRule(const Dispatcher& lanes) : lanes_(lanes) {}
+  explicit NoLaneRule(const Dispatcher& dispatcher) : dispatcher_(dispatcher) {}
   StopEffect effect() const override { return StopEffect::NoLane; }
-  bool holds(const StopState&) const override { return lanes_.live() == 0; }
+  bool holds() const override { return dispatcher_.live() == 0; }
   std::string why() const override { return "no GPU is left to measure on"; }
-  void end() const override { lanes_.require_lane(); }
+  void end() const override { dispatcher_.require_lane(); }
 
  private:
-  const Dispatcher& lanes_;
+  const Dispatcher& dispatcher_;
 };
 
 }  // namespace
@@ -78,9 +80,9 @@ StopRules& StopRules::join(std::unique_ptr<StopRule> rule) {
   return *this;
 }
 
-const StopRule* StopRules::check(StopEffect effect, const StopState& state) const {
+const StopRule* StopRules::check(StopEffect effect) const {
   for (const auto& rule : rules_)
-    if (rule->effect() == effect && rule->holds(state)) return rule.get();
+    if (rule->effect() == effect && rule->holds()) return rule.get();
   return nullptr;
 }
 
@@ -91,7 +93,7 @@ const StopRule* StopRules::hear(const Result& r) {
   return decided;
 }
 
-std::unique_ptr<StopRule> budget_rule(std::size_t to_measure) { return std::make_unique<BudgetRule>(to_measure); }
+std::unique_ptr<StopRule> budget_rule(const Budget& budget) { return std::make_unique<BudgetRule>(budget); }
 
 std::unique_ptr<StopRule> time_rule(double seconds, std::chrono::steady_clock::time_point start) {
   return std::make_unique<TimeRule>(seconds, start);
@@ -103,6 +105,8 @@ std::unique_ptr<StopRule> verification_rule(std::size_t needed, const KernelSpec
 
 std::unique_ptr<StopRule> interrupt_rule() { return std::make_unique<InterruptRule>(); }
 
-std::unique_ptr<StopRule> lanes_rule(const Dispatcher& lanes) { return std::make_unique<LanesRule>(lanes); }
+std::unique_ptr<StopRule> no_lane_rule(const Dispatcher& dispatcher) {
+  return std::make_unique<NoLaneRule>(dispatcher);
+}
 
 }  // namespace cutune::detail

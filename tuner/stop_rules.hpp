@@ -9,6 +9,7 @@
 
 #include "cutune/result.hpp"
 #include "cutune/spec.hpp"
+#include "tuner/budget.hpp"
 #include "tuner/verify_stop.hpp"
 
 namespace cutune::detail {
@@ -24,17 +25,12 @@ enum class StopEffect {
   NoLane,     ///< what arrived is stored, then the shape ends (StopRule::end)
 };
 
-/// What the rules look at besides what they keep themselves.
-struct StopState {
-  std::size_t asked = 0;  ///< configurations asked of the strategy in this call
-};
-
 /// One condition that ends (part of) a shape, after KTT's StopCondition.
 class StopRule {
  public:
   virtual ~StopRule() = default;
   virtual StopEffect effect() const = 0;
-  virtual bool holds(const StopState& state) const = 0;
+  virtual bool holds() const = 0;
   /// Hears each result of the shape as it is stored; true when the rule decided on this one to hold from now on.
   virtual bool hear(const Result& r) {
     (void)r;
@@ -51,7 +47,7 @@ class StopRules {
  public:
   StopRules& join(std::unique_ptr<StopRule> rule);
   /// The first joined rule of `effect` that holds now; null while none does.
-  const StopRule* check(StopEffect effect, const StopState& state = {}) const;
+  const StopRule* check(StopEffect effect) const;
   /// Passes a stored result to every rule; the first rule that decided on it to hold, or null.
   const StopRule* hear(const Result& r);
 
@@ -59,8 +55,8 @@ class StopRules {
   std::vector<std::unique_ptr<StopRule>> rules_;
 };
 
-/// Holds once `to_measure` configurations were asked for.
-std::unique_ptr<StopRule> budget_rule(std::size_t to_measure);
+/// Holds while `budget` lets nothing more be asked (Budget::may_ask()); `budget` must outlive the rule.
+std::unique_ptr<StopRule> budget_rule(const Budget& budget);
 /// Holds once `seconds` have passed since `start`; 0 seconds never holds.
 std::unique_ptr<StopRule> time_rule(double seconds, std::chrono::steady_clock::time_point start);
 /// Holds once the first `needed` configurations that ran all disagree with the reference in the same way
@@ -68,7 +64,8 @@ std::unique_ptr<StopRule> time_rule(double seconds, std::chrono::steady_clock::t
 std::unique_ptr<StopRule> verification_rule(std::size_t needed, const KernelSpec& spec, VerifyMode verify);
 /// Holds once stop is requested (request_stop(): Ctrl-C); ends the shape with Interrupted.
 std::unique_ptr<StopRule> interrupt_rule();
-/// Holds once every lane left the run; ends the shape with what the last one caught. `lanes` must outlive the rule.
-std::unique_ptr<StopRule> lanes_rule(const Dispatcher& lanes);
+/// Holds once every lane of `dispatcher` left the run; ends the shape with what the last one caught. `dispatcher`
+/// must outlive the rule.
+std::unique_ptr<StopRule> no_lane_rule(const Dispatcher& dispatcher);
 
 }  // namespace cutune::detail

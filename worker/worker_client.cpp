@@ -7,7 +7,7 @@
 #include "cutune/error.hpp"
 #include "cutune/stop.hpp"
 #include "worker_client.hpp"
-#include "measure/programs.hpp"
+#include "base/programs.hpp"
 #include "base/log.hpp"
 #include "worker_process.hpp"
 #include "worker_protocol.hpp"
@@ -23,15 +23,14 @@ class WorkerEvaluator final : public Evaluator {
   void prepare(const KernelSpec& spec, const Shape& shape, L2Flush flush) override {
     if (spec.json.empty()) throw Error("spec " + spec.name + " has no JSON text, so a worker cannot rebuild it");
     spec_ = &spec;
-    MeasureOptions options = settings_.measure;
-    options.flush = flush;
     bench_ = {{"op", "bench"},
               {"spec", spec.json},
               {"source", spec.source},
               {"source_name", spec.source_name},
               {"folder", spec.folder.string()},
               {"shape", shape.dims},
-              {"options", to_message(options)},
+              {"options", to_message(settings_.measure)},
+              {"flush", std::string(to_string(flush))},
               {"cache_dir", settings_.cache_dir}};
     if (worker_) {
       request(bench_, kSetupTimeout, "set-up");

@@ -149,8 +149,7 @@ CompileOutput compile_output_from_message(const Message& m) {
 }
 
 Message to_message(const MeasureOptions& o) {
-  Message m = {{"flush", o.flush ? Message(std::string(to_string(*o.flush))) : Message(nullptr)},
-               {"seed", o.seed},
+  Message m = {{"seed", o.seed},
                {"verify", o.verify ? Message(std::string(to_string(*o.verify))) : Message(nullptr)},
                {"atol", o.atol ? Message(*o.atol) : Message(nullptr)},
                {"rtol", o.rtol ? Message(*o.rtol) : Message(nullptr)}};
@@ -165,10 +164,6 @@ MeasureOptions measure_options_from_message(const Message& m) {
   for (const auto& f : kMeasureOptionFields) {
     std::visit([&](auto member) { m.at(std::string(f.name)).get_to(o.*member); }, f.member);
   }
-  if (const Message& flush = m.at("flush"); !flush.is_null()) {
-    o.flush = parse_l2_flush(flush.get<std::string>());
-    if (!o.flush) throw InputError("unknown L2 convention '" + flush.get<std::string>() + "' in a worker request");
-  }
   o.seed = m.at("seed").get<std::uint64_t>();
   if (const Message& verify = m.at("verify"); !verify.is_null()) {
     o.verify = parse_verify_mode(verify.get<std::string>());
@@ -179,6 +174,12 @@ MeasureOptions measure_options_from_message(const Message& m) {
   if (const Message& atol = m.at("atol"); !atol.is_null()) o.atol = atol.get<double>();
   if (const Message& rtol = m.at("rtol"); !rtol.is_null()) o.rtol = rtol.get<double>();
   return o;
+}
+
+L2Flush l2_flush_from_message(const Message& m) {
+  const auto flush = parse_l2_flush(m.get<std::string>());
+  if (!flush) throw InputError("unknown L2 convention '" + m.get<std::string>() + "' in a worker request");
+  return *flush;
 }
 
 int worker_main(int in, int out) {
@@ -206,7 +207,8 @@ int worker_main(int in, int out) {
         const Shape shape{request.at("shape").get<std::vector<std::int64_t>>()};
         const std::string cache_dir = request.at("cache_dir").get<std::string>();
         cache = cache_dir.empty() ? nullptr : std::make_unique<CubinCache>(cache_dir);
-        bench = std::make_unique<Workbench>(*device, *spec, shape, measure_options_from_message(request.at("options")));
+        bench = std::make_unique<Workbench>(*device, *spec, shape, measure_options_from_message(request.at("options")),
+                                            l2_flush_from_message(request.at("flush")));
         bench->prepare(cache.get());
         reply = {{"ok", true}};
       } else if (op == "evaluate") {

@@ -26,8 +26,12 @@ Message to_message(const Result& result);
 Result result_from_message(const Message& m);
 Message to_message(const CompileOutput& compiled);
 CompileOutput compile_output_from_message(const Message& m);
+/// The measurement's settings without the L2 convention, which travels resolved beside them (the set-up message's
+/// "flush": a worker never decides it).
 Message to_message(const MeasureOptions& options);
 MeasureOptions measure_options_from_message(const Message& m);
+/// "read", "write" or "none"; throws InputError for another text.
+L2Flush l2_flush_from_message(const Message& m);
 
 /// The worker's side: serves requests on `in`, answers on `out`, until `in` closes. Returns the exit code.
 int worker_main(int in, int out);

@@ -5,7 +5,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <cmath>
+#include <optional>
+#include <string>
 
 #include "cutune/requests.hpp"
 #include "convert.hpp"
@@ -16,115 +17,111 @@ namespace cutune::python {
 
 namespace {
 
-struct TuneCall {
-  TuneRequest args;
-  nb::object progress;  // None or a callable(shape, done, total, resumed, elapsed_s, best_ms)
-};
-
-nb::list run(TuneCall& call) {
-  TuneRequest& args = call.args;
-  const TunePlan job = prepare_tune(args);  // checks the options, as for `tune`
+// The run of a checked request, its progress handed to `progress` (None or a callable(shape, done, total, resumed,
+// elapsed_s, best_ms)); a report dict per shape.
+nb::list run(const TuneRequest& request, const nb::object& progress) {
+  const TunePlan plan = prepare_tune(request);  // checks the options, as for `tune`
   TuneHooks hooks;
-  hooks.progress = [&call](const Shape& shape, const Progress& p) {
+  hooks.progress = [&progress](const Shape& shape, const Progress& p) {
     nb::gil_scoped_acquire gil;
     // Ctrl-C: Python's handler only flags it; stop the run after this configuration, everything measured is stored.
     if (PyErr_CheckSignals() != 0) {
       PyErr_Clear();
       request_stop();
     }
-    if (call.progress.is_none()) return;
-    call.progress(shape.str(), p.done, p.total, p.resumed, p.elapsed_s,
-                  p.best ? nb::object(nb::float_(p.best->median_ms)) : nb::none());
+    if (progress.is_none()) return;
+    progress(shape.str(), p.done, p.total, p.resumed, p.elapsed_s,
+             p.best ? nb::object(nb::float_(p.best->median_ms)) : nb::none());
   };
   std::vector<ShapeReport> reports;
   reset_stop();
   {
     nb::gil_scoped_release release;
     try {
-      reports = tune_on_this_machine(args, job, hooks);
+      reports = tune_on_this_machine(request, plan, hooks);
     } catch (const Interrupted&) {
       reset_stop();
-      throw Interrupted("interrupted: every configuration measured so far is stored in " + args.db +
+      throw Interrupted("interrupted: every configuration measured so far is stored in " + request.db +
                         "; run the same call again to resume");
     }
   }
   nb::list out;
-  for (const auto& r : reports) out.append(shape_report_dict(job.spec, r));
+  for (const auto& r : reports) out.append(shape_report_dict(plan.spec, r));
   return out;
 }
 
-// The keywords of cutune.tune() that kMeasureOptionFields describes ({"repeats": 5, ...}), checked as `tune` checks
-// its options.
-void set_measure_numbers(MeasureOptions& measure, const nb::dict& numbers) {
-  for (const auto& [key, value] : numbers) {
-    const std::string name = nb::cast<std::string>(key);
-    if (nb::isinstance<nb::bool_>(value) || !(nb::isinstance<nb::int_>(value) || nb::isinstance<nb::float_>(value))) {
-      throw InputError(name + " must be a number, not " + nb::cast<std::string>(nb::str(value.type().attr("__name__"))));
-    }
-    set_measure_number(measure, name, nb::cast<double>(value));
+// A keyword of cutune.tune() that a row of kTuneOptionFields or kMeasureOptionFields describes ("budget", "repeats",
+// ...), checked as `tune` checks its options.
+void set_keyword(TuneOptions& options, const std::string& name, const nb::handle& value) {
+  if (nb::isinstance<nb::bool_>(value) || !(nb::isinstance<nb::int_>(value) || nb::isinstance<nb::float_>(value))) {
+    throw InputError(name + " must be a number, not " + nb::cast<std::string>(nb::str(value.type().attr("__name__"))));
   }
+  set_number(options, name, nb::cast<double>(value));
 }
 
-// [{"name", "default", "help"}] of the measurement numbers: what cutune.tune() documents and accepts.
-nb::list measure_option_list() {
+// {"name", "default", "help"} of a row: what cutune.tune() documents and accepts.
+template <typename Options, typename Field>
+nb::dict field_dict(const Options& defaults, const Field& f) {
+  nb::dict d;
+  d["name"] = std::string(f.name);
+  d["default"] = is_integer(f) ? nb::object(nb::int_(static_cast<long long>(option_value(defaults, f))))
+                               : nb::object(nb::float_(option_value(defaults, f)));
+  d["help"] = std::string(f.help);
+  return d;
+}
+
+// The numbers cutune.tune() takes as keywords by their rows: the run's, then the measurement's.
+nb::list option_field_list() {
   nb::list out;
-  const MeasureOptions defaults;
-  for (const auto& f : kMeasureOptionFields) {
-    nb::dict d;
-    d["name"] = std::string(f.name);
-    d["default"] = is_integer(f) ? nb::object(nb::int_(static_cast<long long>(option_value(defaults, f))))
-                                 : nb::object(nb::float_(option_value(defaults, f)));
-    d["help"] = std::string(f.help);
-    out.append(d);
-  }
+  const TuneOptions defaults;
+  for (const auto& f : kTuneOptionFields) out.append(field_dict(defaults, f));
+  for (const auto& f : kMeasureOptionFields) out.append(field_dict(defaults.measure, f));
   return out;
+}
+
+// An optional number as Python sees it: None or a float (set only to a float).
+nb::object optional_float(const std::optional<double>& value) {
+  return value ? nb::object(nb::float_(*value)) : nb::none();
 }
 
 }  // namespace
 
 void bind_tune(nb::module_& m) {
-  m.def(
-      "tune",
-      [](const std::string& kernel, const std::string& spec, const std::string& problem, const std::string& shapes,
-         const std::vector<std::string>& where, const std::string& db, const std::string& devices,
-         const std::string& strategy, std::uint64_t seed, const std::vector<std::string>& start, std::size_t budget,
-         double time_budget, unsigned jobs, const std::string& verify, std::optional<double> atol,
-         std::optional<double> rtol, const std::string& flush, const nb::dict& measure, bool cache,
-         const std::string& cache_dir, bool isolate, bool prior, const std::string& command, nb::object progress) {
-        TuneCall call;
-        TuneRequest& a = call.args;
-        a.kernel = kernel;
-        a.spec = spec;
-        a.problem = problem;
-        a.shapes = shapes;
-        a.where = where;
-        a.db = db;
-        a.devices = devices;
-        a.strategy = strategy;
-        a.seed = seed;
-        a.start = start;
-        a.budget = budget;
-        a.time_budget_s = time_budget;
-        a.jobs = jobs;
-        a.measure.atol = atol;
-        a.measure.rtol = rtol;
-        set_measure_numbers(a.measure, measure);
-        a.use_cache = cache;
-        a.cache_dir = cache_dir;
-        a.isolate = isolate;
-        a.prior = prior;
-        a.command_line = command;
-        a.verify = verify;
-        a.flush = flush;
-        call.progress = std::move(progress);
-        return run(call);
-      },
-      nb::arg("kernel"), nb::arg("spec"), nb::arg("problem"), nb::arg("shapes"), nb::arg("where"), nb::arg("db"),
-      nb::arg("devices"), nb::arg("strategy"), nb::arg("seed"), nb::arg("start"), nb::arg("budget"),
-      nb::arg("time_budget"), nb::arg("jobs"), nb::arg("verify"), nb::arg("atol").none(), nb::arg("rtol").none(),
-      nb::arg("flush"), nb::arg("measure"), nb::arg("cache"), nb::arg("cache_dir"),
-      nb::arg("isolate"), nb::arg("prior"), nb::arg("command"), nb::arg("progress").none());
-  m.def("measure_options", &measure_option_list);
+  // The run's settings (TuneOptions) as cutune.tune() fills them in; its numbers by name through set().
+  nb::class_<TuneOptions>(m, "TuneOptions")
+      .def(nb::init<>())
+      .def_rw("strategy", &TuneOptions::strategy)
+      .def_rw("seed", &TuneOptions::seed)
+      .def_rw("start", &TuneOptions::start)
+      .def_rw("prior", &TuneOptions::prior)
+      .def_rw("time_budget_s", &TuneOptions::time_budget_s)
+      .def_rw("compile_threads", &TuneOptions::compile_threads)
+      .def_rw("use_cache", &TuneOptions::use_cache)
+      .def_rw("cache_dir", &TuneOptions::cache_dir)
+      .def_rw("isolate", &TuneOptions::isolate)
+      .def_rw("command", &TuneOptions::command)
+      .def_prop_rw(
+          "atol", [](const TuneOptions& o) { return optional_float(o.measure.atol); },
+          [](TuneOptions& o, double value) { o.measure.atol = value; })
+      .def_prop_rw(
+          "rtol", [](const TuneOptions& o) { return optional_float(o.measure.rtol); },
+          [](TuneOptions& o, double value) { o.measure.rtol = value; })
+      .def("set", &set_keyword, nb::arg("name"), nb::arg("value"));
+  // A tuning request: the texts that name the kernel, shapes, database and GPUs, and its settings.
+  nb::class_<TuneRequest>(m, "TuneRequest")
+      .def(nb::init<>())
+      .def_rw("kernel", &TuneRequest::kernel)
+      .def_rw("spec", &TuneRequest::spec)
+      .def_rw("problem", &TuneRequest::problem)
+      .def_rw("shapes", &TuneRequest::shapes)
+      .def_rw("where", &TuneRequest::where)
+      .def_rw("db", &TuneRequest::db)
+      .def_rw("devices", &TuneRequest::devices)
+      .def_rw("verify", &TuneRequest::verify)
+      .def_rw("flush", &TuneRequest::flush)
+      .def_rw("options", &TuneRequest::options);
+  m.def("tune", &run, nb::arg("request"), nb::arg("progress").none());
+  m.def("option_fields", &option_field_list);
 }
 
 }  // namespace cutune::python

@@ -8,7 +8,7 @@ def _set_error_classes(classes: Dict[str, type]) -> None: ...
 def kernels() -> List[Dict[str, Any]]: ...
 def default_strategy() -> str: ...
 def strategies() -> List[str]: ...
-def measure_options() -> List[Dict[str, Any]]: ...
+def option_fields() -> List[Dict[str, Any]]: ...
 
 class _Space:
     def __len__(self) -> int: ...
@@ -31,10 +31,36 @@ class _Space:
 
 def space(kernel: str, spec: str, problem: str, shape: str, where: Sequence[str], shard: str, arch: str) -> _Space: ...
 def best(kernel: str, shape: str, db: str, gpu: str, exact: bool, flush: str) -> Dict[str, Any]: ...
-def tune(kernel: str, spec: str, problem: str, shapes: str, where: Sequence[str], db: str, devices: str,
-         strategy: str, seed: int, start: Sequence[str], budget: int, time_budget: float, jobs: int, verify: str,
-         atol: Optional[float], rtol: Optional[float], flush: str, measure: Dict[str, float], cache: bool,
-         cache_dir: str, isolate: bool, prior: bool, command: str,
+class TuneOptions:
+    strategy: str
+    seed: int
+    start: List[str]
+    prior: bool
+    time_budget_s: float
+    compile_threads: int
+    use_cache: bool
+    cache_dir: str
+    isolate: bool
+    command: str
+    atol: Optional[float]  # set to a float only
+    rtol: Optional[float]
+    def __init__(self) -> None: ...
+    def set(self, name: str, value: float) -> None: ...
+
+class TuneRequest:
+    kernel: str
+    spec: str
+    problem: str
+    shapes: str
+    where: List[str]
+    db: str
+    devices: str
+    verify: str
+    flush: str
+    options: TuneOptions
+    def __init__(self) -> None: ...
+
+def tune(request: TuneRequest,
          progress: Optional[Callable[[str, int, int, int, float, Optional[float]], None]]) -> List[Dict[str, Any]]: ...
 
 class _Kernel:

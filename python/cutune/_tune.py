@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
@@ -78,24 +79,32 @@ def tune(kernel: Optional[PathLike] = None, shapes: Optional[Shapes] = None, *, 
     convention ("read", "write", "none"). `problem` tunes a T1 problem file instead of `kernel` (`shapes` then
     defaults to its problem size). `progress`: True for a progress bar (tqdm's when installed), False for none, or a
     callable(shape, done, total, resumed, elapsed_s, best_ms).
-    How each configuration is timed (`tune --repeats` and its neighbours), as keywords:
+    The run's other numbers and how each configuration is timed (`tune --repeats` and its neighbours), as keywords:
     """
-    _require_measure_keywords(measure)
+    _require_option_keywords(measure)
     kernel_text, spec_text, problem_text = _kernel_args(kernel, spec, problem)
     shapes_text = _shapes_text(shapes)
     _require_target(kernel_text, spec_text, problem_text, shapes_text)
     name = kernel_text or spec_text or problem_text
-    where_list, start_list = _text_list(where), _text_list(start)
+    request = _cutune.TuneRequest()
+    request.kernel, request.spec, request.problem, request.shapes = kernel_text, spec_text, problem_text, shapes_text
+    request.where, request.db, request.devices = _text_list(where), os.fspath(db), _devices_text(devices)
+    request.verify, request.flush = verify or "", flush or ""
+    options = _cutune.TuneOptions()
+    options.strategy, options.seed, options.start = strategy or _default_strategy(), seed, _text_list(start)
+    options.prior, options.time_budget_s, options.compile_threads = prior, float(time_budget), jobs
+    options.use_cache, options.cache_dir, options.isolate = cache, _path_text(cache_dir), isolate
+    options.command = _command(name, shapes_text, budget)
+    if atol is not None:
+        options.atol = atol
+    if rtol is not None:
+        options.rtol = rtol
+    for keyword, value in {"budget": budget, **measure}.items():
+        options.set(keyword, value)
+    request.options = options
     bar, callback = _progress_hooks(progress, name)
-    command = _command(name, shapes_text, budget)
     try:
-        reports = _cutune.tune(
-            kernel=kernel_text, spec=spec_text, problem=problem_text, shapes=shapes_text, where=where_list,
-            db=os.fspath(db), devices=_devices_text(devices), strategy=strategy or _default_strategy(), seed=seed,
-            start=start_list, budget=budget, time_budget=float(time_budget), jobs=jobs, verify=verify or "",
-            atol=atol, rtol=rtol, flush=flush or "", measure=measure, cache=cache,
-            cache_dir=_path_text(cache_dir), isolate=isolate, prior=prior, command=command,
-            progress=callback)
+        reports = _cutune.tune(request, callback)
     finally:
         if bar is not None:
             bar.close()
@@ -104,17 +113,20 @@ def tune(kernel: Optional[PathLike] = None, shapes: Optional[Shapes] = None, *, 
     return TuneResult(name, os.fspath(db), shapes_out)
 
 
-def _measure_doc() -> str:
-    """One line per keyword of kMeasureOptionFields (measure.hpp): name, default, what it does."""
-    return "".join(f"\n    `{o['name']}` (default {o['default']}): {o['help']}." for o in _cutune.measure_options())
+def _options_doc() -> str:
+    """One line per keyword of kTuneOptionFields (tuner.hpp) and kMeasureOptionFields (measure.hpp): name, default,
+    what it does; those that tune() names itself (budget) are described above."""
+    named = inspect.signature(tune).parameters
+    return "".join(f"\n    `{o['name']}` (default {o['default']}): {o['help']}." for o in _cutune.option_fields()
+                   if o["name"] not in named)
 
 
 if tune.__doc__ is not None:
-    tune.__doc__ = tune.__doc__.rstrip() + _measure_doc() + "\n    "
+    tune.__doc__ = tune.__doc__.rstrip() + _options_doc() + "\n    "
 
 
-def _require_measure_keywords(measure: Dict[str, float]) -> None:
-    known = {o["name"] for o in _cutune.measure_options()}
+def _require_option_keywords(measure: Dict[str, float]) -> None:
+    known = {o["name"] for o in _cutune.option_fields()}
     for name in measure:
         if name not in known:
             raise TypeError(f"tune() got an unexpected keyword argument '{name}'")

@@ -222,10 +222,10 @@ def test_tune_argument_errors(tmp_path):
     assert not db.exists()  # nothing was tuned: no database left behind
 
 
-def test_tune_documents_its_measurement_keywords():
-    names = [o["name"] for o in cutune._cutune.measure_options()]
-    assert names[:2] == ["repeats", "warmup"]
-    for name in names:
+def test_tune_documents_its_option_keywords():
+    names = [o["name"] for o in cutune._cutune.option_fields()]
+    assert names[:3] == ["budget", "repeats", "warmup"]
+    for name in names[1:]:  # budget is a parameter of tune() itself, described with the others
         assert f"`{name}` (default" in cutune.tune.__doc__
 
 

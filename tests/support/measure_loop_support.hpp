@@ -1,4 +1,4 @@
-// What the measure-loop tests give the loop in place of a tuner's shape: events that hand arrivals to the test, and
+// What the measure-loop tests give a round in place of a tuner's shape: events that hand arrivals to the test, and
 // the stop rules a shape joins when it has no time budget and no verification stop.
 #pragma once
 
@@ -21,10 +21,19 @@ struct ArrivalEvents final : detail::MeasureEvents {
   bool compiled(std::size_t index) const override { return in_cache(index); }
 };
 
-/// A budget of `to_measure` configurations, a stop request and the loss of every lane end the loop, as in a shape.
-inline detail::StopRules shape_rules(std::size_t to_measure, const detail::Dispatcher& lanes) {
+/// A budget of `to_measure` configurations in one round, as a shape over a whole space has.
+inline detail::Budget one_round(std::size_t to_measure) {
+  detail::Budget budget(to_measure, to_measure);
+  budget.count_stored(0);
+  budget.open_round(to_measure);
+  return budget;
+}
+
+/// The budget, a stop request and the loss of every lane end the loop, as in a shape; `budget` and `dispatcher` must
+/// outlive the rules.
+inline detail::StopRules shape_rules(const detail::Budget& budget, const detail::Dispatcher& dispatcher) {
   detail::StopRules rules;
-  rules.join(detail::budget_rule(to_measure)).join(detail::interrupt_rule()).join(detail::lanes_rule(lanes));
+  rules.join(detail::budget_rule(budget)).join(detail::interrupt_rule()).join(detail::no_lane_rule(dispatcher));
   return rules;
 }
 

@@ -74,10 +74,13 @@ TEST(CompileAhead, ProposalsWaitNoMoreThanTheStrategyAllowsAndSpareThreadsCompil
     strategy.tell(a.job.index, a.result.median_ms);  // as the tuner's store does
   };
   events.in_cache = compiled;
-  const StopRules stop = test::shape_rules(budget, lanes);
-  const MeasureLoop loop{.lanes = lanes, .strategy = strategy, .pool = pool, .cache = &cache, .arch = "sm_90",
-                         .task = task, .space = space, .to_measure = budget, .stop = stop, .events = events};
-  measure_proposals(loop, setup, report);
+  Budget shape_budget = test::one_round(budget);
+  const StopRules stop = test::shape_rules(shape_budget, lanes);
+  const TuneOptions options;
+  const RoundInputs round{.dispatcher = lanes, .strategy = strategy, .pool = pool, .cache = &cache, .arch = "sm_90",
+                          .task = task, .space = space, .options = options, .budget = shape_budget, .stop = stop,
+                          .events = events};
+  run_round(round, setup, report);
 
   EXPECT_EQ(measured.size(), budget);
   EXPECT_EQ(*measured.rbegin(), budget - 1) << "only what was proposed is measured";

@@ -81,10 +81,12 @@ TEST(Lanes, ALaneThatCompilesItselfGetsConfigurationsWithoutKernels) {
   std::vector<std::future<CompileOutput>> setup;
   test::ArrivalEvents events;
   events.on_arrival = [&](const Arrival& a) { measured_by[a.job.index].push_back(a.lane); };
-  const StopRules stop = test::shape_rules(space.size(), lanes);
-  const MeasureLoop loop{.lanes = lanes, .strategy = *strategy, .pool = pool, .arch = "sm_90", .task = task,
-                         .space = space, .to_measure = space.size(), .stop = stop, .events = events};
-  measure_proposals(loop, setup, report);
+  Budget budget = test::one_round(space.size());
+  const StopRules stop = test::shape_rules(budget, lanes);
+  const TuneOptions options;
+  const RoundInputs round{.dispatcher = lanes, .strategy = *strategy, .pool = pool, .arch = "sm_90", .task = task,
+                          .space = space, .options = options, .budget = budget, .stop = stop, .events = events};
+  run_round(round, setup, report);
 
   ASSERT_EQ(measured_by.size(), space.size());
   std::map<std::size_t, int> per_lane;

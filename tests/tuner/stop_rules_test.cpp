@@ -21,15 +21,44 @@ Result wrong(const std::string& config) {
   return r;
 }
 
+// A budget of `limit` with `stored` results counted against it, its first round open for `round`.
+Budget budget_of(std::size_t limit, std::size_t stored, std::size_t round) {
+  Budget budget(limit, 1000);
+  budget.count_stored(stored);
+  budget.open_round(round);
+  return budget;
+}
+
 TEST(StopRules, TheBudgetHoldsOnceThatManyWereAskedAndEndsOnlyTheAsking) {
+  Budget budget = budget_of(5, 2, 10);
   StopRules rules;
-  rules.join(budget_rule(3));
-  EXPECT_EQ(rules.check(StopEffect::Asking, {2}), nullptr);
-  const StopRule* budget = rules.check(StopEffect::Asking, {3});
-  ASSERT_NE(budget, nullptr);
-  EXPECT_EQ(budget->why(), "the budget of 3 configurations is spent");
-  EXPECT_EQ(rules.check(StopEffect::GivingUp, {3}), nullptr);
-  EXPECT_EQ(rules.check(StopEffect::Interrupt, {3}), nullptr);
+  rules.join(budget_rule(budget));
+  budget.asked(2);
+  EXPECT_EQ(rules.check(StopEffect::Asking), nullptr);
+  budget.asked(1);
+  const StopRule* spent = rules.check(StopEffect::Asking);
+  ASSERT_NE(spent, nullptr);
+  EXPECT_EQ(spent->why(), "the budget of 3 configurations is spent");
+  EXPECT_EQ(rules.check(StopEffect::GivingUp), nullptr);
+  EXPECT_EQ(rules.check(StopEffect::Interrupt), nullptr);
+}
+
+TEST(StopRules, TheBudgetCountsAShapeAcrossItsRounds) {
+  Budget budget = budget_of(10, 0, 4);
+  EXPECT_EQ(budget.to_measure(), 10u);
+  StopRules rules;
+  rules.join(budget_rule(budget));
+  budget.asked(4);
+  EXPECT_NE(rules.check(StopEffect::Asking), nullptr) << "the round's share is asked";
+  EXPECT_EQ(budget.left(), 6u);
+  budget.open_round(8);
+  EXPECT_EQ(budget.may_ask(), 6u) << "a round asks at most what the shape has left";
+  EXPECT_EQ(rules.check(StopEffect::Asking), nullptr);
+  budget.asked(6);
+  EXPECT_EQ(budget.left(), 0u);
+  EXPECT_NE(rules.check(StopEffect::Asking), nullptr);
+  EXPECT_EQ(Budget(0, 7).limit(), 7u) << "no budget: the whole space";
+  EXPECT_EQ(budget_of(5, 9, 5).to_measure(), 0u) << "more stored than the budget: nothing to measure";
 }
 
 TEST(StopRules, TheTimeBudgetHoldsOncePastAndNeverWhenZero) {
@@ -47,15 +76,19 @@ TEST(StopRules, TheTimeBudgetHoldsOncePastAndNeverWhenZero) {
 
 TEST(StopRules, TheFirstJoinedRuleOfAnEffectThatHoldsSaysWhy) {
   StopRules rules;
-  rules.join(budget_rule(2)).join(time_rule(60.0, std::chrono::steady_clock::now() - std::chrono::hours(1)));
-  EXPECT_EQ(rules.check(StopEffect::Asking, {1})->why(), "the time budget is spent");
-  EXPECT_EQ(rules.check(StopEffect::Asking, {2})->why(), "the budget of 2 configurations is spent");
+  Budget budget = budget_of(2, 0, 2);
+  rules.join(budget_rule(budget)).join(time_rule(60.0, std::chrono::steady_clock::now() - std::chrono::hours(1)));
+  budget.asked(1);
+  EXPECT_EQ(rules.check(StopEffect::Asking)->why(), "the time budget is spent");
+  budget.asked(1);
+  EXPECT_EQ(rules.check(StopEffect::Asking)->why(), "the budget of 2 configurations is spent");
 }
 
 TEST(StopRules, TheVerificationStopDecidesOnAResultAndNamesTheReference) {
   const KernelSpec spec = test::stand_in_kernel("stop_rules", R"({"A": [1, 2, 3]})", "A");
   StopRules rules;
-  rules.join(budget_rule(10)).join(verification_rule(2, spec, VerifyMode::Reference));
+  const Budget budget = budget_of(10, 0, 10);
+  rules.join(budget_rule(budget)).join(verification_rule(2, spec, VerifyMode::Reference));
   EXPECT_EQ(rules.hear(wrong("A=1")), nullptr);
   EXPECT_EQ(rules.check(StopEffect::GivingUp), nullptr);
   const StopRule* decided = rules.hear(wrong("A=2"));
@@ -86,7 +119,7 @@ TEST(StopRules, AnInterruptHoldsOnceRequestedAndEndsTheShape) {
 TEST(StopRules, LosingEveryLaneEndsTheShape) {
   const Dispatcher no_lanes({});
   StopRules rules;
-  rules.join(lanes_rule(no_lanes));
+  rules.join(no_lane_rule(no_lanes));
   const StopRule* gone = rules.check(StopEffect::NoLane);
   ASSERT_NE(gone, nullptr);
   EXPECT_THROW(gone->end(), Error);

@@ -15,6 +15,7 @@
 #include "cutune/l2_flush.hpp"
 #include "cutune/result.hpp"
 #include "cutune/spec.hpp"
+#include "cutune/timing.hpp"
 
 namespace cutune {
 
@@ -75,16 +76,6 @@ inline void set_option(MeasureOptions& o, const MeasureOptionField& f, double va
 /// Whether the field takes whole numbers only.
 inline bool is_integer(const MeasureOptionField& f) { return std::holds_alternative<int MeasureOptions::*>(f.member); }
 
-/// Median, extremes and spread of timing samples.
-struct Timing {
-  double median = 0.0;
-  double min = 0.0;
-  double max = 0.0;
-  double spread = 0.0;  ///< interquartile range over the median
-};
-/// Summarises samples (any order); all zero for none.
-Timing summarize(std::vector<double> samples);
-
 /// Device buffers for one spec and shape: inputs filled once, the reference output computed once, so that
 /// many configurations are evaluated against the same data. Lives on one device; not copyable.
 class Workbench {
@@ -93,6 +84,10 @@ class Workbench {
   /// parameter, InputError when an output's "verify" region does not fit it, CudaError on driver failures or when
   /// the reference does not compile or run.
   Workbench(const Device& device, const KernelSpec& spec, const Shape& shape, const MeasureOptions& options);
+  /// The same, timed under the L2 convention `flush` as resolved by the caller (the tuner resolves it once per shape,
+  /// KernelSpec::l2_flush()); options.flush is not read. The constructor above resolves options.flush that way.
+  Workbench(const Device& device, const KernelSpec& spec, const Shape& shape, const MeasureOptions& options,
+            L2Flush flush);
   ~Workbench();
   Workbench(const Workbench&) = delete;
   Workbench& operator=(const Workbench&) = delete;

@@ -27,6 +27,9 @@
 
 namespace cutune {
 
+/// A tuning run as a front-end asks for it: the texts that name what to tune, where to store and on which GPUs, the
+/// choices given as text, and the run's settings themselves (TuneOptions), which `tune` and cutune.tune() fill in
+/// directly. check_tune_request() checks them and resolves the texts into them.
 struct TuneRequest {
   std::string kernel;
   std::string spec;     ///< a spec file (--spec), instead of --kernel
@@ -36,44 +39,34 @@ struct TuneRequest {
   std::string db = "cutune.db";
   int device = 0;        ///< --device N: the same as --devices N
   std::string devices;   ///< --devices all | N,M,...; empty: --device
-  std::string strategy = std::string(kDefaultStrategy);
-  std::uint64_t seed = 1;
-  std::vector<std::string> start;  ///< configurations to evaluate first (--start)
-  bool prior = true;               ///< learn from other GPUs' results in the database (off: --no-prior)
-  std::size_t budget = 0;        ///< most configurations per shape; 0: no limit
-  double time_budget_s = 0.0;    ///< wall time per shape, seconds; 0: no limit
-  unsigned jobs = 0;
-  MeasureOptions measure;
-  bool use_cache = true;
-  std::string cache_dir;  ///< empty: the default cubin cache folder
-  bool isolate = true;
-  double timeout_floor_s = 10.0;
-  Shard shard;  ///< --shard i/n: this job's part of each shape's space
-  bool wanted = false;  ///< --wanted: the shapes come from the database's wanted list
-  std::string command_line;
-  // As the front-end took them, checked and resolved by check_tune_request() into `measure` and `shard`.
-  std::string verify;  ///< reference, default or none; empty: the spec's
-  std::string flush;   ///< read, write or none; empty: the spec's, else read
-  std::string shard_text;  ///< i/n; empty: the whole space
+  bool wanted = false;   ///< --wanted: the shapes come from the database's wanted list
+  std::string verify;    ///< reference, default or none; empty: the spec's
+  std::string flush;     ///< read, write or none; empty: the spec's, else read
+  std::string shard;     ///< i/n; empty: the whole space
+  TuneOptions options;   ///< the run's settings as given; verify, flush and shard are resolved into them when checked
 };
 
-/// Checks the request's options and resolves its texts (verify, flush, shard) into `measure` and `shard`; throws
-/// InputError naming the option. Idempotent.
-void check_tune_request(TuneRequest& request);
+/// The request's settings, checked, with its texts (verify, flush, shard) resolved into them; the request itself is
+/// left as it is. Throws InputError naming the option.
+TuneOptions check_tune_request(const TuneRequest& request);
 
-/// Throws InputError naming the option unless `value` is one that `field` accepts (kMeasureOptionFields).
-void check_measure_number(const MeasureOptionField& field, double value);
-/// Sets the number of `measure` named `name` (a row of kMeasureOptionFields: "repeats", "warmup", ...), checked;
-/// throws InputError for an unknown name or a value out of its range.
-void set_measure_number(MeasureOptions& measure, std::string_view name, double value);
+/// Throws InputError naming the option unless `value` is one that `field` accepts.
+void check_number(const MeasureOptionField& field, double value);
+void check_number(const TuneOptionField& field, double value);
+/// Sets the number of `options` named `name`, a row of kTuneOptionFields ("budget", ...) or of kMeasureOptionFields
+/// ("repeats", "warmup", ...: into options.measure), checked; throws InputError for an unknown name or a value out of
+/// its range.
+void set_number(TuneOptions& options, std::string_view name, double value);
 
-/// What a tuning run works on: the kernel (with --where applied and --start checked) and its shapes.
+/// What a tuning run works on: its checked settings, the kernel (with --where applied and --start checked) and its
+/// shapes.
 struct TunePlan {
+  TuneOptions options;
   KernelSpec spec;
   std::vector<Shape> shapes;
 };
 /// check_tune_request(), then the kernel and shapes the request names; throws InputError/SpecError before any work.
-TunePlan prepare_tune(TuneRequest& request);
+TunePlan prepare_tune(const TuneRequest& request);
 
 /// What a caller of tune_on_this_machine() hears as the run goes; empty functions are skipped.
 struct TuneHooks {
@@ -81,11 +74,9 @@ struct TuneHooks {
   std::function<void(const DeviceIdentity& device, const ShapeReport& r)> report;  ///< after each shape
   std::function<void()> starting;  ///< the database and GPUs are open, the first shape begins
 };
-/// Tunes every shape of `plan` on this machine's GPUs (--devices): opens the database (removed again when this call
-/// created it and the GPUs cannot be opened), one Tuner for all shapes.
+/// Tunes every shape of `plan` on this machine's GPUs (the request's --devices) with the plan's settings: opens the
+/// database (removed again when this call created it and the GPUs cannot be opened), one Tuner for all shapes.
 std::vector<ShapeReport> tune_on_this_machine(const TuneRequest& request, const TunePlan& plan, const TuneHooks& hooks);
-/// The settings of a tuning run from its request (no progress callback: the caller's).
-TuneOptions tune_options(const TuneRequest& request);
 /// Tunes every shape with `tuner`, in order, telling `hooks` (`current` points to the shape being tuned).
 std::vector<ShapeReport> tune_each(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes,
                                    const DeviceIdentity& identity, const Shape*& current, const TuneHooks& hooks);
@@ -103,9 +94,9 @@ KernelSpec load_chosen_kernel(const std::string& kernel, const std::string& spec
 std::vector<Shape> parse_shapes(const KernelSpec& spec, const std::string& text);
 /// The shapes of a T1 problem: its one problem size, which `text` (--shapes) may only repeat; throws InputError else.
 std::vector<Shape> problem_shapes(const KernelSpec& spec, const Shape& problem_shape, const std::string& text);
-/// --verify and --flush (as text; empty: not given) into `measure`, whose atol/rtol are set already; throws InputError
-/// for a bad name, or for tolerances with --verify none.
-void apply_measure_choices(MeasureOptions& measure, const std::string& verify, const std::string& flush);
+/// `measure` with --verify and --flush (as text; empty: not given) resolved into it, whose atol/rtol are set already;
+/// throws InputError for a bad name, or for tolerances with --verify none.
+MeasureOptions resolve_measure_choices(MeasureOptions measure, const std::string& verify, const std::string& flush);
 /// The convention --flush names; nullopt when it was not given.
 std::optional<L2Flush> flush_from_option(const std::string& text);
 /// The part --shard names (1/1 when empty); throws InputError with the option's name for a bad value.

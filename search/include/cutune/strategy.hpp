@@ -65,10 +65,19 @@ class ExhaustiveStrategy final : public Strategy {
 /// remains the right choice when the budget covers the whole space.
 inline constexpr std::string_view kDefaultStrategy = "portfolio";
 
-/// The names make_strategy() accepts: exhaustive, random, annealing (simulated annealing), genetic (genetic
-/// algorithm), local_search (iterated local search), bayes (Bayesian optimisation, tree-ensemble surrogate) and
-/// portfolio (the surrogate's expected improvement and model-guided refinement around the best, sharing one history,
-/// each rule given proposals in proportion to what it recently gained).
+/// One strategy: the name make_strategy() takes, what it does in a line, and how it is made over a space with a seed,
+/// what other GPUs measured (prior.hpp) and what is known of each configuration before it is measured
+/// (search_inputs.hpp); a strategy without a use for the prior or the inputs ignores them.
+struct StrategyEntry {
+  std::string_view name;
+  std::string_view description;
+  std::unique_ptr<Strategy> (*make)(const Space& space, std::uint64_t seed, const Prior& prior,
+                                    const SearchInputs& inputs);
+};
+/// Every strategy, the one place each is named and made (as Kernel Tuner's strategy map): make_strategy(),
+/// strategy_names(), `tune --strategy` and `tune replay` read it.
+const std::vector<StrategyEntry>& strategy_registry();
+/// The registry's names, in its order.
 std::vector<std::string> strategy_names();
 /// `inner`, preceded by the configurations `first` (indices into the same space, in order; repeats are asked once):
 /// they are proposed before anything `inner` proposes, and their outcomes reach `inner` as observations (or as its

@@ -3,11 +3,12 @@
 
 #include <cstdint>
 #include <functional>
-#include <future>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "cutune/compiler.hpp"
@@ -22,12 +23,10 @@
 
 namespace cutune {
 
-class CubinCache;
 namespace detail {
-class Dispatcher;
 class Lane;
 class Outbox;
-class ShapeRun;
+class TunerResources;
 }
 
 /// A place that measures beyond this machine's GPUs (a GPU of another MPI rank, cluster/): it compiles for itself.
@@ -93,6 +92,31 @@ struct TuneOptions {
   std::vector<RemoteLaneSource> remote_lanes;  ///< measured on as well, after the local GPUs (isolated runs only)
 };
 
+/// A number of TuneOptions that the front-ends take by name, described once: `tune --<name, dashes for underscores>`
+/// and the keyword of cutune.tune() follow from its row, as the measurement's numbers follow from kMeasureOptionFields
+/// (measure.hpp). A new number of the run is a member above and a row below; `tune`, cutune.tune() and their checks
+/// pick it up.
+struct TuneOptionField {
+  std::string_view name;
+  std::variant<std::size_t TuneOptions::*, int TuneOptions::*, double TuneOptions::*> member;
+  std::string_view help;
+  double least = 0.0;  ///< the values a front-end accepts
+  double most = 0.0;
+};
+inline constexpr TuneOptionField kTuneOptionFields[] = {
+    {"budget", &TuneOptions::budget, "most configurations to evaluate per shape (0: no limit)", 0, 1e12},
+};
+/// A field's value as a double, and set from one (the caller checked the bounds).
+inline double option_value(const TuneOptions& o, const TuneOptionField& f) {
+  return std::visit([&o](auto member) { return static_cast<double>(o.*member); }, f.member);
+}
+inline void set_option(TuneOptions& o, const TuneOptionField& f, double value) {
+  std::visit([&o, value](auto member) { o.*member = static_cast<std::remove_reference_t<decltype(o.*member)>>(value); },
+             f.member);
+}
+/// Whether the field takes whole numbers only.
+inline bool is_integer(const TuneOptionField& f) { return !std::holds_alternative<double TuneOptions::*>(f.member); }
+
 /// The outcome of tuning one shape.
 struct ShapeReport {
   Shape shape;
@@ -155,33 +179,7 @@ class Tuner {
   void expect(const KernelSpec& spec, const std::vector<Shape>& shapes);
 
  private:
-  // Where the compile threads compile (compiler processes, or this process), chosen once; warns when the process may
-  // use fewer CPUs than the machine has.
-  const detail::NvrtcRunnerFactory& compile_runners();
-  CompilePool& compile_pool();
-  // The cubin cache (null without one), made on first use.
-  CubinCache* cache();
-  // The lanes, one per GPU, started on first use and kept for later shapes; `cache` (may be null) must live as long.
-  detail::Dispatcher& lanes(CubinCache* cache);
-
-  // A shape's run borrows the database, options, lanes, pool and cache, and drops the lanes and pool on an error.
-  friend class detail::ShapeRun;
-
-  DeviceIdentity identity_;
-  DeviceLimits limits_;
-  std::vector<int> ordinals_;
-  const Device* device_ = nullptr;  // for measuring in this process; null: worker processes only
-  Database& database_;
-  TuneOptions options_;
-  std::unique_ptr<CubinCache> cache_;          // before the lanes: an in-process lane uses it
-  detail::NvrtcRunnerFactory compile_runners_;  // compiler processes, kept for later shapes
-  bool compile_runners_chosen_ = false;
-  std::unique_ptr<detail::Dispatcher> lanes_;  // started by the first shape with something to measure
-  // The compile threads, kept for later shapes: a compile a shape started ahead of its strategy (Strategy::upcoming())
-  // may run on after the shape ends, without holding up the next. Ends first: its jobs post to the lanes' outbox.
-  std::unique_ptr<CompilePool> pool_;
-  std::size_t shapes_ = 0;                     // shapes tuned so far: ShapeTask ids
-  std::map<std::pair<const KernelSpec*, std::string>, std::future<Space>> upcoming_;  // expect()'s enumerations
+  std::unique_ptr<detail::TunerResources> resources_;
 };
 
 }  // namespace cutune

@@ -1,4 +1,4 @@
-// What `tune` shows a user: the progress line while tuning and the tables at the end (not logging).
+// What `tune` prints for a tuning run: the progress line while it tunes and the tables at the end (not logging).
 #include <fmt/format.h>
 #include <unistd.h>
 

@@ -1,0 +1,118 @@
+// The tuner's resources kept from one shape to the next: compile pool, cubin cache, the dispatcher of the lanes, the
+// spaces enumerated ahead.
+#include "tuner/tuner_resources.hpp"
+
+#include <future>
+#include <thread>
+
+#include "base/log.hpp"
+#include "cutune/cubin_cache.hpp"
+#include "cutune/error.hpp"
+#include "cutune/lazy_space.hpp"
+#include "measure/evaluator.hpp"
+#include "tuner/dispatch.hpp"
+#include "worker/compiler_processes.hpp"
+#include "worker/worker_client.hpp"
+
+namespace cutune::detail {
+
+TunerResources::TunerResources(DeviceIdentity identity, DeviceLimits limits, std::vector<int> ordinals,
+                               const Device* device, Database& database, TuneOptions options)
+    : identity_(std::move(identity)), limits_(limits), ordinals_(std::move(ordinals)), device_(device),
+      database_(database), options_(std::move(options)) {}
+
+TunerResources::~TunerResources() = default;
+
+CompilePool& TunerResources::compile_pool() {
+  if (!pool_) pool_ = std::make_unique<CompilePool>(options_.compile_threads, compile_runners());
+  return *pool_;
+}
+
+Dispatcher& TunerResources::dispatcher(CubinCache* cache) {
+  if (dispatcher_) return *dispatcher_;
+  std::vector<Dispatcher::LaneFactory> factories;
+  if (!options_.isolate) {
+    const Device& device = *device_;
+    const MeasureOptions measure = options_.measure;
+    factories.push_back([&device, measure, cache](std::size_t id, Outbox& outbox) {
+      return make_local_lane(id, device.ordinal(),
+                             [&device, measure, cache] { return make_in_process_evaluator(device, measure, cache); },
+                             outbox);
+    });
+  } else {
+    WorkerSettings settings;
+    settings.executable = find_worker_executable();
+    if (settings.executable.empty()) {
+      throw Error("cutune-worker was not found beside this program; set CUTUNE_WORKER to its path, or measure in "
+                  "this process (--no-isolate)");
+    }
+    settings.measure = options_.measure;
+    settings.cache_dir = cache != nullptr ? cache->directory().string() : std::string();
+    settings.timeout_floor_s = options_.timeout_floor_s;
+    for (int ordinal : ordinals_) {
+      settings.device = ordinal;
+      factories.push_back([settings](std::size_t id, Outbox& outbox) {
+        return make_local_lane(id, settings.device, [settings] { return make_worker_evaluator(settings); }, outbox);
+      });
+    }
+  }
+  for (const auto& remote : options_.remote_lanes) factories.push_back(remote.make);
+  dispatcher_ = std::make_unique<Dispatcher>(factories);
+  return *dispatcher_;
+}
+
+void TunerResources::drop_dispatcher() {
+  pool_.reset();  // compiles may still run, and post to the lanes' outbox
+  dispatcher_.reset();
+}
+
+const NvrtcRunnerFactory& TunerResources::compile_runners() {
+  if (compile_runners_chosen_) return compile_runners_;
+  compile_runners_chosen_ = true;
+  const unsigned usable = usable_cpus(), machine = std::thread::hardware_concurrency();
+  if (options_.compile_threads == 0 && usable < machine) {
+    logger()->warn(
+        "compiling on {} thread{}: this process may run on {} of the machine's {} CPUs (its affinity: an MPI launcher "
+        "binds each rank to a core or socket by default); `mpirun --bind-to none`, or a larger cpuset, lets compiles "
+        "use more",
+        usable, usable == 1 ? "" : "s", usable, machine);
+  }
+  if (options_.compile_processes) compile_runners_ = compiler_processes_if_found();
+  return compile_runners_;
+}
+
+CubinCache* TunerResources::cache() {
+  if (options_.use_cache && !cache_) {
+    cache_ = std::make_unique<CubinCache>(options_.cache_dir.empty() ? CubinCache::default_directory()
+                                                                     : std::filesystem::path(options_.cache_dir));
+  }
+  return cache_.get();
+}
+
+void TunerResources::expect(const KernelSpec& spec, const std::vector<Shape>& shapes) {
+  // The workers start now too (a process and a CUDA context each, about half a second), while the first shape
+  // enumerates its space and reads the database. What fails here fails again, in its place, in tune().
+  try {
+    if (!shapes.empty()) dispatcher(cache());
+  } catch (const std::exception&) {
+    drop_dispatcher();
+  }
+  for (const Shape& shape : shapes) {
+    auto& slot = upcoming_[{&spec, shape.str()}];
+    if (!slot.valid()) {
+      slot = std::async(std::launch::async, [&spec, shape, limits = limits_] {
+        return tuning_space(spec, shape, limits);
+      });
+    }
+  }
+}
+
+Space TunerResources::tuning_space_of(const KernelSpec& spec, const Shape& shape) {
+  const auto ahead = upcoming_.find({&spec, shape.str()});
+  if (ahead == upcoming_.end()) return tuning_space(spec, shape, limits_);
+  auto future = std::move(ahead->second);
+  upcoming_.erase(ahead);
+  return future.get();
+}
+
+}  // namespace cutune::detail
