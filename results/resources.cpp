@@ -17,7 +17,7 @@ struct SmFigures {
 };
 
 // The CUDA Programming Guide's tables (resident warps per SM; FP32 results per clock per SM). The Ampere and later
-// consumer parts (8.6, 8.9, 12.x) hold 48 warps but issue 128 FP32 lanes; Volta, Turing and A100 issue 64.
+// consumer parts (8.6, 8.9, 12.x) hold 48 warps but issue 128 FP32 lanes; Volta, Turing and A100 have 64.
 constexpr SmFigures kSmFigures[] = {
     {5, -1, 64, 128}, {6, 0, 64, 64},  {6, -1, 64, 128}, {7, 5, 32, 64},  {7, -1, 64, 64},
     {8, 0, 64, 64},   {8, -1, 48, 128}, {9, -1, 64, 128}, {10, -1, 64, 128}, {12, -1, 48, 128},
