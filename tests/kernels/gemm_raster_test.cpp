@@ -62,7 +62,7 @@ TEST(GemmRasterSpace, SerpentineOnlyWhereTheOrderMatters) {
   }
 }
 
-// The start entries keep the grouped order (each is valid wherever it was before the order was a parameter).
+// The start entries keep the grouped order (RASTER=0), so each is valid wherever the grouped order is.
 TEST(GemmRasterSpace, StartEntriesKeepTheGroupedOrder) {
   for (const char* name : {"gemm_bf16", "gemm_f16", "gemm_tf32", "gemm_fp8", "gemm_fp8_f32", "gemm_fp8_blockscaled"}) {
     const KernelSpec spec = load_kernel(name);
