@@ -35,21 +35,9 @@ INSTANTIATE_TEST_SUITE_P(
 // Each shape's sample of 16 RASTER=1 configurations is correct, beta 0 and 0.5.
 TEST_P(GemmRasterGpu, SerpentineSampleIsCorrectAtOddShapes) {
   REQUIRE_GPU();
-  Device device;
-  KernelSpec spec = load_kernel(GetParam().kernel);
-  spec.restrict_to(std::string("RASTER == 1") + (*GetParam().where ? std::string(" and ") + GetParam().where : ""));
-  testing::Compiled compiled(spec, device.identity().arch());
-  std::map<std::string, std::vector<Config>> samples;
-  for (const char* text : GetParam().shapes) {
-    const Shape shape = spec.parse_shape(text);
-    std::vector<Config> sample =
-        testing::sample_configs(spec, Space::enumerate(spec, shape, device.limits()).configs(), 16);
-    if (sample.empty()) continue;  // a GPU without sm_90a: no wgmma configuration
-    compiled.add(sample, shape);
-    samples[text] = std::move(sample);
-  }
-  if (samples.empty()) GTEST_SKIP() << spec.name << " has no configuration on " << device.identity().arch();
-  testing::expect_samples_correct(device, spec, compiled, samples);
+  testing::expect_subspace_correct(
+      GetParam().kernel,
+      std::string("RASTER == 1") + (*GetParam().where ? std::string(" and ") + GetParam().where : ""), GetParam().shapes);
 }
 
 }  // namespace

@@ -47,21 +47,9 @@ INSTANTIATE_TEST_SUITE_P(
 // Each shape's sample of 16 specialized configurations (each compiled for that shape) is correct, beta 0 and 0.5.
 TEST_P(GemmShapedGpu, SampleIsCorrectAtOddShapes) {
   REQUIRE_GPU();
-  Device device;
-  KernelSpec spec = load_kernel(GetParam().kernel);
-  spec.restrict_to(std::string("SHAPED == 1") + (*GetParam().where ? std::string(" and ") + GetParam().where : ""));
-  testing::Compiled compiled(spec, device.identity().arch());
-  std::map<std::string, std::vector<Config>> samples;
-  for (const char* text : GetParam().shapes) {
-    const Shape shape = spec.parse_shape(text);
-    std::vector<Config> sample =
-        testing::sample_configs(spec, Space::enumerate(spec, shape, device.limits()).configs(), 16);
-    if (sample.empty()) continue;  // a GPU without sm_90a: FP8 has none
-    compiled.add(sample, shape);
-    samples[text] = std::move(sample);
-  }
-  if (samples.empty()) GTEST_SKIP() << spec.name << " has no configuration on " << device.identity().arch();
-  testing::expect_samples_correct(device, spec, compiled, samples);
+  testing::expect_subspace_correct(
+      GetParam().kernel,
+      std::string("SHAPED == 1") + (*GetParam().where ? std::string(" and ") + GetParam().where : ""), GetParam().shapes);
 }
 
 // The database holds a specialized configuration at 4096^3 only; asked for 1500x1000x1000, the runtime chooses it (by

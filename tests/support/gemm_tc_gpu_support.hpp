@@ -16,8 +16,11 @@
 #include "cutune/compiler.hpp"
 #include "cutune/device.hpp"
 #include "cutune/measure.hpp"
+#include "cutune/space.hpp"
 #include "cutune/spec.hpp"
+#include "cutune/templates.hpp"
 #include "gpu_support.hpp"
+#include "space_sample.hpp"
 
 namespace cutune::testing {
 
@@ -115,6 +118,26 @@ inline MissingSlab expect_missing_slab_wrong(const Device& device, const KernelS
     out.smallest_error = std::min(out.smallest_error, r.max_error);
   }
   return out;
+}
+
+// A sample of 16 configurations of `kernel` where `where` holds, at each shape (compiled for it where the configuration
+// is shape-specialized), every one correct with beta 0 and with alpha 1.5, beta 0.5; skipped where no configuration
+// runs on this GPU (the wgmma and FP8 paths without sm_90a).
+inline void expect_subspace_correct(const char* kernel, const std::string& where, const std::vector<const char*>& shapes) {
+  Device device;
+  KernelSpec spec = load_kernel(kernel);
+  spec.restrict_to(where);
+  Compiled compiled(spec, device.identity().arch());
+  std::map<std::string, std::vector<Config>> samples;
+  for (const char* text : shapes) {
+    const Shape shape = spec.parse_shape(text);
+    std::vector<Config> sample = sample_configs(spec, Space::enumerate(spec, shape, device.limits()).configs(), 16);
+    if (sample.empty()) continue;
+    compiled.add(sample, shape);
+    samples[text] = std::move(sample);
+  }
+  if (samples.empty()) GTEST_SKIP() << spec.name << " has no configuration on " << device.identity().arch();
+  expect_samples_correct(device, spec, compiled, samples);
 }
 
 }  // namespace cutune::testing
