@@ -35,7 +35,9 @@ void patch_arguments(Json& arguments, const Json& patch, const std::string& base
   if (!arguments.is_array()) {
     throw SpecError(where + "an object of patches by name needs a list of arguments in '" + base_name + "'");
   }
-  for (const auto& [name, change] : patch.items()) {
+  for (const auto& item : patch.items()) {
+    const std::string& name = item.key();  // a plain name: lambdas may not capture structured bindings before C++20
+    const Json& change = item.value();
     const auto named = std::find_if(arguments.begin(), arguments.end(), [&](const Json& a) {
       return a.is_object() && a.contains("name") && a["name"] == name;
     });
