@@ -9,7 +9,10 @@ import pathlib
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
-WIDTHS = (64, 128, 192, 256)
+WIDTHS = (64, 128, 192, 256)  # TF32
+# 16-bit SWAP=0: BN in steps of 16 (wgmma allows steps of 8) but 240, whose two consumer warpgroups' 120 accumulators
+# spill from the 168 registers they get at launch
+WIDTHS_16 = tuple(n for n in range(64, 257, 16) if n != 240)
 FP8_WIDTHS = (16, 32, 64, 128, 192, 256)  # SWAP=1's BM (16..128) and SWAP=0's BN (64..256)
 SWAP_WIDTHS = (16, 32, 64, 128)  # SWAP=1: wgmma's N is the tile's BM
 
@@ -126,7 +129,7 @@ def main():
                  lambda n: wrapper(n, "Mma", "unsigned long long desc_a", sixteen, "%{0}", "1, 1, 0, 1",
                                    ['"l"(desc_a)']),
                  more=lambda n: wrapper(n, "MmaT", "unsigned long long desc_a", sixteen, "%{0}", "1, 1, 1, 0",
-                                        ['"l"(desc_a)']), check=check)
+                                        ['"l"(desc_a)']), widths=WIDTHS_16, check=check)
     same &= write("gemm_wgmma_tf32_ops.cu", HEAD_TF32, "gemm_wgmma_tf32_ops",
                   lambda n: wrapper(n, "MmaRs", "const unsigned* a", "k8.f32.tf32.tf32", "{{%{0}, %{1}, %{2}, %{3}}}",
                                     "1, 1", [f'"r"(a[{i}])' for i in range(4)]), check=check)

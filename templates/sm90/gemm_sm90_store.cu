@@ -2,11 +2,12 @@
 // C in shared memory and one of its threads writes them with TMA stores, which run on while the warpgroup goes on to
 // the next tile. The specs compile it after gemm_sm90.cu.
 //
-// A warpgroup owns MR m64 tiles: MR * 64 rows of the BM x BN tile. They are staged as boxes of 64 columns (128 bytes,
-// the swizzle span) by MR * 64 rows, each box on a 1024-byte boundary with the 128-byte swizzle that c_map's stores
-// undo (row r's 16-byte chunk c at chunk c ^ (r % 8)); a warp's 4-byte writes of one n8 block then hit 32 different
-// banks (its 8 rows put the same chunk in 8 places, its 4 quad lanes fill the chunk). EPI_SLICE 0 stages all BN / 64
-// boxes at once (MR * 64 * BN * 2 bytes per warpgroup); EPI_SLICE 1 stages one box at a time in two alternating
+// A warpgroup owns MR m64 tiles: MR * 64 rows of the BM x BN tile. They are staged as boxes of W = kBoxColumns columns
+// (2 W bytes, the swizzle span: 128 bytes for W = 64, 64 or 32 for the tile widths that are not multiples of 64) by
+// MR * 64 rows, each box on a 1024-byte boundary with the swizzle that c_map's stores undo (row r's 16-byte chunk c at
+// chunk c ^ (r / (64 / W)) % (W / 8)); a warp's 4-byte writes of one n8 block then hit 32 different banks (its 8 rows
+// put the same chunk in distinct places, its 4 quad lanes fill the chunk). EPI_SLICE 0 stages all BN / W boxes at
+// once (MR * 64 * BN * 2 bytes per warpgroup); EPI_SLICE 1 (W = 64) stages one box at a time in two alternating
 // buffers (4 boxes of shared memory fewer for BN = 256: room for another stage of the ring), the store of one box
 // overlapping the writes of the next; EPI_SLICE 2 one box at a time in a single buffer, each box's writes waiting
 // until the store of the last one has read it (what lets 256 x 128 tiles keep a ring of four stages).
@@ -20,21 +21,27 @@ using namespace gemm_sm90;
 
 template <int MR>
 struct StagedC {
-  static constexpr unsigned kBox = MR * 64 * kRow;           // one box: 64 columns of the warpgroup's rows
-  static constexpr int kBoxes = BN / 64;                     // boxes of a tile row
+  static constexpr int kColumns = kBoxColumns;              // columns per box
+  static constexpr unsigned kSpan = 2 * kColumns;            // bytes of a box row: the swizzle span
+  static constexpr unsigned kBox = MR * 64 * kSpan;          // one box: kColumns columns of the warpgroup's rows
+  static constexpr int kBoxes = BN / kColumns;               // boxes of a tile row
+  static constexpr int kBlocks = kColumns / 8;               // n8 blocks of a box
   static constexpr int kPerRound = EPI_SLICE ? 1 : kBoxes;   // boxes staged, then stored, together
   static constexpr int kSets = EPI_SLICE == 1 ? 2 : 1;       // alternating buffers of kPerRound boxes
   static constexpr unsigned kBytes = kSets * kPerRound * kBox;  // per warpgroup
   static_assert(kBox % 1024 == 0, "the boxes start where the swizzle pattern does");
   static_assert(EPI_SLICE != 1 || kBoxes % 2 == 0, "alternating single boxes need an even number per tile row");
+  static_assert(EPI_SLICE == 0 || kColumns == 64, "slices of 64 columns");
 
-  // Byte offset of column `col` (within the round's boxes) of row `row` (within the warpgroup's rows).
+  // Byte offset of column `col` (within the round's boxes) of row `row` (within the warpgroup's rows): the 16-byte
+  // chunk's index XOR the row's bits that select a 128-byte line of the swizzle pattern.
   __host__ __device__ static constexpr unsigned at(int row, int col) {
-    return (col / 64) * kBox + row * kRow + (((col % 64) / 8) ^ (row % 8)) * 16 + (col % 8) * 2;
+    const unsigned line = row * kSpan / 128 % (kSpan / 16);
+    return (col / kColumns) * kBox + row * kSpan + (((col % kColumns) / 8) ^ line) * 16 + (col % 8) * 2;
   }
   __host__ __device__ static constexpr bool writes_are_conflict_free() {
     for (int h = 0; h < 2; ++h)
-      for (int j = 0; j < 8 * kPerRound; ++j) {  // one store instruction: an n8 block of one warp
+      for (int j = 0; j < kBlocks * kPerRound; ++j) {  // one store instruction: an n8 block of one warp
         unsigned banks = 0;
         for (int lane = 0; lane < 32; ++lane) banks |= 1u << (at(acc_row(lane, 2 * h), acc_col(lane, 4 * j)) / 4 % 32);
         if (banks != 0xffffffffu) return false;
@@ -66,8 +73,8 @@ __device__ __forceinline__ void store_tile(const Acc& acc, const Tile& tile, int
       for (int h = 0; h < 2; ++h) {
         const int row = mr * 64 + acc_row(t, 2 * h);
 #pragma unroll
-        for (int jr = 0; jr < 8 * S::kPerRound; ++jr) {  // the round's n8 blocks
-          const int j = 8 * S::kPerRound * r + jr, col = acc_col(t, 4 * j);
+        for (int jr = 0; jr < S::kBlocks * S::kPerRound; ++jr) {  // the round's n8 blocks
+          const int j = S::kBlocks * S::kPerRound * r + jr, col = acc_col(t, 4 * j);
           const unsigned bits = pair(row0 + row, tile.n0 + col, acc[mr][4 * j + 2 * h], acc[mr][4 * j + 2 * h + 1]);
           asm volatile("st.shared.u32 [%0], %1;" ::"r"(set + S::at(row, acc_col(t, 4 * jr))), "r"(bits) : "memory");
         }
@@ -77,7 +84,7 @@ __device__ __forceinline__ void store_tile(const Acc& acc, const Tile& tile, int
     if (t == 0) {
 #pragma unroll
       for (int b = 0; b < S::kPerRound; ++b)
-        tma_store(c_map, set + b * S::kBox, tile.n0 + 64 * (S::kPerRound * r + b), row0);
+        tma_store(c_map, set + b * S::kBox, tile.n0 + S::kColumns * (S::kPerRound * r + b), row0);
       bulk_commit();
     }
   }

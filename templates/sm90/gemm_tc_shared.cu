@@ -228,7 +228,17 @@ __device__ __forceinline__ void splitk_store(float4* ws, const float* acc, int t
   }
 }
 // Slice by slice, in slice order: the same sums every run. GROUP fragments are read at a time, so that the loads in
-// flight and the sums fit in registers together.
+// flight and the sums fit in registers together: 16 or 8 where they divide the fragments, else the largest divisor
+// below 16 (splitk_group).
+__host__ __device__ constexpr int splitk_group(int frags) {
+  if (frags % 16 == 0) return 16;
+  if (frags % 8 == 0) return 8;
+  int group = frags < 16 ? frags : 15;
+  while (frags % group != 0) --group;
+  return group;
+}
+static_assert(splitk_group(32) == 16 && splitk_group(24) == 8 && splitk_group(28) == 14 && splitk_group(4) == 4,
+              "the largest divisor up to 16");
 template <int FRAGS, int THREADS, int GROUP>
 __device__ __forceinline__ void splitk_sum(const float4* ws, float* acc, int thread) {
   static_assert(FRAGS % GROUP == 0, "whole groups of fragments");

@@ -1,0 +1,133 @@
+// Host tests of the 16-bit wgmma kernel's tile widths that are not multiples of 64 (BN 80 to 224 in steps of 16, PATH 1
+// with SWAP=0): where the space holds them, the boxes and swizzle of B's and C's tensor maps that the kernel's
+// descriptors and staged stores agree with, and NVRTC builds of the heaviest variants of each width for sm_90a
+// without spills or serialized wgmmas (no GPU needed).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <future>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cutune/compiler.hpp"
+#include "cutune/space.hpp"
+#include "cutune/templates.hpp"
+#include "cutune/tensor_map.hpp"
+
+namespace cutune {
+namespace {
+
+std::int64_t value(const KernelSpec& spec, const Config& c, const std::string& name) {
+  for (std::size_t p = 0; p < spec.parameters.size(); ++p)
+    if (spec.parameters[p].name == name) return c.values[p].as_int();
+  throw std::logic_error("no parameter " + name);
+}
+
+// The columns of a box along N (B's and C's): 64 where the width allows, else 32 or 16.
+unsigned box_columns(std::int64_t bn) { return bn % 64 == 0 ? 64 : bn % 32 == 0 ? 32 : 16; }
+
+const Argument& argument(const KernelSpec& spec, const std::string& name) {
+  for (const Argument& a : spec.arguments)
+    if (a.name == name) return a;
+  throw std::logic_error("no argument " + name);
+}
+
+// Every multiple of 16 from 64 to 256 but 240 is a width of the untransposed wgmma tiles at 4096^3; the others (PATH 0,
+// SWAP=1) keep the powers of two and 192; EPI_VEC 8's quad gather and the epilogue slices keep their widths.
+TEST(GemmWidthsSpace, StepsOf16OnTheUntransposedWgmmaTiles) {
+  for (const char* name : {"gemm_bf16", "gemm_f16"}) {
+    const KernelSpec spec = load_kernel(name);
+    const Space space = Space::enumerate(spec, spec.parse_shape("4096x4096x4096"), DeviceLimits{});
+    std::set<std::int64_t> untransposed;
+    for (const Config& c : space.configs()) {
+      const std::int64_t bn = value(spec, c, "BN");
+      const bool wgmma = value(spec, c, "PATH") == 1 && value(spec, c, "SWAP") == 0;
+      if (wgmma) untransposed.insert(bn);
+      if (bn % 64 == 0 || bn == 32) continue;
+      EXPECT_TRUE(wgmma) << name << " " << spec.format(c);
+      if (value(spec, c, "EPI_VEC") == 8) EXPECT_EQ(bn % 32, 0) << name << " " << spec.format(c);
+      EXPECT_EQ(value(spec, c, "EPI_SLICE"), 0) << name << " " << spec.format(c);
+    }
+    std::set<std::int64_t> steps;
+    for (std::int64_t bn = 64; bn <= 256; bn += 16) steps.insert(bn);
+    steps.erase(240);
+    EXPECT_EQ(untransposed, steps) << name;
+  }
+}
+
+// B's map loads BN / W boxes of W columns by BK rows with a swizzle span of 2 W bytes (one box row), and C's map
+// stores boxes of the same width: what the producer expects per stage stays (BM + BN) 128 bytes.
+TEST(GemmWidthsSpace, BoxesAndSwizzleFollowTheWidth) {
+  const KernelSpec spec = load_kernel("gemm_bf16");
+  const Shape shape = spec.parse_shape("300x1000x520");
+  for (const std::int64_t bn : {64, 80, 96, 112, 160, 176, 192, 208, 224}) {
+    const std::string text = "PATH=1,BM=128,BN=" + std::to_string(bn) +
+                             ",BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=64,"
+                             "ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=0,MC=0,STREAMK=0,EPI_SLICE=0,PINGPONG=0,"
+                             "SHAPED=0,RASTER=0";
+    const Config c = spec.parse_config(text);
+    const unsigned w = box_columns(bn);
+    const TensorMapLayout b = tensor_map_layout(spec, argument(spec, "b_map"), c, shape);
+    EXPECT_EQ(b.box[0], w) << text;
+    EXPECT_EQ(b.box[1], 64u) << text;
+    EXPECT_EQ(b.swizzle, static_cast<int>(2 * w)) << text;
+    EXPECT_EQ(bn / w * b.box_bytes(), static_cast<std::uint64_t>(bn) * 128) << text;
+    const TensorMapLayout cm = tensor_map_layout(spec, argument(spec, "c_map"), c, shape);
+    EXPECT_EQ(cm.box[0], w) << text;
+    EXPECT_EQ(cm.box[1], 64u) << text;  // each of the two consumer warpgroups' rows
+    EXPECT_EQ(cm.swizzle, static_cast<int>(2 * w)) << text;
+  }
+}
+
+// For each width that is not a multiple of 64, the heaviest variants compile for sm_90a (the kernel's static_asserts
+// check the descriptors and that the staged writes of C are free of bank conflicts): two consumer warpgroups sharing a
+// 128-row tile with TMA stores, persistent and stream-K, and ping-pong; one warpgroup's 128 x BN tile. No spills but
+// stream-K's fixup's (as the other widths), no serialized wgmmas, at most the 168 registers at launch of two warpgroups
+// (240 columns, whose 120 accumulators spill from them, are left out).
+TEST(GemmWidthsCompile, EveryWidthCompilesForSm90a) {
+  const KernelSpec spec = load_kernel("gemm_bf16");
+  const Shape odd{{1000, 1000, 1000}};
+  struct Job {
+    std::string text;
+    bool streamk;
+    std::future<CompileOutput> out;
+  };
+  CompilePool pool;
+  std::vector<Job> jobs;
+  for (std::int64_t bn = 80; bn <= 224; bn += 16) {
+    if (bn % 64 == 0) continue;
+    const std::string n = std::to_string(bn);
+    std::vector<std::string> variants = {
+        "BM=128,WG=2,EPI_VEC=64,PERSIST=1,STREAMK=1,PINGPONG=0,SHAPED=0,SPLITK=1",
+        "BM=128,WG=2,EPI_VEC=64,PERSIST=1,STREAMK=0,PINGPONG=0,SHAPED=1,SPLITK=1",
+        std::string("BM=128,WG=2,EPI_VEC=") + (bn % 32 == 0 ? "8" : "2") +
+            ",PERSIST=0,STREAMK=0,PINGPONG=0,SHAPED=0,SPLITK=1"};
+    if (bn <= 128) {
+      variants.push_back("BM=128,WG=1,EPI_VEC=64,PERSIST=1,STREAMK=0,PINGPONG=0,SHAPED=0,SPLITK=1");
+      variants.push_back("BM=64,WG=2,EPI_VEC=64,PERSIST=1,STREAMK=0,PINGPONG=1,SHAPED=0,SPLITK=1");
+    }
+    // Split-K's sum: not where two warpgroups hold 112 accumulators each (the spec leaves those out: they spill).
+    if (bn != 224) variants.push_back("BM=128,WG=2,EPI_VEC=64,PERSIST=0,STREAMK=0,PINGPONG=0,SHAPED=0,SPLITK=16");
+    if (bn < 112) variants.push_back("BM=256,WG=2,EPI_VEC=64,PERSIST=0,STREAMK=0,PINGPONG=0,SHAPED=0,SPLITK=16");
+    for (const std::string& v : variants) {
+      const std::string text = "PATH=1,BN=" + n + ",BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1," +
+                               "GROUP_M=8,ALIGNED=1,CM=1,CN=1,SWAP=0,MC=0,EPI_SLICE=0,RASTER=0," + v;
+      const Config c = spec.parse_config(text);
+      const Shape* shape = value(spec, c, "SHAPED") ? &odd : nullptr;
+      jobs.push_back({text, value(spec, c, "STREAMK") > 0,
+                      pool.submit([&spec, c, shape] { return compile_config(spec, c, "sm_90", shape); })});
+    }
+  }
+  for (Job& job : jobs) {
+    const CompileOutput out = job.out.get();
+    ASSERT_TRUE(out.ok) << job.text << "\n" << out.log;
+    EXPECT_LE(out.spill_bytes, job.streamk ? 64 : 0) << job.text;
+    EXPECT_EQ(out.log.find("wgmma"), std::string::npos) << job.text << "\n" << out.log;
+    EXPECT_LE(out.registers, 168) << job.text;
+    std::printf("%3d registers, %3d spilled bytes  %s\n", out.registers, out.spill_bytes, job.text.c_str());
+  }
+}
+
+}  // namespace
+}  // namespace cutune
