@@ -3,8 +3,8 @@
 // there) and gemm_wgmma_ops.cu (the instructions).
 //
 // A block of 1 + WG warpgroups computes a BM x BN tile of C (BN 64 to 256 in steps of 16). The producer loads each
-// slab of BK = 64 elements: A's BM x 64 box through a_map, B's 64 x BN rows as BN / W boxes of 64 x W through b_map (W
-// = gemm_sm90::kBoxColumns: 64, or 32 or 16 where BN is not a multiple of 64). The WG consumer warpgroups each own
+// slab of BK = 64 elements: A's BM x 64 box through a_map, B's 64 x BN rows as ceil(BN / 64) boxes of 64 x 64 through
+// b_map (the last one read in part where BN is not a multiple of 64). The WG consumer warpgroups each own
 // BM / WG rows of the tile (BM / WG / 64 wgmma tiles of m64 x BN) and, per slab, issue four k16 steps of
 // wgmma.mma_async reading A and B straight from shared memory through matrix descriptors; once a slab's wgmmas are
 // done (wait_group 1, one slab later) they release its stage. The accumulators then go to C with alpha, beta and
@@ -14,9 +14,9 @@
 // Shared-memory layouts, agreed between the tensor maps and the descriptors:
 //   A, K-major, 128-byte swizzle: row m of the box at byte 128 m, its 16-byte chunk c at chunk c ^ (m % 8). A wgmma's
 //     64 x 16 piece starts at row 64 i (a multiple of 1024 bytes) plus 32 bytes per k16 step (kmajor_descriptor).
-//   B, N-major (row-major B, the transpose bit), a swizzle span of 2 W bytes: box j (columns W j..W j + W - 1) at
-//     byte 128 W j, k-row r of it at 2 W r, chunk c at c ^ (r / (64 / W)) % (W / 8) (for W = 64: c ^ (r % 8)). A k16
-//     step starts 16 rows further; LBO is the distance between boxes, SBO between 8-row groups (mnmajor_descriptor).
+//   B, N-major (row-major B, the transpose bit): box j (columns 64 j..64 j + 63) at byte 8192 j, k-row r of it at
+//     128 r, chunk c at c ^ (r % 8). A k16 step starts 16 rows (2048 bytes) further; LBO is the distance between
+//     64-column boxes (8192), SBO between 8-row groups (1024). A wgmma of N = BN reads the first BN columns.
 // Every stage starts on a 1024-byte boundary, where every swizzle pattern repeats, so descriptors' base offset is 0.
 //
 // Shapes: TMA needs 16-byte row strides (K and N multiples of 8) and reads zeros outside A and B, so any M, N, K that
@@ -38,8 +38,12 @@ using gemm_wgmma_ops::Mma;
 constexpr int kMR = BM / (64 * kReaders);         // m64 wgmma tiles per consumer warpgroup (ping-pong: the whole tile)
 constexpr int kRowShare = PINGPONG ? 0 : 1;       // 1: consumer warpgroup c owns rows c * kMR * 64 ... of the tile
 constexpr int kAccs = BN / 2;                     // accumulator registers per m64 tile and thread
-constexpr unsigned kStageA = BM * kRow, kStageB = BN * kRow, kStage = kStageA + kStageB;  // bytes per stage
-constexpr unsigned kBoxB = kBoxColumns * 2 * BK;   // one box of B: kBoxColumns columns by BK k-rows
+// B's boxes: 64 columns by BK k-rows (one 128-byte swizzle row per k-row); where BN is not a multiple of 64 the last
+// box is loaded whole and its first BN % 64 columns read (the narrower swizzles of 32- or 16-column boxes made the
+// wgmmas' reads of B up to 1.5x slower on an H200: bench/RESULTS.md, "Tile widths").
+constexpr int kBoxesB = (BN + 63) / 64;
+constexpr unsigned kBoxB = 64 * kRow;
+constexpr unsigned kStageA = BM * kRow, kStageB = kBoxesB * kBoxB, kStage = kStageA + kStageB;  // bytes per stage
 static_assert(TYPE == 1 || TYPE == 2, "PATH 1 multiplies 16-bit elements (BF16 or FP16)");
 static_assert(BK == 64, "a slab is one 128-byte swizzle row of 16-bit elements deep");
 static_assert(kMR >= 1 && BM % (64 * kReaders) == 0, "each consumer warpgroup owns whole m64 tiles");
@@ -53,11 +57,9 @@ __host__ __device__ constexpr u64 a_descriptor(unsigned stage, int tile, int ks)
   return kmajor_descriptor(stage + tile * 64 * kRow, ks);
 }
 __host__ __device__ constexpr u64 b_descriptor(unsigned stage, int ks) {
-  return mnmajor_descriptor<kBoxColumns>(stage + kStageA, ks);
+  return mnmajor_descriptor(stage + kStageA, ks);
 }
-static_assert(b_descriptor(0x10000 - kStageA, 1) == descriptor(0x10000 + 32 * kBoxColumns, kBoxB, 16 * kBoxColumns,
-                                                               2 * kBoxColumns),
-              "B's k16 steps are 16 rows apart");
+static_assert(b_descriptor(0x10000 - kStageA, 1) == descriptor(0x10800, 8192, 1024), "B's k16 steps are 16 rows apart");
 static_assert(accumulators_cover_tile<BN>(), "the accumulator layout must cover the tile once");
 
 // Two consumer warpgroups of 128 accumulators each reallocate registers (gemm_sm90.cu says why and how).
@@ -105,7 +107,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads, PERSIS
   extern __shared__ unsigned char smem_raw[];
   Block block;
   constexpr unsigned kRing = STAGES * kStage + WG * kStageC;
-  if (!start_block<kRing, kStageA, BN / kBoxColumns, kBoxB, kBoxColumns, kReallocate>(M, N, K, &a_map, &b_map,
+  if (!start_block<kRing, kStageA, kBoxesB, kBoxB, 64, kReallocate>(M, N, K, &a_map, &b_map,
                                                                                       smem_raw, block))
     return;
   const Tile& tile = block.tile;

@@ -96,37 +96,31 @@ constexpr unsigned kReleases = kMulticast ? 2 * kReaders : 128 * kReaders;
 
 // A shared-memory matrix descriptor (PTX ISA, "matrix descriptor format"): start address, leading and stride byte
 // offsets, each as (x & 0x3FFFF) >> 4 in 14 bits at bits 0, 16 and 32; base offset 0 (stages are 1024-byte aligned);
-// at bits 62-63 the swizzle mode of `span` bytes: 1 for 128, 2 for 64, 3 for 32.
-__host__ __device__ constexpr u64 descriptor(unsigned address, unsigned lbo, unsigned sbo, unsigned span = kRow) {
+// mode 1 (128-byte swizzle) at bits 62-63.
+__host__ __device__ constexpr u64 descriptor(unsigned address, unsigned lbo, unsigned sbo) {
   return (u64)((address & 0x3FFFFu) >> 4) | (u64)((lbo & 0x3FFFFu) >> 4) << 16 |
-         (u64)((sbo & 0x3FFFFu) >> 4) << 32 | (u64)(span == 128 ? 1 : span == 64 ? 2 : 3) << 62;
+         (u64)((sbo & 0x3FFFFu) >> 4) << 32 | 1ull << 62;
 }
 static_assert(descriptor(0x400, 16, 1024) == (0x40ull | 1ull << 16 | 64ull << 32 | 1ull << 62), "descriptor fields");
 static_assert(descriptor(0x12020, 8192, kGroup) == (0x1202ull | 512ull << 16 | 64ull << 32 | 1ull << 62),
               "descriptor fields");
-static_assert(descriptor(0x400, 4096, 512, 64) >> 62 == 2 && descriptor(0x400, 2048, 256, 32) >> 62 == 3,
-              "the 64- and 32-byte swizzle modes");
 // K-major rows as TMA leaves them with the 128-byte swizzle (row r at byte 128 r, its 16-byte chunk c at chunk
 // c ^ (r % 8)), starting at `rows`: the wgmma step `ks` of 32 bytes along the rows (k16 of 16-bit elements, k8 of
 // TF32); 8-row groups are 1024 bytes apart (SBO); LBO is unused for swizzled K-major layouts (1 by convention).
 __host__ __device__ constexpr u64 kmajor_descriptor(unsigned rows, int ks) {
   return descriptor(rows + ks * 32, 16, kGroup);
 }
-// Columns of the 16-bit boxes along N (B's N-major boxes in the 16-bit kernel, C's staged boxes in the TMA-store
-// epilogue): 64, one 128-byte swizzle row, where BN allows; else 32 or 16 columns, a row of the 64- or 32-byte swizzle,
-// which TMA lays out as it does the 128-byte one (16-byte chunk c of row r at c ^ (r / (128 / span)) % (span / 16)).
-constexpr int kBoxColumns = BN % 64 == 0 ? 64 : BN % 32 == 0 ? 32 : 16;
-// 16-bit rows of BOX 16-bit elements along M or N (MN-major) as TMA leaves them in BOX x BK boxes (BOX * 2 bytes per
-// k-row, one swizzle span), starting at `columns`: a k16 step is 16 k-rows (two 8-row groups) further; LBO is the
-// distance between boxes, SBO between 8-row groups. Read with the transpose bit: as B by C = A B, as A by SWAP=1's
-// C^T = B^T A^T.
-template <int BOX = 64>
+// 16-bit rows of 64 elements along M or N (MN-major) as TMA leaves them in 64 x BK boxes, 8192 bytes apart, starting at
+// `columns`: a k16 step is 16 k-rows (two 8-row groups, 2048 bytes) further; LBO is the distance between 64-element
+// boxes, SBO between 8-row groups. Read with the transpose bit: as B by C = A B, as A by SWAP=1's C^T = B^T A^T.
 __host__ __device__ constexpr u64 mnmajor_descriptor(unsigned columns, int ks) {
-  constexpr unsigned span = 2 * BOX;
-  return descriptor(columns + ks * 16 * span, BK * span, 8 * span, span);
+  return descriptor(columns + ks * 2 * kGroup, 64 * kRow, kGroup);
 }
-static_assert(mnmajor_descriptor(0x10000, 1) == descriptor(0x10800, BK * 128, 1024), "k16 steps are 16 rows apart");
-static_assert(mnmajor_descriptor<16>(0x10000, 1) == descriptor(0x10200, BK * 32, 256, 32), "16-column boxes");
+static_assert(mnmajor_descriptor(0x10000, 1) == descriptor(0x10800, 8192, 1024), "k16 steps are 16 rows apart");
+// Columns of C's boxes in the TMA-store epilogue (gemm_sm90_store.cu): 64, one 128-byte swizzle row, where BN allows;
+// else 32 or 16 columns, a row of the 64- or 32-byte swizzle, which TMA lays out as it does the 128-byte one (16-byte
+// chunk c of row r at c ^ (r / (128 / span)) % (span / 16)).
+constexpr int kBoxColumns = BN % 64 == 0 ? 64 : BN % 32 == 0 ? 32 : 16;
 
 // Where accumulator register r of thread t (0..127) of a warpgroup lands in its 64 x N tile (PTX ISA, wgmma's
 // FP32 D fragments): warp t / 32 owns rows 16 (t / 32) ..+15; n8 block r / 4 holds rows (t % 32) / 4 and 8 below it

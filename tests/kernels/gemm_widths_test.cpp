@@ -1,6 +1,6 @@
 // Host tests of the 16-bit wgmma kernel's tile widths that are not multiples of 64 (BN 80 to 224 in steps of 16, PATH 1
 // with SWAP=0): where the space holds them, the boxes and swizzle of B's and C's tensor maps that the kernel's
-// descriptors and staged stores agree with, and NVRTC builds of the heaviest variants of each width for sm_90a
+// descriptors and staged stores agree with, the shared memory of B's whole boxes, and NVRTC builds of the heaviest variants of each width for sm_90a
 // without spills or serialized wgmmas (no GPU needed).
 #include <gtest/gtest.h>
 
@@ -56,8 +56,9 @@ TEST(GemmWidthsSpace, StepsOf16OnTheUntransposedWgmmaTiles) {
   }
 }
 
-// B's map loads BN / W boxes of W columns by BK rows with a swizzle span of 2 W bytes (one box row), and C's map
-// stores boxes of the same width: what the producer expects per stage stays (BM + BN) 128 bytes.
+// B's map loads 64-column boxes (128-byte swizzle), ceil(BN / 64) of them per stage, the last one read in part; C's map
+// stores boxes of W columns (64, 32 or 16: the largest that divides BN) with a swizzle span of 2 W bytes (one box row).
+// The launch's shared memory holds the ring of such stages and C's staged rows.
 TEST(GemmWidthsSpace, BoxesAndSwizzleFollowTheWidth) {
   const KernelSpec spec = load_kernel("gemm_bf16");
   const Shape shape = spec.parse_shape("300x1000x520");
@@ -69,10 +70,11 @@ TEST(GemmWidthsSpace, BoxesAndSwizzleFollowTheWidth) {
     const Config c = spec.parse_config(text);
     const unsigned w = box_columns(bn);
     const TensorMapLayout b = tensor_map_layout(spec, argument(spec, "b_map"), c, shape);
-    EXPECT_EQ(b.box[0], w) << text;
+    EXPECT_EQ(b.box[0], 64u) << text;
     EXPECT_EQ(b.box[1], 64u) << text;
-    EXPECT_EQ(b.swizzle, static_cast<int>(2 * w)) << text;
-    EXPECT_EQ(bn / w * b.box_bytes(), static_cast<std::uint64_t>(bn) * 128) << text;
+    EXPECT_EQ(b.swizzle, 128) << text;
+    const std::int64_t boxes = (bn + 63) / 64, stage = 128 * 128 + boxes * static_cast<std::int64_t>(b.box_bytes());
+    EXPECT_EQ(spec.resolve(spec.launch, c, shape, 132).shared_memory, 4 * stage + 128 * bn * 2 + 1024 + 128) << text;
     const TensorMapLayout cm = tensor_map_layout(spec, argument(spec, "c_map"), c, shape);
     EXPECT_EQ(cm.box[0], w) << text;
     EXPECT_EQ(cm.box[1], 64u) << text;  // each of the two consumer warpgroups' rows
