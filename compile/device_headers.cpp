@@ -28,6 +28,10 @@ std::string libcudacxx_header(const std::string& name) {
          "#error \"<" + name + "> under NVRTC is libcu++'s " + path +
          ", which is not on the include path: point CUDA_PATH at a CUDA toolkit (libcu++ is in its include/cccl)\"\n"
          "#endif\n"
+         "#if __cplusplus < 201703L\n"
+         "#error \"<" + name + "> under NVRTC is libcu++'s " + path +
+         ", which needs C++17: drop the -std option that asks for an older standard (cutune compiles C++17)\"\n"
+         "#endif\n"
          "// cutune's <limits.h>, <stdint.h> and <float.h> define libcu++'s macros too, spelled differently.\n"
          "#pragma nv_diagnostic push\n#pragma nv_diag_suppress 47\n"
          "#include " + path + "\n"

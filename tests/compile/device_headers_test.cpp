@@ -227,6 +227,13 @@ extern "C" __global__ void k(float* out) {
   const CompileOutput out = compile_source(source);
   EXPECT_TRUE(out.ok) << out.log;
   EXPECT_EQ(out.log.find("warning"), std::string::npos) << out.log;
+
+  // libcu++ needs C++17: an older -std (T1 files often ask for C++11) is refused by name.
+  const CompileOutput old = compile_source("#include <utility>\nextern \"C\" __global__ void k(float*) {}\n",
+                                           {"-std=c++11"});
+  EXPECT_FALSE(old.ok);
+  EXPECT_NE(old.log.find("<utility> under NVRTC is libcu++'s <cuda/std/utility>, which needs C++17"), std::string::npos)
+      << old.log;
 }
 
 }  // namespace
