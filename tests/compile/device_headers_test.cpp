@@ -3,10 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <climits>
-#include <cmath>
-#include <cstdint>
 #include <cfloat>
+#include <climits>
+#include <cstdint>
 #include <string>
 #include <vector>
 
