@@ -14,6 +14,7 @@
 
 #include "cutune/target.hpp"
 #include "base/log.hpp"
+#include "device_headers.hpp"
 
 namespace cutune {
 namespace {
@@ -95,8 +96,9 @@ fs::path CubinCache::default_directory() {
 CubinCache::CubinCache(fs::path directory, std::uint64_t max_bytes)
     : directory_(std::move(directory)), max_bytes_(max_bytes) {}
 
-// The key hashes source, kernel, architecture, NVRTC version, the spec's options and the compile's own, separated by
-// NULs; two 64-bit hashes of differently salted text make a 128-bit key that keeps accidental collisions out of reach.
+// The key hashes source, kernel, architecture, NVRTC version, the standard headers and include folders that every
+// compile sees (device_headers.hpp), the spec's options and the compile's own, separated by NULs; two 64-bit hashes of
+// differently salted text make a 128-bit key that keeps accidental collisions out of reach.
 CubinKeys::CubinKeys(const KernelSpec& spec, const std::string& kernel) : spec_(spec) {
   salted_.add("cutune-cubin\n");
   const std::string_view nul("\0", 1);
@@ -104,7 +106,7 @@ CubinKeys::CubinKeys(const KernelSpec& spec, const std::string& kernel) : spec_(
 }
 
 std::string CubinKeys::key(const std::vector<std::string>& options, const std::string& arch) const {
-  std::string text = arch + '\0' + std::to_string(nvrtc_version());
+  std::string text = arch + '\0' + std::to_string(nvrtc_version()) + '\0' + detail::device_headers().key;
   for (const auto& o : spec_.compile_options) text += '\0' + o;
   text += '\0';
   for (const auto& o : options) text += '\0' + o;

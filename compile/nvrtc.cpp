@@ -2,14 +2,13 @@
 #include <nvrtc.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <regex>
 
 #include "cutune/compiler.hpp"
 #include "cutune/error.hpp"
 #include "cutune/target.hpp"
+#include "device_headers.hpp"
 #include "nvrtc.hpp"
 
 namespace cutune {
@@ -33,18 +32,6 @@ std::string program_log(nvrtcProgram program) {
   if (nvrtcGetProgramLog(program, log.data()) != NVRTC_SUCCESS) return {};
   log.resize(size - 1);
   return log;
-}
-
-// Headers such as cuda_fp16.h live in the toolkit; user kernels may include them.
-std::string toolkit_include_option() {
-  for (const char* var : {"CUDA_PATH", "CUDA_HOME"}) {
-    if (const char* root = std::getenv(var)) {
-      std::filesystem::path include = std::filesystem::path(root) / "include";
-      if (std::filesystem::exists(include / "cuda.h")) return "--include-path=" + include.string();
-    }
-  }
-  if (std::filesystem::exists("/usr/local/cuda/include/cuda.h")) return "--include-path=/usr/local/cuda/include";
-  return {};
 }
 
 // ptxas reports every entry function of the source; take the report of the kernel compiled for (its lowered name),
@@ -79,16 +66,23 @@ namespace detail {
 NvrtcOutput nvrtc_compile_here(const NvrtcRequest& request) {
   NvrtcOutput out;
   std::unique_ptr<nvrtcProgram, ProgramDeleter> program(new nvrtcProgram{});
-  check(nvrtcCreateProgram(program.get(), request.source.c_str(), request.source_name.c_str(), 0, nullptr, nullptr),
+  // The C and C++ standard headers come with every program: NVRTC ships none (device_headers.hpp).
+  const DeviceHeaders& headers = device_headers();
+  std::vector<const char*> header_names, header_texts;
+  for (std::size_t i = 0; i < headers.names.size(); ++i) {
+    header_names.push_back(headers.names[i].c_str());
+    header_texts.push_back(headers.texts[i].c_str());
+  }
+  check(nvrtcCreateProgram(program.get(), request.source.c_str(), request.source_name.c_str(),
+                           static_cast<int>(header_names.size()), header_texts.data(), header_names.data()),
         "nvrtcCreateProgram");
   for (const auto& name : request.names) {
     check(nvrtcAddNameExpression(*program, name.c_str()), "nvrtcAddNameExpression");
   }
 
-  static const std::string include = toolkit_include_option();
   std::vector<std::string> all = {"--gpu-architecture=" + request.arch, "-std=c++17", "--ptxas-options=-v",
                                   "-DCUTUNE=1"};
-  if (!include.empty()) all.push_back(include);
+  all.insert(all.end(), headers.include_options.begin(), headers.include_options.end());
   all.insert(all.end(), request.options.begin(), request.options.end());
   std::vector<const char*> argv;
   for (const auto& o : all) argv.push_back(o.c_str());

@@ -38,6 +38,7 @@ T1Problem T1Reader::read() {
   read_kernel(kernel);
   read_block(kernel);
   read_grid(kernel);
+  define_kernel_tuner_names();
   T1Arguments arguments = read_t1_arguments(*this, kernel, folder_);
   spec_["arguments"] = std::move(arguments.list);
   if (arguments.local_bytes > 0) {

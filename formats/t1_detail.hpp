@@ -81,6 +81,8 @@ class T1Reader : public T1Context {
   // The grid from GlobalSize, in blocks (CUDA) or in threads (OpenCL); false when it is not known.
   bool read_global_grid(const Json& kernel, std::array<std::string, 3>& grid);
   void read_shared_memory(const Json& kernel);
+  // The names Kernel Tuner defines for every compile besides the parameters (kernel_tuner, the launch's block and grid).
+  void define_kernel_tuner_names();
 
   KernelSpec build(const Config& reference, bool with_constraints) const;
   void choose_reference();

@@ -3,6 +3,7 @@
 #include <array>
 #include <cctype>
 #include <filesystem>
+#include <regex>
 
 #include "t1_detail.hpp"
 
@@ -11,6 +12,7 @@ namespace {
 
 constexpr const char* kAxes[] = {"X", "Y", "Z"};
 constexpr const char* kBlockSizeNames[] = {"block_size_x", "block_size_y", "block_size_z"};
+constexpr const char* kGridSizeNames[] = {"grid_size_x", "grid_size_y", "grid_size_z"};
 
 std::string lower(std::string s) {
   for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -227,6 +229,27 @@ void T1Reader::read_shared_memory(const Json& kernel) {
     note(T1Issue::Kind::Note, "KernelSpecification.SharedMemory",
          bytes->str() + " bytes are requested as dynamic shared memory per block");
   }
+}
+
+// Kernel Tuner compiles every configuration with kernel_tuner=1 and the launch's block_size_x/y/z and grid_size_x/y/z
+// defined besides the parameters, and sources written for it rely on that: hotspot's keeps stand-alone values of its
+// parameters under #ifndef kernel_tuner, which would otherwise replace every configuration's own. The grid is given
+// at the file's ProblemSize, so that no configuration is compiled for its shape alone.
+void T1Reader::define_kernel_tuner_names() {
+  Json defines = Json::object();
+  defines["kernel_tuner"] = 1;
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (!is_parameter(kBlockSizeNames[i])) defines[kBlockSizeNames[i]] = block_[i];
+    if (is_parameter(kGridSizeNames[i])) continue;
+    std::string grid = spec_["grid"][i].get<std::string>();
+    for (std::size_t d = 0; d < problem_.shape.dims.size(); ++d) {
+      grid = std::regex_replace(grid, std::regex(std::string("\\b") + kT1ShapeNames[d] + "\\b"),
+                                std::to_string(problem_.shape.dims[d]));
+    }
+    defines[kGridSizeNames[i]] = grid;
+  }
+  if (is_parameter("kernel_tuner")) defines.erase("kernel_tuner");
+  spec_["defines"] = std::move(defines);
 }
 
 }  // namespace cutune::detail

@@ -136,6 +136,7 @@ Value element_value(ElementType t, const Value& v) {
 }  // namespace
 
 void Workbench::Impl::fill(const detail::DeviceArgument& arg, const FillRule& rule, CUdeviceptr p, std::uint64_t salt) {
+  if (arg.count == 0) return;
   const ElementType type = arg.spec->type;
   const auto t = static_cast<std::size_t>(type);
   std::uint64_t n = arg.count;
@@ -257,8 +258,14 @@ Workbench::Workbench(const Device& device, const KernelSpec& spec, const Shape& 
         throw SpecError("spec " + spec.name + ": arguments." + a.name + ".size may use shape names only, not " + p.name);
       }
     }
+    // An input of no elements is passed (as a valid address the kernel must not read), as Kernel Tuner passes an
+    // empty array; an output of none would leave nothing to verify.
     const std::int64_t count = a.size.eval(scope).as_int();
-    if (count <= 0) throw InputError("argument " + a.name + " of " + spec.name + " has no elements at shape " + shape.str());
+    if (count < 0 || (count == 0 && a.output)) {
+      throw InputError((a.output ? "output " : "argument ") + a.name + " of " + spec.name + " has " +
+                       (count < 0 ? "a negative size (" + std::to_string(count) + ")" : std::string("no elements")) +
+                       " at shape " + shape.str());
+    }
     arg.count = static_cast<std::size_t>(count);
     arg.buffer = detail::DeviceBuffer(arg.count * element_size(a.type));
     if (a.output) arg.reference = detail::DeviceBuffer(arg.buffer.bytes());

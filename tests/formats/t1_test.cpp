@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cutune/compiler.hpp"
 #include "cutune/error.hpp"
 #include "cutune/space.hpp"
 #include "t1_sample.hpp"
@@ -106,6 +107,31 @@ TEST_F(T1, TranslatesGeometryArgumentsAndReference) {
   EXPECT_TRUE(s.reference_kernel.empty());
   const T1Issue* reference = find_issue(p, "reference");
   EXPECT_NE(reference->message.find("Default values block_size_x=32"), std::string::npos) << reference->message;
+}
+
+// Kernel Tuner defines kernel_tuner, the launch's block and grid sizes besides the parameters for every compile;
+// sources keep stand-alone values under #ifndef kernel_tuner, which must not replace the configuration's own.
+TEST_F(T1, DefinesWhatKernelTunerDefines) {
+  write("stencil.cu", R"(
+#ifndef kernel_tuner
+#define block_size_x 8
+#define tile 1
+#endif
+static_assert(block_size_x == 16 && block_size_y == 4 && block_size_z == 1 && tile == 3, "the configuration's values");
+static_assert(grid_size_x == 21 && grid_size_y == 75 && grid_size_z == 1, "the launch's grid");
+extern "C" __global__ void stencil_kernel(float* out, const float* in, int w, float s) {}
+)");
+  const T1Problem p = read();
+  const KernelSpec& s = p.spec;
+  const Config c = s.parse_config("block_size_x=16,block_size_y=4,tile=3,unroll=0,radius=7");
+  const std::vector<std::string> defines = s.defines(c);  // the same at every shape: none needs it
+  for (const char* d : {"-Dkernel_tuner=1", "-Dblock_size_z=1", "-Dgrid_size_x=21", "-Dgrid_size_y=75",
+                        "-Dgrid_size_z=1"}) {
+    EXPECT_NE(std::find(defines.begin(), defines.end(), d), defines.end()) << d;
+  }
+  EXPECT_FALSE(s.shape_specialized(c));
+  const cutune::CompileOutput out = cutune::compile_config(s, c, "sm_90", &p.shape);
+  EXPECT_TRUE(out.ok) << out.log;
 }
 
 TEST_F(T1, InvalidDefaultsFallBackToTheFirstValidConfiguration) {
