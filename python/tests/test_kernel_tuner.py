@@ -1,6 +1,7 @@
 """cutune.kernel_tuner without a GPU: Kernel Tuner's return formats, options, cache files (read, resumed, written as
 Kernel Tuner writes them), simulation mode, get_best_config, the T4 writers, and what is refused by name."""
 
+import importlib
 import json
 import math
 from collections import OrderedDict
@@ -280,3 +281,25 @@ def test_t4_output_and_metadata_files(tmp_path):
     meta = json.loads((tmp_path / "meta.json").read_text())
     assert meta["schema_version"] == "1.0.0"
     assert meta["metadata"]["environment"]["requirements"][0].startswith("cutune==")
+
+
+def test_submodules_scripts_import():
+    """kernel_tuner.strategies.NAME stands for the strategy's name; the observers, accuracy and kernelbuilder
+    modules have no counterpart and say so when imported."""
+    assert kernel_tuner.strategies.minimize == "minimize" and kernel_tuner.strategies.brute_force == "brute_force"
+    with pytest.raises(AttributeError, match="no strategy 'nonsense'"):
+        kernel_tuner.strategies.nonsense
+    for module, words in (("observers.nvml", "kernel time only"), ("accuracy", "TunablePrecision"),
+                          ("kernelbuilder", "PythonKernel")):
+        with pytest.raises(cutune.InputError, match=words):
+            importlib.import_module("cutune.kernel_tuner." + module)
+
+
+def test_env_holds_plain_numbers(tmp_path):
+    """expdist.py stores (results, env) with json.dump; its problem size is numpy.int32."""
+    (tmp_path / "vector_add.json").write_text(kt_cache_text())
+    results, env = kernel_tuner.tune_kernel("vector_add", VECTOR_ADD, numpy.int32(1000), vector_add_args(),
+                                            {"block_size_x": SIZES}, cache=str(tmp_path / "vector_add"),
+                                            simulation_mode=True, db=tmp_path / "k.db", quiet=True)
+    assert env["problem_size"] == 1000 and type(env["problem_size"]) is int
+    json.dumps([results, env])

@@ -9,7 +9,7 @@ tune_kernel returns Kernel Tuner's (results, env) and stores every measurement i
 Kernel Tuner has and cutune cannot do is refused by name with the reason. See docs/python.md, "Coming from Kernel
 Tuner"."""
 
-from . import file_utils, util
+from . import file_utils, strategies, util
 from .interface import run_kernel, tune_kernel
 
-__all__ = ["tune_kernel", "run_kernel", "util", "file_utils"]
+__all__ = ["tune_kernel", "run_kernel", "util", "file_utils", "strategies"]

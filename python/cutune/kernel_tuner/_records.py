@@ -68,6 +68,13 @@ def print_results(results: List[Dict[str, Any]], keys: List[str], metrics: Optio
         print(line + (f", {r['__error__']}" if "__error__" in r else ""))
 
 
+def plain(value: Any) -> Any:
+    """numpy numbers as Python's (what json writes), in tuples and lists too."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(plain(v) for v in value)
+    return value.item() if hasattr(value, "item") and hasattr(value, "dtype") else value
+
+
 def environment(device: Dict[str, Any], kernel_name: str, problem_size: Any, iterations: int,
                 compiler_options: Any, extra: Dict[str, Any]) -> Dict[str, Any]:
     """Kernel Tuner's environment dict with what cutune knows of the device and its versions."""
@@ -79,7 +86,7 @@ def environment(device: Dict[str, Any], kernel_name: str, problem_size: Any, ite
         "iterations": iterations,
         "compiler_options": list(compiler_options or []),
         "kernel_name": kernel_name,
-        "problem_size": problem_size,
+        "problem_size": plain(problem_size),
         "cutune_version": _cutune.__version__,
         "python_version": platform.python_version(),
         "platform": sys.platform,

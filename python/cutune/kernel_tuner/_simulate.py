@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .._tune import space
 from ..errors import InputError
-from . import _cache
+from . import _cache, _records
 
 
 def replay(cache_file: str, spec: Path, shape: str, kernel_name: str, problem_size: Any, keys: List[str],
@@ -35,6 +35,7 @@ def replay(cache_file: str, spec: Path, shape: str, kernel_name: str, problem_si
         record = dict(cached[key])
         simulated += sum(float(record.get(n, 0) or 0) for n in ("compile_time", "verification_time", "benchmark_time"))
         results.append(record)
-    env = {"device_name": doc.get("device_name", ""), "kernel_name": kernel_name, "problem_size": problem_size,
+    env = {"device_name": doc.get("device_name", ""), "kernel_name": kernel_name,
+           "problem_size": _records.plain(problem_size),
            "simulation": True, "simulated_time": simulated}
     return results, env

@@ -238,7 +238,8 @@ def _stop_at_wrong(results: List[Dict[str, Any]], keys: List[str]) -> None:
 def _write_cache(path: str, env: Dict[str, Any], kernel_name: str, problem_size: Any, tune_params: Dict[str, Any],
                  objective: str, results: List[Dict[str, Any]], keys: List[str]) -> None:
     existing = _cache.read_cache(path) if os.path.isfile(path) else None
-    header = {"device_name": env.get("device_name", ""), "kernel_name": kernel_name, "problem_size": problem_size,
+    header = {"device_name": env.get("device_name", ""), "kernel_name": kernel_name,
+              "problem_size": _records.plain(problem_size),
               "tune_params_keys": keys, "tune_params": {k: list(v) for k, v in tune_params.items()},
               "objective": objective, "cache": {}}
     _cache.write_cache(path, header, {_cache.config_key(r, keys): r for r in results}, existing)
