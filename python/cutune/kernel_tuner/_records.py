@@ -96,10 +96,12 @@ def environment(device: Dict[str, Any], kernel_name: str, problem_size: Any, ite
 
 
 def total_timings(results: List[Dict[str, Any]], env: Dict[str, Any], overhead_ms: float) -> Dict[str, Any]:
-    """The sums of each result's timings and the rest of the call's time (overhead_time), as Kernel Tuner adds them."""
+    """The sums of each result's timings and the rest of the call's time (overhead_time), as Kernel Tuner adds them.
+    cutune compiles on every core at once, so the summed compile times can exceed the call's time: overhead_time is
+    then 0, not negative."""
     names = ("framework_time", "strategy_time", "compile_time", "verification_time", "benchmark_time")
     totals = {n: sum(float(r.get(n, 0.0)) for r in results) for n in names}
     for n in names:
         env["total_" + n] = totals[n]
-    env["overhead_time"] = overhead_ms - sum(totals.values())
+    env["overhead_time"] = max(0.0, overhead_ms - sum(totals.values()))
     return env

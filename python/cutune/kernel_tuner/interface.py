@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _cutune
 from .._tune import tune
-from .._tune_kernel import _host, _problem_dims, _shape_text, kernel_spec
+from .._tune_kernel import _answers, _host, _problem_dims, _shape_text, kernel_spec
 from ..errors import InputError
 from . import _cache, _records, _simulate, _strategy
 from .util import get_best_config, get_config_string, get_objective_defaults
@@ -128,7 +128,7 @@ def tune_kernel(kernel_name: str, kernel_source: Any, problem_size: Any, argumen
     spec_name = kernel_name.split("<")[0]
     where = Path(folder) if folder is not None else Path(os.fspath(db)).resolve().parent / "cutune-kernels" / spec_name
     hosts = [_host(a, f"arguments[{i}]") for i, a in enumerate(arguments)]
-    answers = _answer_list(answer, hosts)
+    answers = _answers(answer, hosts)
     spec = kernel_spec(kernel_name, _source(kernel_source), problem_size, arguments, tune_params, folder=where,
                        grid_div_x=grid_div_x, grid_div_y=grid_div_y, grid_div_z=grid_div_z,
                        restrictions=restrictions, answer=answers, atol=atol, block_size_names=block_size_names,
@@ -168,23 +168,11 @@ def tune_kernel(kernel_name: str, kernel_source: Any, problem_size: Any, argumen
     return results, _records.total_timings(results, env, 1000 * (_time.perf_counter() - started))
 
 
-def _answer_list(answer: Any, hosts: List[Any]) -> List[Any]:
-    """`answer` as a list like the arguments (None where nothing is checked); a function of the arguments is called
-    on copies of them."""
-    if answer is None:
-        return [None] * len(hosts)
-    if callable(answer):
-        answer = answer(*[h.copy() if h is not None else None for h in hosts])
-    answer = list(answer)
-    if len(answer) != len(hosts):
-        raise TypeError("The length of argument list and provided results do not match.")
-    return answer
-
-
 def _tune(spec: Path, shape: str, tune_params: Dict[str, Any], device: int, db: Any, chosen: str, budget: int,
           time_limit: float, iterations: int, quiet: bool, seed: Optional[int], cache_file: Optional[str],
           kernel_name: str, problem_size: Any, compiler_options: Any) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]:
-    """Tunes the spec (exactly `iterations` timed runs per configuration, as Kernel Tuner times) and reads every
+    """Tunes the spec (exactly `iterations` timed runs per configuration, as Kernel Tuner times, re-timed finalists
+    included) and reads every
     measurement of its version at the shape back from the database, in the order of tune_params' enumeration;
     configurations in the cache keep its records."""
     keys = [str(k) for k in tune_params]
@@ -196,7 +184,7 @@ def _tune(spec: Path, shape: str, tune_params: Dict[str, Any], device: int, db: 
     n = max(1, int(iterations))
     run = tune(spec=spec, shapes=shape, db=db, budget=budget, strategy=chosen, devices=device, seed=seed or 1,
                time_budget=time_limit, progress=not quiet, repeats=n, min_repeats=n, max_measure_ms=0,
-               early_stop_ratio=0)
+               early_stop_ratio=0, final_repeats=n)
     shape_result = run[0]
     version = _cutune._spec_version(str(spec))
     records = _records.stored_records(os.fspath(db), version, shape_result.shape, info.get("name", ""),
