@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
+from ._restriction_text import restriction_text
 from ._results import TuneResult
 from .errors import InputError
 
@@ -121,15 +122,21 @@ def _parameters(tune_params: Dict[str, Any]) -> Dict[str, List[Any]]:
     return out
 
 
-def _restrictions(restrictions: Any) -> List[str]:
+def _restrictions(restrictions: Any, parameters: List[str]) -> List[str]:
+    """Each restriction as the text of its expression: text as given; a one-expression Python function (of the
+    configuration's dict, or of parameters by name) read back from its source."""
     if restrictions is None:
         return []
     items = [restrictions] if isinstance(restrictions, str) or callable(restrictions) else list(restrictions)
+    out = []
     for r in items:
-        if not isinstance(r, str):
-            raise InputError(f"restrictions: expressions as text (\"block_size_x*tile <= 1024\"); a Python function "
+        text = r if isinstance(r, str) else restriction_text(r, parameters) if callable(r) else None
+        if text is None:
+            raise InputError(f"restrictions: expressions as text (\"block_size_x*tile <= 1024\") or one-expression "
+                             f"functions (lambda p: p[\"block_size_x\"] * p[\"tile\"] <= 1024); this Python function "
                              f"cannot be read into a spec: {r!r}")
-    return items
+        out.append(text)
+    return out
 
 
 def _first_valid(params: Dict[str, List[Any]], constraints: List[str]) -> Dict[str, Any]:
@@ -229,7 +236,7 @@ def kernel_spec(kernel_name: str, kernel_source: Union[str, PathLike], problem_s
     spec: Dict[str, Any] = {
         "name": name, "description": f"{kernel_name}, from cutune.tune_kernel", "source": f"{name}.cu",
         "kernel": kernel_name, "shape": list(_SHAPE_NAMES[:len(dims)]), "parameters": params,
-        "constraints": _restrictions(restrictions),
+        "constraints": _restrictions(restrictions, list(params)),
         **_geometry(dims, params, block_size_names or _BLOCK_NAMES, (grid_div_x, grid_div_y, grid_div_z)),
         "arguments": [_argument(i, a, e, out, compare) for i, (a, e) in enumerate(zip(arguments, expected))],
         "tolerance": {"atol": float(atol), "rtol": _RTOL},

@@ -303,3 +303,26 @@ def test_env_holds_plain_numbers(tmp_path):
                                             simulation_mode=True, db=tmp_path / "k.db", quiet=True)
     assert env["problem_size"] == 1000 and type(env["problem_size"]) is int
     json.dumps([results, env])
+
+
+def tile_fits(block_size_x, tile):
+    """A restriction of parameters by name, as a def."""
+    return block_size_x * tile <= 512
+
+
+def test_restrictions_as_functions(tmp_path):
+    """Kernel Tuner's function restrictions are read back into the spec's text: of the configuration's dict, of
+    parameters by name, as a def; a function whose expression uses the dict otherwise is refused."""
+    params = {"block_size_x": [64, 128, 256, 512], "tile": [1, 2, 4]}
+    args = vector_add_args()
+    counts = []
+    for restriction in ("block_size_x * tile <= 512", lambda p: p["block_size_x"] * p["tile"] <= 512,
+                        [lambda block_size_x, tile: block_size_x * tile <= 512], tile_fits):
+        path = cutune.kernel_spec("vector_add", VECTOR_ADD, 1000, args, params, folder=tmp_path / str(len(counts)),
+                                  restrictions=restriction)
+        assert json.loads(path.read_text())["constraints"] == ["block_size_x * tile <= 512"]
+        counts.append(len(cutune.space(spec=path)))
+    assert counts == [9] * 4
+    with pytest.raises(cutune.InputError, match="cannot be read into a spec"):
+        cutune.kernel_spec("vector_add", VECTOR_ADD, 1000, args, params, folder=tmp_path / "x",
+                           restrictions=lambda p: sum(p.values()) < 600)
