@@ -32,5 +32,6 @@ void bind_tune(nb::module_& m);
 void bind_best(nb::module_& m);
 void bind_runtime(nb::module_& m);
 void bind_db(nb::module_& m);
+void bind_run_once(nb::module_& m);
 
 }  // namespace cutune::python

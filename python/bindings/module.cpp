@@ -56,4 +56,5 @@ NB_MODULE(_cutune, m) {
   bind_tune(m);
   bind_runtime(m);
   bind_db(m);
+  bind_run_once(m);
 }

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
+from ._restriction_text import restriction_text
 from ._results import TuneResult
 from .errors import InputError
 
@@ -56,15 +57,27 @@ def _element_type(array: Any, what: str) -> str:
     return _TYPES[name]
 
 
-def _problem_dims(problem_size: Any) -> List[int]:
+def _problem_dims(problem_size: Any) -> List[Union[int, str]]:
+    """One to three sizes: positive integers, or expressions of the tunable parameters as text ("num_blocks"), whose
+    value is that dimension's size at each configuration (Kernel Tuner's problem_size as a string)."""
     dims = [problem_size] if not isinstance(problem_size, (list, tuple)) else list(problem_size)
     if not 1 <= len(dims) <= 3:
         raise InputError(f"problem_size: one to three sizes, not {problem_size!r}")
+    out: List[Union[int, str]] = []
     for d in dims:
-        if isinstance(d, bool) or not isinstance(d, (int, _numpy().integer)) or d < 1:
-            raise InputError(f"problem_size: positive integers only (sizes that are parameters or functions are "
-                             f"not supported), not {problem_size!r}")
-    return [int(d) for d in dims]
+        if isinstance(d, str) and d.strip():
+            out.append(d)
+        elif isinstance(d, bool) or not isinstance(d, (int, _numpy().integer)) or d < 1:
+            raise InputError(f"problem_size: positive integers or expressions of the tunable parameters as text "
+                             f"(a function of the parameters is not supported), not {problem_size!r}")
+        else:
+            out.append(int(d))
+    return out
+
+
+def _shape_text(dims: List[Union[int, str]]) -> str:
+    """The spec's shape: each integer size; 1 for a size that is an expression (the grid reads the expression)."""
+    return "x".join(str(d) if isinstance(d, int) else "1" for d in dims)
 
 
 def _product(factors: Sequence[Any], what: str) -> str:
@@ -74,7 +87,7 @@ def _product(factors: Sequence[Any], what: str) -> str:
     return " * ".join(f"({f})" for f in factors)
 
 
-def _geometry(dims: List[int], params: Dict[str, Any], block_names: Sequence[str],
+def _geometry(dims: List[Union[int, str]], params: Dict[str, Any], block_names: Sequence[str],
               grid_divs: Sequence[Optional[Sequence[Any]]]) -> Dict[str, Any]:
     """Kernel Tuner's launch rules: the block from the block-size parameters (x 256 and y, z 1 where not tuned); the
     grid as ceil(problem size / product of grid_div), grid_div defaulting to the dimension's block-size parameter."""
@@ -92,7 +105,8 @@ def _geometry(dims: List[int], params: Dict[str, Any], block_names: Sequence[str
         elif isinstance(div, (str, int)):
             div = [div]
         what = "grid_div_" + "xyz"[d]
-        grid.append(f"ceil_div({_SHAPE_NAMES[d]}, {_product(div, what)})" if div else _SHAPE_NAMES[d])
+        size = _SHAPE_NAMES[d] if isinstance(dims[d], int) else f"({dims[d]})"
+        grid.append(f"ceil_div({size}, {_product(div, what)})" if div else size)
     return {"block": block, "grid": grid}
 
 
@@ -108,15 +122,21 @@ def _parameters(tune_params: Dict[str, Any]) -> Dict[str, List[Any]]:
     return out
 
 
-def _restrictions(restrictions: Any) -> List[str]:
+def _restrictions(restrictions: Any, parameters: List[str]) -> List[str]:
+    """Each restriction as the text of its expression: text as given; a one-expression Python function (of the
+    configuration's dict, or of parameters by name) read back from its source."""
     if restrictions is None:
         return []
     items = [restrictions] if isinstance(restrictions, str) or callable(restrictions) else list(restrictions)
+    out = []
     for r in items:
-        if not isinstance(r, str):
-            raise InputError(f"restrictions: expressions as text (\"block_size_x*tile <= 1024\"); a Python function "
+        text = r if isinstance(r, str) else restriction_text(r, parameters) if callable(r) else None
+        if text is None:
+            raise InputError(f"restrictions: expressions as text (\"block_size_x*tile <= 1024\") or one-expression "
+                             f"functions (lambda p: p[\"block_size_x\"] * p[\"tile\"] <= 1024); this Python function "
                              f"cannot be read into a spec: {r!r}")
-    return items
+        out.append(text)
+    return out
 
 
 def _first_valid(params: Dict[str, List[Any]], constraints: List[str]) -> Dict[str, Any]:
@@ -159,7 +179,7 @@ def _answers(answer: Any, arrays: List[Any]) -> List[Any]:
     return answer
 
 
-def _argument(i: int, value: Any, expected: Any, folder: _Folder) -> Dict[str, Any]:
+def _argument(i: int, value: Any, expected: Any, folder: _Folder, compare: bool = True) -> Dict[str, Any]:
     what = f"arguments[{i}]"
     host = _host(value, what)
     if host is None:
@@ -175,11 +195,12 @@ def _argument(i: int, value: Any, expected: Any, folder: _Folder) -> Dict[str, A
     arg: Dict[str, Any] = {"name": name, "type": element + "*", "size": int(host.size),
                            "fill": folder.raw(f"{name}.bin", host)}
     if expected is not None:
-        exp = _host(expected, f"answer[{i}]")
-        if exp is None or exp.size != host.size:
-            raise InputError(f"answer[{i}]: an array of {host.size} elements, like arguments[{i}]")
         arg["output"] = True
-        arg["expected"] = folder.raw(f"{name}.expected.bin", exp.astype(host.dtype))
+        if compare:  # else the caller's function compares, with whatever the answer holds
+            exp = _host(expected, f"answer[{i}]")
+            if exp is None or exp.size != host.size:
+                raise InputError(f"answer[{i}]: an array of {host.size} elements, like arguments[{i}]")
+            arg["expected"] = folder.raw(f"{name}.expected.bin", exp.astype(host.dtype))
     return arg
 
 
@@ -196,10 +217,11 @@ def kernel_spec(kernel_name: str, kernel_source: Union[str, PathLike], problem_s
                 grid_div_z: Any = None, restrictions: Any = None, answer: Any = None, atol: float = 1e-6,
                 block_size_names: Optional[Sequence[str]] = None, cmem_args: Optional[Dict[str, Any]] = None,
                 smem_args: Optional[Dict[str, Any]] = None, compiler_options: Optional[Sequence[str]] = None,
-                name: Optional[str] = None) -> Path:
+                name: Optional[str] = None, compare: bool = True) -> Path:
     """Writes the spec of a tune_kernel call into `folder` (the spec NAME.json, the source NAME.cu, each array as raw
     elements) and returns the spec's path; `tune --spec` and cutune.Runtime(...).kernel(path, shape) read it.
-    Arguments as tune_kernel's."""
+    Arguments as tune_kernel's. `compare=False` marks the arguments that `answer` names as outputs without comparing
+    them (the caller checks them itself, as a Kernel Tuner verify function does)."""
     np = _numpy()
     name = name or kernel_name.split("<")[0]
     out = _Folder(Path(folder))
@@ -214,14 +236,14 @@ def kernel_spec(kernel_name: str, kernel_source: Union[str, PathLike], problem_s
     spec: Dict[str, Any] = {
         "name": name, "description": f"{kernel_name}, from cutune.tune_kernel", "source": f"{name}.cu",
         "kernel": kernel_name, "shape": list(_SHAPE_NAMES[:len(dims)]), "parameters": params,
-        "constraints": _restrictions(restrictions),
+        "constraints": _restrictions(restrictions, list(params)),
         **_geometry(dims, params, block_size_names or _BLOCK_NAMES, (grid_div_x, grid_div_y, grid_div_z)),
-        "arguments": [_argument(i, a, e, out) for i, (a, e) in enumerate(zip(arguments, expected))],
+        "arguments": [_argument(i, a, e, out, compare) for i, (a, e) in enumerate(zip(arguments, expected))],
         "tolerance": {"atol": float(atol), "rtol": _RTOL},
     }
     spec["reference"] = {"configuration": _first_valid(params, spec["constraints"])}
     spec["arguments"] += [_constant(s, v, out) for s, v in (cmem_args or {}).items()]
-    if all(e is None for e in expected):
+    if all(e is None for e in expected) or not compare:
         spec["verify"] = {"mode": "none"}  # Kernel Tuner checks nothing without an answer
     if smem_args:
         size = smem_args.get("size")
@@ -275,7 +297,7 @@ def tune_kernel(kernel_name: str, kernel_source: Union[str, PathLike], problem_s
                        grid_div_x=grid_div_x, grid_div_y=grid_div_y, grid_div_z=grid_div_z, restrictions=restrictions,
                        answer=answer, atol=atol, block_size_names=block_size_names, cmem_args=cmem_args,
                        smem_args=smem_args, compiler_options=compiler_options, name=spec_name)
-    shape = "x".join(str(d) for d in _problem_dims(problem_size))
+    shape = _shape_text(_problem_dims(problem_size))
     result = tune(spec=path, shapes=shape, db=db, budget=budget, strategy=strategy, devices=device,
                   repeats=iterations, progress=False if quiet else progress, **options)
     result.spec = str(path)

@@ -107,7 +107,7 @@ def test_what_cannot_be_read_is_refused(tmp_path):
     with pytest.raises(cutune.InputError, match="Python numbers carry no C type"):
         cutune.kernel_spec(arguments=args[:3] + [1000], folder=tmp_path, **call)
     with pytest.raises(cutune.InputError, match="Python function"):
-        cutune.kernel_spec(arguments=args, folder=tmp_path, restrictions=[lambda p: True], **call)
+        cutune.kernel_spec(arguments=args, folder=tmp_path, restrictions=[lambda p: all(v > 0 for v in p.values())], **call)
     with pytest.raises(cutune.InputError, match="2 entries for 4 arguments"):
         cutune.kernel_spec(arguments=args, folder=tmp_path, answer=[None, None], **call)
     with pytest.raises(cutune.InputError, match="no configuration"):

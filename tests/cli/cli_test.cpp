@@ -157,10 +157,12 @@ TEST_F(Cli, SeedIsANonNegativeInteger) {
 
 TEST_F(Cli, MeasurementNumbersAreOptionsWithTheirRanges) {
   const std::string help = tune("--help").out;
-  for (const auto* option : {"--repeats", "--warmup", "--min-repeats", "--max-measure-ms", "--early-stop-ratio"}) {
+  for (const auto* option : {"--repeats", "--warmup", "--min-repeats", "--max-measure-ms", "--early-stop-ratio",
+                             "--final-candidates", "--final-repeats"}) {
     EXPECT_NE(help.find(option), std::string::npos) << option;
   }
-  for (const auto* bad : {"--repeats 0", "--warmup -1", "--min-repeats 1.5", "--max-measure-ms -2"}) {
+  for (const auto* bad : {"--repeats 0", "--warmup -1", "--min-repeats 1.5", "--max-measure-ms -2",
+                          "--final-repeats 0", "--final-candidates -1"}) {
     const CommandOutput r = tune(std::string("--kernel transpose --shapes 64x64 ") + bad);
     EXPECT_NE(r.code, 0) << bad;
     EXPECT_NE(r.err.find(std::string(bad).substr(0, std::string(bad).find(' '))), std::string::npos) << r.err;

@@ -97,6 +97,13 @@ class Workbench {
   Result evaluate(const Config& config, const CompileOutput& compiled, double best_ms = 0.0);
   /// Verifies and times a configuration with exactly `repeats` timed runs after the warm-up (re-timing finalists).
   Result retime(const Config& config, const CompileOutput& compiled, int repeats);
+  /// One launch of a compiled configuration on the workbench's data, outputs first put back in their initial state,
+  /// nothing verified or timed; then every kernel parameter's contents as the launch left them, in the spec's order:
+  /// a buffer's bytes (where `read_back` is true or empty), or nothing for a scalar or tensor map
+  /// (measure/run_once.cpp). Throws InputError when the configuration did not compile, CudaError when it does not
+  /// load, launch or run.
+  std::vector<std::vector<unsigned char>> run_once(const Config& config, const CompileOutput& compiled,
+                                                   const std::vector<bool>& read_back = {});
   /// False after a fault that poisoned the CUDA context: nothing more can run in this process.
   bool usable() const;
   /// Device-to-device copy of `bytes`, timed like a kernel: GB/s counting bytes read plus bytes written. For a spec

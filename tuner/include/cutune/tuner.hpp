@@ -105,6 +105,9 @@ struct TuneOptionField {
 };
 inline constexpr TuneOptionField kTuneOptionFields[] = {
     {"budget", &TuneOptions::budget, "most configurations to evaluate per shape (0: no limit)", 0, 1e12},
+    {"final_candidates", &TuneOptions::final_candidates,
+     "fastest configurations re-timed at the end, more while one not re-timed is faster (0: none)", 0, 1e6},
+    {"final_repeats", &TuneOptions::final_repeats, "timed runs of each re-timed configuration", 1, 100000},
 };
 /// A field's value as a double, and set from one (the caller checked the bounds).
 inline double option_value(const TuneOptions& o, const TuneOptionField& f) {
