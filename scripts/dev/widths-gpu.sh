@@ -2,13 +2,14 @@
 # One family of the 16-bit wgmma kernel measured exhaustively at several shapes, and its fastest configuration per value
 # of some parameters: by default every tile width BN of two consumer warpgroups on 128-row persistent tiles with TMA
 # stores (GROUP_M 8), with the stages and epilogue slices each width allows, and the best width that is not a multiple
-# of 64 against the best that is. SHAPES, WHERE (the family) and KEY (the parameters to group by, default BN) override.
+# of 64 against the best that is. KERNEL (gemm_bf16), SHAPES, WHERE (the family) and KEY (the parameters to group by,
+# default BN) override.
 # L2 write-flushed. Usage: scripts/dev/widths-gpu.sh BUILD_DIR; logs, databases and CSVs under $OUT.
 source "$(dirname "$0")/gpu_env.sh" "$1"
 shapes=${SHAPES:-4096x4096x4096 4096x7168x4096 3072x3072x3072 2048x5120x4096}
 family=${WHERE:-PATH == 1 and SWAP == 0 and WG == 2 and BM == 128 and PERSIST == 1 and EPI_VEC == 64 and STREAMK == 0 and CM == 1 and CN == 1 and MC == 0 and PINGPONG == 0 and SHAPED == 0 and RASTER == 0 and GROUP_M == 8}
 for s in $shapes; do
-  timeout 150 "$build"/tune --kernel gemm_bf16 --shapes $s --strategy exhaustive --where "$family" --flush write \
+  timeout 150 "$build"/tune --kernel ${KERNEL:-gemm_bf16} --shapes $s --strategy exhaustive --where "$family" --flush write \
     --repeats 40 --db "$out/widths.db" >>"$out/widths_tune.log" 2>&1
   echo "tune $s exit $?"
 done

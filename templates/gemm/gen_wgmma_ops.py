@@ -13,7 +13,8 @@ WIDTHS = (64, 128, 192, 256)  # TF32
 # 16-bit SWAP=0: BN in steps of 16 (wgmma allows steps of 8) but 240, whose two consumer warpgroups' 120 accumulators
 # spill from the 168 registers they get at launch
 WIDTHS_16 = tuple(n for n in range(64, 257, 16) if n != 240)
-FP8_WIDTHS = (16, 32, 64, 128, 192, 256)  # SWAP=1's BM (16..128) and SWAP=0's BN (64..256)
+# SWAP=1's BM (16..128) and SWAP=0's BN (64..256 in steps of 16 but 240, as the 16-bit kernel's)
+FP8_WIDTHS = (16, 32) + WIDTHS_16
 SWAP_WIDTHS = (16, 32, 64, 128)  # SWAP=1: wgmma's N is the tile's BM
 
 HEAD_16 = """// The wgmma.mma_async instructions of the 16-bit tensor-core GEMMs' PATH=1 (gemm_wgmma.cu), one per tile width:

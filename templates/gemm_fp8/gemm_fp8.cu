@@ -181,8 +181,9 @@ static_assert(EPI == 0 || EPI == 1 && !kSwap && OUT != 0, "TMA stores of 16-bit 
 static_assert(TYPE == 3 || TYPE == 4, "A in e4m3 (TYPE 3) or e5m2 (4)");
 static_assert(BK == 128, "a slab is one 128-byte swizzle row of 8-bit elements deep");
 static_assert(kTiles >= 1 && (kSwap ? BN : BM) % (64 * kReaders) == 0, "each consumer owns whole wgmma tiles");
-static_assert(kSwap ? BM == 16 || BM == 32 || BM == 64 || BM == 128
-                    : BN == 64 || BN == 128 || BN == 192 || BN == 256, "a wgmma width");
+static_assert(kSwap ? BM == 16 || BM == 32 || BM == 64 || BM == 128 : BN % 16 == 0 && 64 <= BN && BN <= 256,
+              "a wgmma width");
+static_assert(kSwap || EPI == 1 || BN % 32 == 0, "stores from the registers gather 32-column groups");
 static_assert((PROMOTE ? 2 : 1) * kTiles * kAccs <= (PROMOTE ? 192 : 128), "accumulators and partial sums fit the registers");
 static_assert(PROMOTE >= 0 && PROMOTE <= 4, "slabs between promotions (0: none)");
 static_assert(!kSwap || PERSIST == 0 && PINGPONG == 0, "SWAP=1 stages its one tile in the ring");
@@ -324,7 +325,8 @@ __device__ __forceinline__ void main_loop(const Block& block, float (&acc)[kTile
 // lane 4 j + q with shuffles: 2 loads and 16 shuffles per 64 columns, where a load per value (128 loads a thread for BN
 // = 256, at one LSU instruction each) kept the texture pipeline busy for much of the epilogue (ncu, 8192x8192x256).
 __device__ __forceinline__ void scale_and_bias(float (&acc)[kTiles][kAccs], int n0, int t, const Output& out) {
-  static_assert(kSwap || BN % 64 == 0 && kAccs == BN / 2, "64-column segments of 8 n8 blocks, 4 accumulators per block");
+  static_assert(kSwap || kAccs == BN / 2,
+                "64-column segments of 8 n8 blocks (the last one of BN % 64 columns), 4 accumulators per block");
   if constexpr (!kSwap) {  // SWAP=1 applies them as it stores (Output::store)
     const int lane = t % 32, q = t % 4;
     if (out.bias == nullptr) {  // the same for every thread
@@ -335,7 +337,7 @@ __device__ __forceinline__ void scale_and_bias(float (&acc)[kTiles][kAccs], int 
       return;
     }
 #pragma unroll
-    for (int s = 0; s < BN / 64; ++s) {
+    for (int s = 0; s < (BN + 63) / 64; ++s) {
       float mine[2];
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
@@ -343,7 +345,7 @@ __device__ __forceinline__ void scale_and_bias(float (&acc)[kTiles][kAccs], int 
         mine[e] = n < out.N ? to_float(out.bias[n]) : 0.0f;
       }
 #pragma unroll
-      for (int j = 0; j < 8; ++j)
+      for (int j = 0; j < 8 && 8 * (8 * s + j) < BN; ++j)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const float b = __shfl_sync(0xffffffffu, mine[e], 4 * j + q);

@@ -1,7 +1,7 @@
-// Host tests of the 16-bit wgmma kernel's tile widths that are not multiples of 64 (BN 80 to 224 in steps of 16, PATH 1
-// with SWAP=0): where the space holds them, the boxes and swizzle of B's and C's tensor maps that the kernel's
-// descriptors and staged stores agree with, the shared memory of B's whole boxes, and NVRTC builds of the heaviest variants of each width for sm_90a
-// without spills or serialized wgmmas (no GPU needed).
+// Host tests of the tile widths that are not multiples of 64 (BN 80 to 224 in steps of 16, untransposed wgmma tiles):
+// where the 16-bit and FP8 spaces hold them, the boxes and swizzle of B's and C's tensor maps that the 16-bit kernel's
+// descriptors and staged stores agree with, the shared memory of B's whole boxes, and NVRTC builds of the heaviest
+// variants of each width for sm_90a without spills or serialized wgmmas (no GPU needed).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -127,6 +127,64 @@ TEST(GemmWidthsCompile, EveryWidthCompilesForSm90a) {
     EXPECT_LE(out.spill_bytes, job.streamk ? 64 : 0) << job.text;
     EXPECT_EQ(out.log.find("wgmma"), std::string::npos) << job.text << "\n" << out.log;
     EXPECT_LE(out.registers, 168) << job.text;
+    std::printf("%3d registers, %3d spilled bytes  %s\n", out.registers, out.spill_bytes, job.text.c_str());
+  }
+}
+
+// The FP8 GEMM's widths that are not multiples of 64 (B K-major: a box of BN rows by one 128-byte slab, any multiple
+// of 8 rows) are in its space with SWAP=0, and the heaviest variants of each compile for sm_90a: two consumer
+// warpgroups with the slab sums promoted (up to 192 columns) or carried (PROMOTE=0), TMA stores, persistent and
+// stream-K, ping-pong, multicast of B's halves, split-K, stores from the registers where BN is a multiple of 32.
+TEST(GemmWidthsCompile, EveryFp8WidthCompilesForSm90a) {
+  const KernelSpec spec = load_kernel("gemm_fp8");
+  std::set<std::int64_t> widths;
+  for (const Config& c : Space::enumerate(spec, spec.parse_shape("4096x4096x4096"), DeviceLimits{}).configs()) {
+    if (value(spec, c, "SWAP") == 0) widths.insert(value(spec, c, "BN"));
+  }
+  std::set<std::int64_t> steps;
+  for (std::int64_t bn = 64; bn <= 256; bn += 16) steps.insert(bn);
+  steps.erase(240);
+  EXPECT_EQ(widths, steps);
+  struct Job {
+    std::string text;
+    bool streamk;
+    std::future<CompileOutput> out;
+  };
+  CompilePool pool;
+  std::vector<Job> jobs;
+  for (std::int64_t bn = 80; bn <= 224; bn += 16) {
+    if (bn % 64 == 0) continue;
+    const std::string promote = bn <= 192 ? "1" : "0";
+    std::vector<std::string> variants = {
+        "BM=128,WG=2,PROMOTE=" + promote + ",EPI=1,PERSIST=1,STREAMK=1,PINGPONG=0,CM=1,MC=0,SHAPED=0,SPLITK=1",
+        "BM=128,WG=2,PROMOTE=" + promote + ",EPI=1,PERSIST=1,STREAMK=0,PINGPONG=0,CM=2,MC=1,SHAPED=1,SPLITK=1"};
+    const std::string plain = "EPI=1,PERSIST=0,STREAMK=0,PINGPONG=0,CM=1,MC=0,SHAPED=0";
+    if (bn <= 128) variants.push_back("BM=128,WG=1,PROMOTE=0," + plain + ",SPLITK=1");
+    if (bn % 32 == 0) {
+      variants.push_back("BM=128,WG=2,PROMOTE=" + promote + ",EPI=0,PERSIST=0,STREAMK=0,PINGPONG=0,CM=1,MC=0,SHAPED=0,"
+                         "SPLITK=1");
+    }
+    if (bn <= 96) {
+      variants.push_back("BM=64,WG=2,PROMOTE=1,EPI=1,PERSIST=1,STREAMK=0,PINGPONG=1,CM=1,MC=0,SHAPED=0,SPLITK=1");
+    }
+    // Split-K's sum: not where two warpgroups hold 104 accumulators or more (the spec leaves those out: they spill).
+    if (bn <= 192) variants.push_back("BM=128,WG=2,PROMOTE=0," + plain + ",SPLITK=8");
+    for (const std::string& v : variants) {
+      const std::string text = "BN=" + std::to_string(bn) + ",STAGES=4,SWAP=0,CN=1,GROUP_M=8,EPI_SLICE=0,RASTER=0," + v;
+      const Config c = spec.parse_config(text);
+      const Shape odd{{1000, 1000, 1024}};
+      const Shape* shape = value(spec, c, "SHAPED") ? &odd : nullptr;
+      jobs.push_back({text, value(spec, c, "STREAMK") > 0,
+                      pool.submit([&spec, c, odd, shape] {
+                        return compile_config(spec, c, "sm_90", shape ? &odd : nullptr);
+                      })});
+    }
+  }
+  for (Job& job : jobs) {
+    const CompileOutput out = job.out.get();
+    ASSERT_TRUE(out.ok) << job.text << "\n" << out.log;
+    EXPECT_LE(out.spill_bytes, job.streamk ? 64 : 0) << job.text;
+    EXPECT_EQ(out.log.find("wgmma"), std::string::npos) << job.text << "\n" << out.log;
     std::printf("%3d registers, %3d spilled bytes  %s\n", out.registers, out.spill_bytes, job.text.c_str());
   }
 }
