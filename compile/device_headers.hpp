@@ -10,14 +10,15 @@ namespace cutune::detail {
 struct DeviceHeaders {
   /// Include names ("math.h", "cstdint", "type_traits", ...) and their texts, in the same order: cutune's own C
   /// headers (compile/device_headers/, embedded at build time) and C++ headers that are libcu++'s <cuda/std/...>
-  /// (the CUDA toolkit's) with its names in namespace std.
+  /// (the CUDA toolkit's) with its names in namespace std; "cub/cub.cuh", the toolkit's CUB without its host-only
+  /// parts.
   std::vector<std::string> names;
   std::vector<std::string> texts;
-  /// --include-path options: the toolkit's include folder (cuda_fp16.h, ...) and its cccl folder (libcu++), where they
-  /// exist (CUDA_PATH, CUDA_HOME, then /usr/local/cuda).
+  /// --include-path options: the toolkit's include folder (cuda_fp16.h, ...) and its cccl folder (libcu++, CUB), where
+  /// they exist (CUDA_PATH, CUDA_HOME, then /usr/local/cuda).
   std::vector<std::string> include_options;
-  /// A hash of all the above and of the toolkit's libcu++ version header: part of every cubin cache key, so that
-  /// another cutune build or toolkit never answers with a cubin compiled against other headers.
+  /// A hash of all the above and of the toolkit's libcu++ and CUB version headers: part of every cubin cache key, so
+  /// that another cutune build or toolkit never answers with a cubin compiled against other headers.
   std::string key;
 };
 

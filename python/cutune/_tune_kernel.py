@@ -8,6 +8,7 @@ import itertools
 import json
 import math
 import os
+import re
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
@@ -108,6 +109,40 @@ def _geometry(dims: List[Union[int, str]], params: Dict[str, Any], block_names: 
         size = _SHAPE_NAMES[d] if isinstance(dims[d], int) else f"({dims[d]})"
         grid.append(f"ceil_div({size}, {_product(div, what)})" if div else size)
     return {"block": block, "grid": grid}
+
+
+def _option_macros(compiler_options: Optional[Sequence[str]]) -> List[str]:
+    """The names that the compiler options define themselves (-DNAME, -D NAME, --define-macro=NAME...)."""
+    names = []
+    options = list(compiler_options or [])
+    for i, option in enumerate(options):
+        text = str(option)
+        if text in ("-D", "--define-macro") and i + 1 < len(options):
+            text = "-D" + str(options[i + 1])
+        match = re.match(r"(?:-D|--define-macro=)\s*([A-Za-z_]\w*)", text)
+        if match:
+            names.append(match.group(1))
+    return names
+
+
+def _kernel_tuner_defines(dims: List[Union[int, str]], params: Dict[str, Any], block_names: Sequence[str],
+                          geometry: Dict[str, Any], compiler_options: Optional[Sequence[str]]) -> Dict[str, Any]:
+    """What Kernel Tuner defines for every compile besides the parameters: kernel_tuner=1, the launch's block under
+    the block-size names (256 and 1 where not tuned) and its grid, in blocks, as grid_size_x/y/z. Sources written for
+    Kernel Tuner rely on them (stand-alone values under #ifndef kernel_tuner, the block size of an untuned dimension in
+    the code). The grid is written with the problem size's numbers, so that no binary is specialized to the shape;
+    a name that is a parameter or that the compiler options define keeps that value."""
+    defines: Dict[str, Any] = {}
+    for d in range(3):
+        defines[block_names[d] if d < len(block_names) else _BLOCK_NAMES[d]] = geometry["block"][d]
+        grid = geometry["grid"][d]
+        for i, size in enumerate(dims):
+            if isinstance(grid, str) and isinstance(size, int):
+                grid = re.sub(rf"\b{_SHAPE_NAMES[i]}\b", str(size), grid)
+        defines["grid_size_" + "xyz"[d]] = int(grid) if isinstance(grid, str) and grid.isdigit() else grid
+    defines["kernel_tuner"] = 1
+    taken = set(params) | set(_option_macros(compiler_options))
+    return {k: v for k, v in defines.items() if k not in taken}
 
 
 def _parameters(tune_params: Dict[str, Any]) -> Dict[str, List[Any]]:
@@ -233,11 +268,13 @@ def kernel_spec(kernel_name: str, kernel_source: Union[str, PathLike], problem_s
     params = _parameters(tune_params)
     arrays = [_host(a, f"arguments[{i}]") for i, a in enumerate(arguments)]
     expected = _answers(answer, arrays)
+    block_names = block_size_names or _BLOCK_NAMES
+    geometry = _geometry(dims, params, block_names, (grid_div_x, grid_div_y, grid_div_z))
     spec: Dict[str, Any] = {
         "name": name, "description": f"{kernel_name}, from cutune.tune_kernel", "source": f"{name}.cu",
         "kernel": kernel_name, "shape": list(_SHAPE_NAMES[:len(dims)]), "parameters": params,
-        "constraints": _restrictions(restrictions, list(params)),
-        **_geometry(dims, params, block_size_names or _BLOCK_NAMES, (grid_div_x, grid_div_y, grid_div_z)),
+        "constraints": _restrictions(restrictions, list(params)), **geometry,
+        "defines": _kernel_tuner_defines(dims, params, block_names, geometry, compiler_options),
         "arguments": [_argument(i, a, e, out, compare) for i, (a, e) in enumerate(zip(arguments, expected))],
         "tolerance": {"atol": float(atol), "rtol": _RTOL},
     }

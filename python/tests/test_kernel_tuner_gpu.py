@@ -84,6 +84,28 @@ def test_run_kernel_returns_the_arguments(tmp_path):
     assert not args[0].any()  # the caller's arrays are left as they were
 
 
+# What the kernel sees of Kernel Tuner's names: the stand-alone values under #ifndef kernel_tuner must not apply.
+NAMES = """
+#ifndef kernel_tuner
+#define kernel_tuner 0
+#define block_size_y 5
+#endif
+extern "C" __global__ void names(int *out) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        out[0] = kernel_tuner; out[1] = block_size_x; out[2] = block_size_y; out[3] = block_size_z;
+        out[4] = grid_size_x; out[5] = grid_size_y; out[6] = gridDim.x; out[7] = blockDim.y;
+    }
+}
+"""
+
+
+def test_run_kernel_defines_kernel_tuners_names(tmp_path):
+    """kernel_tuner=1, the untuned block size 1 and the launch's grid, as Kernel Tuner defines them."""
+    out = numpy.full(8, -1, numpy.int32)
+    got = kernel_tuner.run_kernel("names", NAMES, (1000, 3), [out], {"block_size_x": 64}, grid_div_y=[])
+    assert got[0].tolist() == [1, 64, 1, 1, 16, 3, 16, 1]
+
+
 def test_reduction_with_a_verify_function(tmp_path):
     """problem_size "num_blocks" with grid_div_x=[]: num_blocks blocks; the partial sums checked by a function."""
     x = numpy.random.default_rng(7).random(SIZE).astype(numpy.float32)

@@ -120,3 +120,59 @@ def test_what_cannot_be_read_is_refused(tmp_path):
         cutune.kernel_spec(arguments=args, folder=tmp_path, smem_args={"size": lambda p: 4 * p["block_size_x"]}, **call)
     with pytest.raises(cutune.InputError, match="bool"):
         cutune.kernel_spec(arguments=[numpy.zeros(4, numpy.complex64)], folder=tmp_path, **call)
+
+
+# A source written for Kernel Tuner: stand-alone values under #ifndef kernel_tuner, the untuned block dimensions and
+# the grid read as names. Each compile must see Kernel Tuner's values, or a static_assert fails.
+KERNEL_TUNER_NAMES = """
+#ifndef kernel_tuner
+#define tile 7
+#define block_size_y 3
+#endif
+static_assert(kernel_tuner == 1 && (tile == 1 || tile == 2), "the configuration's tile");
+static_assert(block_size_y == 1 && block_size_z == 1, "untuned block dimensions are 1");
+static_assert(grid_size_x == (1000 + block_size_x * tile - 1) / (block_size_x * tile), "the launch's grid");
+static_assert(grid_size_y == 30 && grid_size_z == 1, "no grid_div_y: the problem size itself");
+extern "C" __global__ void k(float *out, int n) {
+    int i = blockIdx.x * block_size_x * tile + threadIdx.x;
+    if (i < n) out[i] = grid_size_x;
+}
+"""
+
+
+def test_kernel_tuner_names_are_defined(tmp_path, tune_program):
+    """Every compile gets kernel_tuner=1, block_size_x/y/z and grid_size_x/y/z as Kernel Tuner defines them, besides
+    the parameters; a name the compiler options define keeps the option's value."""
+    args = [numpy.zeros(1000 * 30, numpy.float32), numpy.int32(1000)]
+    params = {"block_size_x": [64, 128, 256], "tile": [1, 2]}
+    path = cutune.kernel_spec("k", KERNEL_TUNER_NAMES, (1000, 30), args, params, folder=tmp_path,
+                              grid_div_x=["block_size_x", "tile"], grid_div_y=[])
+    spec = json.loads(path.read_text())
+    assert spec["defines"] == {"block_size_y": 1, "block_size_z": 1, "kernel_tuner": 1,
+                               "grid_size_x": "ceil_div(1000, (block_size_x) * (tile))", "grid_size_y": 30,
+                               "grid_size_z": 1}
+    out = tune_program("compile", "--spec", path, "--jobs", 1)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "6 of 6 configurations" in out.stdout
+
+    # The options' own -Dblock_size_z wins (no second definition); a wrong value fails the compile, which shows that
+    # the static_asserts are checked.
+    for options, ok in (["-Dblock_size_z=1"], True), (["-D", "block_size_z=2"], False):
+        folder = tmp_path / str(ok)
+        path = cutune.kernel_spec("k", KERNEL_TUNER_NAMES, (1000, 30), args, params, folder=folder,
+                                  grid_div_x=["block_size_x", "tile"], grid_div_y=[], compiler_options=options)
+        assert "block_size_z" not in json.loads(path.read_text())["defines"]
+        out = tune_program("compile", "--spec", path, "--jobs", 1)
+        assert (out.returncode == 0) == ok, out.stdout + out.stderr
+
+
+def test_kernel_tuner_names_follow_block_size_names(tmp_path):
+    """With block_size_names, Kernel Tuner defines those names (the tuned one a parameter, the others 1)."""
+    args = [numpy.zeros(100, numpy.float32)]
+    params = {"nthreads": [32, 64], "kernel_tuner": [1]}
+    path = cutune.kernel_spec("k", "extern \"C\" __global__ void k(float *o) {}", "nthreads * 2", args, params,
+                              folder=tmp_path, block_size_names=["nthreads", "ny", "nz"])
+    spec = json.loads(path.read_text())
+    assert spec["block"] == ["nthreads", 1, 1]
+    assert spec["defines"] == {"ny": 1, "nz": 1, "grid_size_x": "ceil_div((nthreads * 2), (nthreads))",
+                               "grid_size_y": 1, "grid_size_z": 1}

@@ -25,6 +25,12 @@ CompileOutput compile_source(const std::string& source, const std::vector<std::s
   return compile(spec, "k", options, "sm_90");
 }
 
+bool has_cccl() {
+  const auto& options = detail::device_headers().include_options;
+  return std::any_of(options.begin(), options.end(),
+                     [](const std::string& o) { return o.find("cccl") != std::string::npos; });
+}
+
 // The host's values, written into the kernel's static_asserts: the device headers must agree with the C library.
 std::string host_values() {
   return "#define HOST_INT64_MAX " + std::to_string(INT64_MAX) + "LL\n#define HOST_UINT32_MAX " +
@@ -204,11 +210,7 @@ TEST(DeviceHeaders, AssertFollowsNdebug) {
 // The C++ headers are libcu++'s (the toolkit's include/cccl), their names in std; with cutune's C headers in either
 // order, without warnings.
 TEST(DeviceHeaders, CxxHeadersAreLibcudacxxInStd) {
-  const auto& headers = detail::device_headers();
-  if (std::none_of(headers.include_options.begin(), headers.include_options.end(),
-                   [](const std::string& o) { return o.find("cccl") != std::string::npos; })) {
-    GTEST_SKIP() << "no CUDA toolkit with libcu++ (include/cccl) found";
-  }
+  if (!has_cccl()) GTEST_SKIP() << "no CUDA toolkit with libcu++ (include/cccl) found";
   std::string source = "#include <limits.h>\n#include <cstdint>\n";
   for (const auto& name : detail::libcudacxx_header_names()) source += "#include <" + name + ">\n";
   source += R"(#include <float.h>
@@ -233,6 +235,33 @@ extern "C" __global__ void k(float* out) {
   EXPECT_FALSE(old.ok);
   EXPECT_NE(old.log.find("<utility> under NVRTC is libcu++'s <cuda/std/utility>, which needs C++17"), std::string::npos)
       << old.log;
+}
+
+// <cub/cub.cuh> is the toolkit's CUB (include/cccl) without its host-only parts: a 2-D block's BlockReduce with warp
+// reductions (Kernel Tuner's expdist example) and a WarpReduce compile, in double, with the block size from -D.
+TEST(DeviceHeaders, CubBlockAndWarpCollectives) {
+  if (!has_cccl()) GTEST_SKIP() << "no CUDA toolkit with CUB (include/cccl) found";
+  const std::string source = R"(#include <cub/cub.cuh>
+extern "C" __global__ void k(float* out) {
+  typedef cub::BlockReduce<double, block_size_x, cub::BLOCK_REDUCE_WARP_REDUCTIONS, block_size_y> BlockReduce;
+  __shared__ typename BlockReduce::TempStorage block_storage;
+  __shared__ typename cub::WarpReduce<int>::TempStorage warp_storage;
+  const int t = threadIdx.x + threadIdx.y * block_size_x;
+  const double sum = BlockReduce(block_storage).Sum(static_cast<double>(out[t]));
+  const int most = cub::WarpReduce<int>(warp_storage).Reduce(t, cuda::maximum<>{});
+  if (t == 0) out[0] = static_cast<float>(sum) + static_cast<float>(most);
+}
+)";
+  const CompileOutput out = compile_source(source, {"-Dblock_size_x=32", "-Dblock_size_y=4"});
+  EXPECT_TRUE(out.ok) << out.log;
+  EXPECT_EQ(out.log.find("warning"), std::string::npos) << out.log;
+
+  // CUB needs C++17: an older -std is refused by name, before any of CUB's headers is read.
+  const CompileOutput old = compile_source("#include <cub/cub.cuh>\nextern \"C\" __global__ void k(float*) {}\n",
+                                           {"-std=c++11"});
+  EXPECT_FALSE(old.ok);
+  EXPECT_NE(old.log.find("<cub/cub.cuh> needs C++17"), std::string::npos) << old.log;
+  EXPECT_EQ(old.log.find("cub/config.cuh"), std::string::npos) << old.log;
 }
 
 }  // namespace
