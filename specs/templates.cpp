@@ -41,7 +41,9 @@ const char* templates_dir() {
 std::vector<std::filesystem::path> spec_files(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
-    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+    if (entry.is_regular_file() && entry.path().extension() == ".json" && !entry.path().string().ends_with(".op.json")) {
+      files.push_back(entry.path());
+    }
   return files;
 }
 
@@ -57,7 +59,9 @@ std::vector<std::string> builtin_kernels() {
     for (const auto& file : spec_files(dir)) names.push_back(file.stem().string());
   } else {
     for (const auto& f : detail::kEmbeddedFiles)
-      if (ends_with(f.name, ".json")) names.emplace_back(f.name.substr(0, f.name.size() - 5));
+      if (ends_with(f.name, ".json") && !ends_with(f.name, ".op.json")) {  // operations: cutune/operation.hpp
+        names.emplace_back(f.name.substr(0, f.name.size() - 5));
+      }
   }
   std::sort(names.begin(), names.end());
   return names;
