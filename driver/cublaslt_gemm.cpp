@@ -109,6 +109,14 @@ void LtGemm::find_answers(std::size_t workspace_bytes) {
   const std::uint64_t bytes = workspace_bytes;
   cublasStatus_t s = lt_.cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                               &bytes, sizeof bytes);
+  // Split-K partial sums reduced in FP32 only, as the templates reduce theirs: the in-place and output-type schemes
+  // add rounded 16-bit partials, several units in the last place off at odd shapes (measured on an H200), which the
+  // operation's tolerance refuses.
+  const std::uint32_t reductions = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+  if (s == CUBLAS_STATUS_SUCCESS) {
+    s = lt_.cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions,
+                                                 sizeof reductions);
+  }
   answers_.resize(kLibraryMaxRank);
   int found = 0;
   if (s == CUBLAS_STATUS_SUCCESS) {
