@@ -266,6 +266,9 @@ struct Runtime::Impl {
   explicit Impl(int ordinal) : device(ordinal) {}
   /// `name_or_spec`: what the application asked for, when it gave a name or a spec file (for tuning on demand).
   Kept& get(const KernelSpec& spec, const Shape& shape, const std::string_view* name_or_spec);
+  /// The kept kernel of the implementation launched at `shape`: implementation_at()'s, or where that is the untuned
+  /// implementation and it cannot run there, the other one.
+  Kept& get_operation(const OperationSpec& operation, const Shape& shape);
   /// The implementation of `operation` launched at `shape` (choose_implementation()'s rule over choose()'s answers).
   std::size_t implementation_at(const OperationSpec& operation, const Shape& shape);
   BestConfig choose(const KernelSpec& spec, const Shape& shape) {
@@ -462,9 +465,7 @@ const RuntimeKernel& Runtime::kernel(std::string_view name_or_spec, std::string_
   if (auto it = impl_->requests.find(request); it != impl_->requests.end()) return impl_->answer(*it->second);
   if (is_operation(name_or_spec)) {  // the implementation the rule picks, kept and counted under its own name
     const OperationSpec operation = load_operation(name_or_spec);
-    const Shape extents = operation.parse_shape(shape);
-    const KernelSpec& spec = operation.implementations[impl_->implementation_at(operation, extents)];
-    Impl::Kept& kept = impl_->get(spec, extents, nullptr);
+    Impl::Kept& kept = impl_->get_operation(operation, operation.parse_shape(shape));
     impl_->requests.emplace(std::move(request), &kept);
     return *kept.kernel;
   }
@@ -476,7 +477,22 @@ const RuntimeKernel& Runtime::kernel(std::string_view name_or_spec, std::string_
 
 const RuntimeKernel& Runtime::kernel(const OperationSpec& operation, const Shape& shape) {
   const std::lock_guard lock(impl_->mutex);
-  return *impl_->get(operation.implementations[impl_->implementation_at(operation, shape)], shape, nullptr).kernel;
+  return *impl_->get_operation(operation, shape).kernel;
+}
+
+Runtime::Impl::Kept& Runtime::Impl::get_operation(const OperationSpec& operation, const Shape& shape) {
+  const std::size_t chosen = implementation_at(operation, shape);
+  try {
+    return get(operation.implementations[chosen], shape, nullptr);
+  } catch (const CudaError& e) {
+    // The library's own choice where nothing was measured: a problem it has no algorithm for, or no library at all,
+    // leaves the templates.
+    if (!operation.untuned || chosen != *operation.untuned || operation.implementations.size() < 2) throw;
+    const std::size_t other = chosen == 0 ? 1 : 0;  // the first implementation that is not the untuned one
+    detail::logger()->warn("runtime: {} at {}: {}; launching {}", operation.name, shape.str(), e.what(),
+                   operation.implementations[other].name);
+    return get(operation.implementations[other], shape, nullptr);
+  }
 }
 
 std::size_t Runtime::Impl::implementation_at(const OperationSpec& operation, const Shape& shape) {

@@ -10,6 +10,7 @@
 
 #include "cutune/embedded_files.hpp"
 #include "cutune/error.hpp"
+#include "cutune/operation.hpp"
 #include "embedded_support.hpp"
 #include "spec_reader.hpp"
 
@@ -92,6 +93,14 @@ KernelSpec load_kernel(std::string_view name_or_path) {
       return std::string(*source_text);
     });
     return KernelSpec::from_json(text, std::move(source.text), std::move(source.name));
+  }
+  if (is_operation(name)) {
+    std::string implementations;
+    for (const auto& s : load_operation(name).implementations) {
+      implementations += (implementations.empty() ? "" : ", ") + s.name;
+    }
+    throw InputError("'" + name + "' is an operation, which only `tune --kernel` and the runtime take: name one of its "
+                     "implementations (" + implementations + ")");
   }
   std::string known;
   for (const auto& k : builtin_kernels()) known += (known.empty() ? "" : ", ") + k;

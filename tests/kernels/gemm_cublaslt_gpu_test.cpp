@@ -26,20 +26,30 @@
 namespace cutune {
 namespace {
 
-class CublasLtGpu : public ::testing::TestWithParam<const char*> {};
-INSTANTIATE_TEST_SUITE_P(Kernels, CublasLtGpu,
-                         ::testing::Values("gemm_bf16_cublaslt", "gemm_f16_cublaslt", "gemm_tf32_cublaslt"),
-                         [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
+struct Family {
+  const char* kernel;
+  std::vector<const char*> shapes;
+};
+void PrintTo(const Family& f, std::ostream* os) { *os << f.kernel; }
+
+class CublasLtGpu : public ::testing::TestWithParam<Family> {};
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, CublasLtGpu,
+    ::testing::Values(Family{"gemm_bf16_cublaslt", {"127x255x67", "1000x1000x1000", "3x4096x129", "64x4096x4096"}},
+                      Family{"gemm_f16_cublaslt", {"127x255x67", "1000x1000x1000", "3x4096x129", "64x4096x4096"}},
+                      Family{"gemm_tf32_cublaslt", {"127x255x67", "1000x1000x1000", "3x4096x129", "64x4096x4096"}},
+                      Family{"gemm_fp8_cublaslt", {"127x256x512", "1000x1008x1024", "33x4096x16", "64x4096x4096"}}),
+    [](const ::testing::TestParamInfo<Family>& info) { return std::string(info.param.kernel); });
 
 // RANK 0 (the library's own choice) is right at every shape; ranks 1 to 3 are right, or past the heuristic's answers
 // (a LaunchError saying so).
 TEST_P(CublasLtGpu, AnswersAreCorrectAtOddShapes) {
   REQUIRE_GPU();
   Device device;
-  const KernelSpec spec = load_kernel(GetParam());
+  const KernelSpec spec = load_kernel(GetParam().kernel);
   const KernelSpec scaled = testing::edited(spec, true);
   for (const KernelSpec* s : {&spec, &scaled}) {
-    for (const char* text : {"127x255x67", "1000x1000x1000", "3x4096x129", "64x4096x4096"}) {
+    for (const char* text : GetParam().shapes) {
       const Shape shape = s->parse_shape(text);
       Workbench bench(device, *s, shape, testing::quick_measure());
       int ok = 0;
@@ -72,6 +82,23 @@ TEST(CublasLtGpuVerify, WrongOutputIsCaught) {
   Workbench bench(device, spec, spec.parse_shape("1000x1000x1000"), testing::quick_measure());
   const Result r = bench.evaluate(spec.parse_config("RANK=0"), library_call(spec));
   EXPECT_EQ(r.status, Status::WrongResult) << r.message;
+}
+
+// Where cuBLASLt has no FP8 algorithm (D's rows of 250 elements are not a multiple of 16 bytes), every rank is a
+// LaunchError saying so: the operation's template runs there.
+TEST(CublasLtGpuVerify, AProblemCublasLtRefusesIsALaunchErrorOfEveryRank) {
+  REQUIRE_GPU();
+  Device device;
+  const KernelSpec spec = load_kernel("gemm_fp8_cublaslt");
+  Workbench bench(device, spec, spec.parse_shape("127x250x512"), testing::quick_measure());
+  for (const char* rank : {"RANK=0", "RANK=1"}) {
+    const Result r = bench.evaluate(spec.parse_config(rank), library_call(spec));
+    EXPECT_EQ(r.status, Status::LaunchError) << rank;
+    EXPECT_NE(r.message.find("cuBLASLt has no algorithm for this problem"), std::string::npos) << r.message;
+  }
+  // The operation launches its template there instead of cuBLASLt's (missing) choice.
+  Runtime runtime({.device = device.ordinal()});
+  EXPECT_EQ(runtime.kernel("matmul_fp8", "127x250x512").spec().name, "gemm_fp8");
 }
 
 // The output of a runtime kernel at m x n x k against the sum in double, every 5th row.
