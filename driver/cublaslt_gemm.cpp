@@ -58,7 +58,15 @@ std::size_t lt_workspace_bytes(const KernelSpec& spec, const Shape& shape) {
   return static_cast<std::size_t>(count) * element_size(w.type);
 }
 
-LtGemm::LtGemm(const KernelSpec& spec, const Shape& shape, bool with_bias)
+LtChoice lt_choice(const KernelSpec& spec, const Config& config) {
+  const LibrarySpec& library = *spec.library;
+  LtChoice c;
+  c.rank = static_cast<std::size_t>(config.values[library.rank_parameter].as_int());
+  c.any_reduction = library.reduction_parameter && config.values[*library.reduction_parameter].as_int() == 1;
+  return c;
+}
+
+LtGemm::LtGemm(const KernelSpec& spec, const Shape& shape, bool with_bias, bool any_reduction)
     : lt_(cublaslt(spec.name)), name_(spec.name), with_bias_(with_bias) {
   const LibrarySpec& library = *spec.library;
   const ElementType a = spec.arguments[library.a].type, c = spec.arguments[library.c].type;
@@ -81,7 +89,7 @@ LtGemm::LtGemm(const KernelSpec& spec, const Shape& shape, bool with_bias)
   check_lt(lt_.cublasLtMatrixLayoutCreate(&c_, data_type(c), n, m, static_cast<std::int64_t>(n)),
            "cublasLtMatrixLayoutCreate");
   workspace_bytes_ = lt_workspace_bytes(spec, shape);
-  find_answers(workspace_bytes_);
+  find_answers(workspace_bytes_, any_reduction);
 }
 
 LtGemm::~LtGemm() {
@@ -103,16 +111,16 @@ void LtGemm::set_operation(const LibrarySpec& library, std::optional<cudaDataTyp
   }
 }
 
-void LtGemm::find_answers(std::size_t workspace_bytes) {
+void LtGemm::find_answers(std::size_t workspace_bytes, bool any_reduction) {
   cublasLtMatmulPreference_t preference = nullptr;
   check_lt(lt_.cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
   const std::uint64_t bytes = workspace_bytes;
   cublasStatus_t s = lt_.cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                               &bytes, sizeof bytes);
-  // Split-K partial sums reduced in FP32 only, as the templates reduce theirs: the in-place and output-type schemes
-  // add rounded 16-bit partials, several units in the last place off at odd shapes (measured on an H200), which the
-  // operation's tolerance refuses.
-  const std::uint32_t reductions = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+  // Unless asked for any: split-K partial sums reduced in FP32 only, as the templates reduce theirs. The in-place and
+  // output-type schemes add rounded 16-bit partials, several units in the last place off at odd shapes (measured on an
+  // H200), which the operation's tolerance refuses there.
+  const std::uint32_t reductions = any_reduction ? CUBLASLT_REDUCTION_SCHEME_MASK : CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
   if (s == CUBLAS_STATUS_SUCCESS) {
     s = lt_.cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions,
                                                  sizeof reductions);

@@ -38,13 +38,21 @@ LtOperands lt_operands(const LibrarySpec& library, const std::function<const voi
 /// The bytes of the spec's workspace argument at `shape`, which cuBLASLt may use; 0 when it has none.
 std::size_t lt_workspace_bytes(const KernelSpec& spec, const Shape& shape);
 
+/// What a configuration of a library family asks of the call: the heuristic's answer of `rank`, among those that
+/// reduce split-K partial sums in FP32 only unless `any_reduction`.
+struct LtChoice {
+  std::size_t rank = 0;
+  bool any_reduction = false;
+};
+LtChoice lt_choice(const KernelSpec& spec, const Config& config);
+
 /// The spec's GEMM at one shape, planned for calls with or without a bias. Enqueues from several threads at once.
 class LtGemm {
  public:
   /// Creates the handle and the descriptors and asks the heuristic for up to kLibraryMaxRank answers. Throws CudaError
   /// when cuBLASLt is missing or refuses the description; a problem it has no answer for is not an error (answers()
   /// is 0, unavailable() says why).
-  LtGemm(const KernelSpec& spec, const Shape& shape, bool with_bias);
+  LtGemm(const KernelSpec& spec, const Shape& shape, bool with_bias, bool any_reduction = false);
   ~LtGemm();
   LtGemm(const LtGemm&) = delete;
   LtGemm& operator=(const LtGemm&) = delete;
@@ -59,7 +67,7 @@ class LtGemm {
 
  private:
   void set_operation(const LibrarySpec& library, std::optional<cudaDataType_t> bias);
-  void find_answers(std::size_t workspace_bytes);
+  void find_answers(std::size_t workspace_bytes, bool any_reduction);
 
   const CublasLtApi& lt_;
   std::string name_;  // the spec's, for messages

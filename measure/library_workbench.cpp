@@ -3,14 +3,20 @@
 
 namespace cutune::detail {
 
-LibraryWorkbench::LibraryWorkbench(Workbench::Impl& bench) : w_(bench) {
+LibraryWorkbench::LibraryWorkbench(Workbench::Impl& bench) : w_(bench) { gemm(false); }
+
+const LtGemm& LibraryWorkbench::gemm(bool any_reduction) {
   // The bench fills every buffer, the bias too: the call is planned with the bias when the spec has one.
-  gemm_ = std::make_unique<LtGemm>(w_.spec, w_.shape, w_.spec.library->bias.has_value());
+  auto& planned = gemm_[any_reduction ? 1 : 0];
+  if (!planned) planned = std::make_unique<LtGemm>(w_.spec, w_.shape, w_.spec.library->bias.has_value(), any_reduction);
+  return *planned;
 }
 
 Result LibraryWorkbench::evaluate(const Config& config, Result r, double best_ms, int exact_repeats) {
-  const auto rank = static_cast<std::size_t>(config.values[w_.spec.library->rank_parameter].as_int());
-  if (auto why = gemm_->unavailable(rank)) {
+  const LtChoice choice = lt_choice(w_.spec, config);
+  const std::size_t rank = choice.rank;
+  const LtGemm& call = gemm(choice.any_reduction);
+  if (auto why = call.unavailable(rank)) {
     r.status = Status::LaunchError;
     r.message = *why;
     return r;
@@ -21,12 +27,12 @@ Result LibraryWorkbench::evaluate(const Config& config, Result r, double best_ms
     return a.spec->is_buffer ? static_cast<const void*>(&a.pointer) : a.scalar.data();
   });
   const Enqueue run = [&]() -> std::optional<LaunchFailure> {
-    const cublasStatus_t s = gemm_->enqueue(rank, operands, w_.stream);
+    const cublasStatus_t s = call.enqueue(rank, operands, w_.stream);
     if (s != CUBLAS_STATUS_SUCCESS) return LaunchFailure{CUDA_ERROR_INVALID_VALUE, describe(s, "cublasLtMatmul")};
     return std::nullopt;
   };
   Result out = w_.run_verified(run, std::move(r), best_ms, exact_repeats);
-  if (usable(out.status)) out.message = gemm_->describe_answer(rank);
+  if (usable(out.status)) out.message = call.describe_answer(rank);
   return out;
 }
 

@@ -24,8 +24,11 @@ class LibraryWorkbench {
   Result evaluate(const Config& config, Result r, double best_ms, int exact_repeats);
 
  private:
+  /// The call planned for a configuration's reduction choice (the first time it is asked for).
+  const LtGemm& gemm(bool any_reduction);
+
   Workbench::Impl& w_;
-  std::unique_ptr<LtGemm> gemm_;
+  std::unique_ptr<LtGemm> gemm_[2];  // by LtChoice::any_reduction
 };
 
 }  // namespace cutune::detail

@@ -6,9 +6,9 @@
 namespace cutune::detail {
 
 LibraryLaunch::LibraryLaunch(const KernelSpec& spec, const Config& config, const Shape& shape)
-    : library_(*spec.library), rank_(static_cast<std::size_t>(config.values[spec.library->rank_parameter].as_int())),
-      plain_(std::make_unique<LtGemm>(spec, shape, false)) {
-  if (library_.bias) with_bias_ = std::make_unique<LtGemm>(spec, shape, true);
+    : library_(*spec.library), rank_(lt_choice(spec, config).rank),
+      plain_(std::make_unique<LtGemm>(spec, shape, false, lt_choice(spec, config).any_reduction)) {
+  if (library_.bias) with_bias_ = std::make_unique<LtGemm>(spec, shape, true, lt_choice(spec, config).any_reduction);
   for (const LtGemm* g : {plain_.get(), with_bias_.get()}) {
     if (g == nullptr) continue;
     if (auto why = g->unavailable(rank_)) throw CudaError(*why + " at " + shape.str());

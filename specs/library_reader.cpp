@@ -116,8 +116,20 @@ class LibraryReader {
                                                       std::to_string(kLibraryMaxRank - 1));
       }
     }
-    if (ps.size() != 1) reader_.fail("parameters", "a cublasLt family has the one parameter " + std::string(kLibraryRankName));
     lib_.rank_parameter = static_cast<std::size_t>(rank - ps.begin());
+    for (std::size_t p = 0; p < ps.size(); ++p) {
+      if (p == lib_.rank_parameter) continue;
+      if (ps[p].name != kLibraryReductionName) {
+        reader_.fail("parameters." + ps[p].name, "a cublasLt family's parameters are " + std::string(kLibraryRankName) +
+                                                     " and " + std::string(kLibraryReductionName));
+      }
+      for (const Value& v : ps[p].values) {
+        if (v.is_float() || (v.as_int() != 0 && v.as_int() != 1)) {
+          reader_.fail("parameters." + ps[p].name, "values must be 0 (FP32 reductions only) or 1 (any)");
+        }
+      }
+      lib_.reduction_parameter = p;
+    }
   }
 
   const FieldReader& reader_;

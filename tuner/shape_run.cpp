@@ -81,7 +81,8 @@ std::optional<double> outcome(const Result& r) {
 }
 
 ShapeRun::ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& shape, std::optional<std::size_t> budget)
-    : tuner_(tuner), options_(tuner.options()), budget_limit_(budget.value_or(options_.budget)), database_(tuner.database()), spec_(spec), shape_(shape),
+    : tuner_(tuner), options_(tuner.options()), budget_limit_(budget.value_or(options_.budget)),
+      database_(tuner.database()), spec_(spec), shape_(shape),
       start_(Clock::now()), clock_(Phase::Startup, start_), space_(checked_space()), kernel_{spec.name, spec.hash},
       shape_key_(shape.str()), arch_(tuner.identity().arch()), flush_(spec.l2_flush(options_.measure.flush)),
       verify_(spec.verify_mode(options_.measure.verify)) {

@@ -55,7 +55,8 @@ TEST_P(CublasLtGpu, AnswersAreCorrectAtOddShapes) {
       int ok = 0;
       double worst = 0.0;
       for (int rank = 0; rank < 4; ++rank) {
-        const Result r = bench.evaluate(s->parse_config("RANK=" + std::to_string(rank)), library_call(*s));
+        const Result r =
+            bench.evaluate(s->parse_config("RANK=" + std::to_string(rank) + ",REDUCTION=0"), library_call(*s));
         if (rank == 0 || r.status != Status::LaunchError) {
           EXPECT_EQ(r.status, Status::Ok) << s->name << " " << text << " RANK=" << rank << ": " << r.message;
         } else {
@@ -64,9 +65,13 @@ TEST_P(CublasLtGpu, AnswersAreCorrectAtOddShapes) {
         ok += r.status == Status::Ok;
         worst = std::max(worst, r.max_error);
       }
+      // Any reduction scheme: cuBLAS's own first answer, right or (split-K summed in 16 bits) refused as wrong.
+      const Result any = bench.evaluate(s->parse_config("RANK=0,REDUCTION=1"), library_call(*s));
+      EXPECT_TRUE(any.status == Status::Ok || any.status == Status::WrongResult) << any.message;
       ASSERT_TRUE(bench.usable());
-      std::printf("%s %s %-15s %d of 4 ranks correct (others past the answers), largest error %.3g (atol %.3g)\n",
-                  s->name.c_str(), s == &spec ? "beta=0  " : "beta=0.5", text, ok, worst,
+      std::printf("%s %s %-15s REDUCTION=1 RANK=0 %s; %d of 4 ranks correct (others past the answers), largest error %.3g (atol %.3g)\n",
+                  s->name.c_str(), s == &spec ? "beta=0  " : "beta=0.5", text, std::string(to_string(any.status)).c_str(),
+                  ok, worst,
                   s->tolerance_at(shape).atol);
     }
   }
@@ -80,7 +85,7 @@ TEST(CublasLtGpuVerify, WrongOutputIsCaught) {
   j["tolerance"] = {{"atol", 0}, {"rtol", 0}};
   const KernelSpec spec = KernelSpec::from_json(j.dump(), load_kernel("gemm_bf16_cublaslt").source, "gemm_tc_shared.cu");
   Workbench bench(device, spec, spec.parse_shape("1000x1000x1000"), testing::quick_measure());
-  const Result r = bench.evaluate(spec.parse_config("RANK=0"), library_call(spec));
+  const Result r = bench.evaluate(spec.parse_config("RANK=0,REDUCTION=0"), library_call(spec));
   EXPECT_EQ(r.status, Status::WrongResult) << r.message;
 }
 
@@ -91,7 +96,7 @@ TEST(CublasLtGpuVerify, AProblemCublasLtRefusesIsALaunchErrorOfEveryRank) {
   Device device;
   const KernelSpec spec = load_kernel("gemm_fp8_cublaslt");
   Workbench bench(device, spec, spec.parse_shape("127x250x512"), testing::quick_measure());
-  for (const char* rank : {"RANK=0", "RANK=1"}) {
+  for (const char* rank : {"RANK=0,REDUCTION=0", "RANK=1,REDUCTION=1"}) {
     const Result r = bench.evaluate(spec.parse_config(rank), library_call(spec));
     EXPECT_EQ(r.status, Status::LaunchError) << rank;
     EXPECT_NE(r.message.find("cuBLASLt has no algorithm for this problem"), std::string::npos) << r.message;
@@ -181,7 +186,7 @@ TEST(OperationGpu, TunedAndLaunchedThroughTheRuntime) {
   const RuntimeKernel& untuned = runtime.kernel("matmul_bf16", "777x333x555");
   if (untuned.spec().name == "gemm_bf16_cublaslt") {
     EXPECT_EQ(untuned.choice().match, Match::Default);
-    EXPECT_EQ(untuned.choice().result.config, "RANK=0");
+    EXPECT_EQ(untuned.choice().result.config, "RANK=0,REDUCTION=0");
   } else {
     const KernelSpec& lt = *op.find("gemm_bf16_cublaslt");
     auto there = runtime.database()->best({lt.name, lt.hash, device.identity(), untuned.choice().shape, L2Flush::Write});

@@ -46,6 +46,8 @@ TEST(LibrarySpec, BuiltInFamiliesReadTheirArgumentsByName) {
     ASSERT_TRUE(lib.workspace);
     EXPECT_EQ(spec.arguments[*lib.workspace].name, "workspace");
     EXPECT_EQ(spec.parameters[lib.rank_parameter].name, "RANK");
+    ASSERT_TRUE(lib.reduction_parameter);
+    EXPECT_EQ(spec.parameters[*lib.reduction_parameter].name, "REDUCTION");
     EXPECT_EQ(lib.tf32, std::string(name) == "gemm_tf32_cublaslt");
     const bool fp8 = std::string(name) == "gemm_fp8_cublaslt";
     EXPECT_EQ(lib.b_transposed, fp8);
@@ -54,15 +56,15 @@ TEST(LibrarySpec, BuiltInFamiliesReadTheirArgumentsByName) {
   }
 }
 
-// The space is the ranks, whatever the shape (a rank past the heuristic's answers is found out when it runs), and a
+// The space is the ranks, with and without the reductions in the output type, whatever the shape (a rank past the heuristic's answers is found out when it runs), and a
 // configuration compiles to nothing.
 TEST(LibrarySpec, SpaceIsTheRanksAndNothingCompiles) {
   const KernelSpec spec = load_kernel("gemm_bf16_cublaslt");
   for (const char* shape : {"1x1x1", "127x255x67", "8192x8192x8192"}) {
     const Space space = Space::enumerate(spec, spec.parse_shape(shape), limits_of_compute_capability(90));
-    EXPECT_EQ(space.size(), 16u) << shape;
+    EXPECT_EQ(space.size(), 32u) << shape;
   }
-  EXPECT_EQ(spec.format(spec.default_config()), "RANK=0");
+  EXPECT_EQ(spec.format(spec.default_config()), "RANK=0,REDUCTION=0");
   const CompileOutput out = compile_config(spec, spec.default_config(), "sm_90");
   EXPECT_TRUE(out.ok);
   EXPECT_TRUE(out.cubin.empty());
@@ -93,6 +95,12 @@ TEST(LibrarySpec, RefusesWhatTheCallCannotTake) {
   j["parameters"].erase("RANK");
   j["parameters"]["TILE"] = {1, 2};
   expect_spec_error(j, "needs the parameter RANK");
+  j = bf16_family();
+  j["parameters"]["TILE"] = {1, 2};
+  expect_spec_error(j, "parameters.TILE: a cublasLt family's parameters are RANK and REDUCTION");
+  j = bf16_family();
+  j["parameters"]["REDUCTION"]["values"] = {0, 2};
+  expect_spec_error(j, "parameters.REDUCTION: values must be 0 (FP32 reductions only) or 1 (any)");
   j = bf16_family();
   j["kernel"] = "gemm_tc";
   expect_spec_error(j, "kernel: a spec with a \"library\" section has no kernel of its own");

@@ -15,6 +15,10 @@ struct KernelSpec;
 
 /// The parameter of a library family that picks the heuristic's answer: 0 its first (the library's own choice).
 inline constexpr std::string_view kLibraryRankName = "RANK";
+/// The optional parameter that lets the heuristic answer with split-K algorithms whose partial sums are reduced in the
+/// output type or in place (1), not only in FP32 (0, the default): cuBLAS's own choice may be among them, and
+/// verification keeps those that meet the tolerance at the shape.
+inline constexpr std::string_view kLibraryReductionName = "REDUCTION";
 /// Answers asked of cuBLASLt's heuristic at most; RANK takes values below it.
 inline constexpr int kLibraryMaxRank = 32;
 
@@ -31,6 +35,7 @@ struct LibrarySpec {
   std::optional<std::size_t> scale_a, scale_b;  ///< FP8: device pointers to one float each
   std::optional<std::size_t> bias;              ///< FP8: a vector of N added to every row; a null pointer: none
   std::size_t rank_parameter = 0;               ///< position of RANK in KernelSpec::parameters
+  std::optional<std::size_t> reduction_parameter;  ///< position of REDUCTION, when the spec has it
 };
 
 /// The libraries a "library" section may name, for messages.
