@@ -23,13 +23,19 @@ Json bf16_family() { return Json::parse(load_kernel("gemm_bf16_cublaslt").json);
 
 KernelSpec from(const Json& j) { return KernelSpec::from_json(j.dump(), load_kernel("gemm_bf16_cublaslt").source, "s.cu"); }
 
-void expect_spec_error(const Json& j, const std::string& part) {
+// `read` must throw a SpecError whose message contains `part`.
+template <typename Read>
+void expect_error(const Read& read, const std::string& part) {
   try {
-    from(j);
+    read();
     ADD_FAILURE() << "no error; expected one containing: " << part;
   } catch (const SpecError& e) {
     EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
   }
+}
+
+void expect_spec_error(const Json& j, const std::string& part) {
+  expect_error([&] { from(j); }, part);
 }
 
 TEST(LibrarySpec, BuiltInFamiliesReadTheirArgumentsByName) {
@@ -144,12 +150,7 @@ OperationSpec operation(const std::string& text) {
 }
 
 void expect_operation_error(const std::string& text, const std::string& part) {
-  try {
-    operation(text);
-    ADD_FAILURE() << "no error; expected one containing: " << part;
-  } catch (const SpecError& e) {
-    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-  }
+  expect_error([&] { operation(text); }, part);
 }
 
 TEST(OperationSpec, ImplementationsMustTakeOneArgumentList) {
