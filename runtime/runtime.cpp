@@ -490,7 +490,7 @@ Runtime::Impl::Kept& Runtime::Impl::get_operation(const OperationSpec& operation
     if (!operation.untuned || chosen != *operation.untuned || operation.implementations.size() < 2) throw;
     const std::size_t other = chosen == 0 ? 1 : 0;  // the first implementation that is not the untuned one
     detail::logger()->warn("runtime: {} at {}: {}; launching {}", operation.name, shape.str(), e.what(),
-                   operation.implementations[other].name);
+                           operation.implementations[other].name);
     return get(operation.implementations[other], shape, nullptr);
   }
 }
