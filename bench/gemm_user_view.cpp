@@ -1,11 +1,11 @@
 // The tensor-core GEMMs as a user meets them: tuned as `tune` does, then launched through the runtime API and timed
 // against cublasGemmEx under each L2 convention.
 //
-// Usage: gemm_user_view [--types bf16,f16,tf32] [--shapes MxNxK,...] [--tune-shapes MxNxK,...] [--budget 60]
+// Usage: gemm_user_view [--types bf16,f16,tf32] [--operations] [--shapes MxNxK,...] [--tune-shapes MxNxK,...] [--budget 60]
 //                       [--time SECONDS] [--strategy S] [--where EXPR]... [--db FILE | --keep-db] [--repeats 30]
 //                       [--flush write,read,none]
 // 1. Each type's shapes (--tune-shapes, else --shapes) are tuned as `tune --kernel gemm_TYPE --shapes ... --budget N`
-//    tunes them: one Tuner for all shapes, the CLI's default strategy and measurement, a fresh database (a temporary
+//    tunes them (--operations: `tune --kernel matmul_TYPE`, the template and cuBLASLt's family under one budget): one Tuner for all shapes, the CLI's default strategy and measurement, a fresh database (a temporary
 //    file, removed at the end unless --keep-db) unless --db names one (then kept, and resumed from).
 // 2. Then, as a separate application would: a cutune::Runtime on that database hands out each shape's kernel (the
 //    exact-shape rule is required of a tuned shape; with --tune-shapes, the others get the runtime's fallback),
@@ -67,7 +67,8 @@ Row measure_shape(cutune::Runtime& runtime, const std::string& kernel, const std
   Row row;
   row.shape = shape_text;
   const cutune::RuntimeKernel& gemm = runtime.kernel(kernel, shape_text);
-  row.config = gemm.choice().result.config;
+  // An operation's row names the implementation launched.
+  row.config = (gemm.spec().name != kernel ? gemm.spec().name + ": " : "") + gemm.choice().result.config;
   fmt::print(stderr, "{} {}: {} by the rule '{}', ready in {:.1f} ms{}\n", kernel, shape_text, row.config,
              cutune::to_string(gemm.choice().match), gemm.ready_ms(), gemm.from_cache() ? " (cubin cache)" : "");
   if (tuned && gemm.choice().match != cutune::Match::Exact) {
@@ -80,7 +81,7 @@ Row measure_shape(cutune::Runtime& runtime, const std::string& kernel, const std
         std::find_if(spec.arguments.begin(), spec.arguments.end(), [&](const auto& x) { return x.name == name; });
     return static_cast<std::size_t>(a->size.eval(spec.scope(gemm.config(), &gemm.shape())).as_int());
   };
-  const Element e = cutune::bench::element(kernel);
+  const Element e = cutune::bench::element(kernel.starts_with("matmul_") ? "gemm_" + kernel.substr(7) : kernel);
   const int m = static_cast<int>(gemm.shape().dims[0]), n = static_cast<int>(gemm.shape().dims[1]),
             k = static_cast<int>(gemm.shape().dims[2]);
   row.flops = 2.0 * m * n * k;
@@ -167,6 +168,7 @@ struct Options {
                                      "4096x4096x11008", "1000x1000x1000", "8192x8192x256",  "4096x4096x64",
                                      "64x4096x4096",   "16x4096x4096",    "127x257x511"};
   std::vector<std::string> tune_shapes;
+  bool operations = false;
   cutune::bench::TuneAndTimeOptions run;
 };
 
@@ -178,6 +180,9 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--tune-shapes", o.tune_shapes,
                  "shapes tuned into the database (default: --shapes); others launch what the runtime's fallback "
                  "chooses for them")->delimiter(',');
+  app.add_flag("--operations", o.operations,
+               "tune and launch the operations matmul_TYPE (the template and cuBLASLt's family under one budget) in "
+               "place of the templates gemm_TYPE");
   cutune::bench::add_tune_and_time_options(app, o.run);
 }
 
@@ -200,7 +205,7 @@ int main(int argc, char** argv) {
 
     // 1. tuning, as `tune` does it; the database is closed before the application opens it
     std::vector<std::string> kernels;
-    for (const auto& type : o.types) kernels.push_back("gemm_" + type);
+    for (const auto& type : o.types) kernels.push_back((o.operations ? "matmul_" : "gemm_") + type);
     const std::map<std::string, std::string> tuned =
         cutune::bench::tune_all(device, db_files.path, kernels, o.tune_shapes.empty() ? o.shapes : o.tune_shapes, o.run.where,
                  cutune::bench::tune_options(command, o.run.budget, o.run.strategy, o.run.seconds));
@@ -216,9 +221,8 @@ int main(int argc, char** argv) {
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     const double copy = copy_bandwidth(stream);
     std::vector<std::pair<std::string, std::vector<Row>>> tables;
-    for (const auto& type : o.types) {
-      tables.emplace_back("gemm_" + type,
-                          time_all(runtime, "gemm_" + type, o.shapes, tuned, o.run.conventions, o.run.repeats, l2, stream));
+    for (const auto& kernel : kernels) {
+      tables.emplace_back(kernel, time_all(runtime, kernel, o.shapes, tuned, o.run.conventions, o.run.repeats, l2, stream));
     }
     cudaStreamDestroy(stream);
 

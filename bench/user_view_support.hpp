@@ -19,6 +19,8 @@
 
 #include "bench_support.hpp"
 #include "cublas_support.hpp"
+#include "cutune/operation.hpp"
+#include "cutune/requests.hpp"
 #include "cutune/templates.hpp"
 
 namespace cutune::bench {
@@ -252,8 +254,36 @@ inline void add_tune_and_time_options(CLI::App& app, TuneAndTimeOptions& o) {
       ->delimiter(',')->check(CLI::IsMember(l2_flush_names()))->capture_default_str();
 }
 
-// Tunes every kernel at `shapes` into the database at `path`, as `tune` does; "kernel shape" -> the tuner's best
-// configuration.
+// Tunes an operation at `shapes` as `tune --kernel <operation>` does (every implementation under one budget);
+// "operation shape" -> "implementation: configuration" of the fastest.
+inline void tune_operation_shapes(Device& device, Database& db, const std::string& name,
+                                  const std::vector<std::string>& shapes, const TuneOptions& options,
+                                  std::map<std::string, std::string>& tuned) {
+  const OperationSpec op = load_operation(name);
+  std::vector<Shape> extents;
+  for (const auto& text : shapes) extents.push_back(op.parse_shape(text));
+  Tuner tuner(device, db, options);
+  const Shape* current = nullptr;
+  const std::vector<ShapeReport> reports = tune_operation(tuner, op, extents, options.budget, device.identity(),
+                                                          current, {});
+  const std::vector<std::size_t> order = operation_tuning_order(op);
+  std::map<std::string, double> fastest;  // per shape: the best median so far, ms
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const ShapeReport& r = reports[i];
+    const std::string& impl = op.implementations[order[i % order.size()]].name;
+    const std::string key = name + " " + r.shape.str();
+    fmt::print("tuned {} {} ({}) in {:.1f} s ({} of {} configurations): {}\n", name, r.shape.str(), impl, r.seconds,
+               r.evaluated + r.resumed, r.space_size, r.best ? r.best->config : "nothing correct");
+    if (r.best && (!fastest.count(key) || r.best->median_ms < fastest[key])) {
+      tuned[key] = impl + ": " + r.best->config;
+      fastest[key] = r.best->median_ms;
+    }
+  }
+  std::fflush(stdout);
+}
+
+// Tunes every kernel (or operation) at `shapes` into the database at `path`, as `tune` does; "kernel shape" -> the
+// tuner's best configuration.
 inline std::map<std::string, std::string> tune_all(Device& device, const std::filesystem::path& path,
                                                    const std::vector<std::string>& kernels,
                                                    const std::vector<std::string>& shapes,
@@ -261,6 +291,10 @@ inline std::map<std::string, std::string> tune_all(Device& device, const std::fi
   std::map<std::string, std::string> tuned;
   Database db(path.string());
   for (const auto& kernel : kernels) {
+    if (is_operation(kernel)) {
+      tune_operation_shapes(device, db, kernel, shapes, options, tuned);
+      continue;
+    }
     KernelSpec spec = load_kernel(kernel);
     for (const auto& w : where) spec.restrict_to(w);
     Tuner tuner(device, db, options);

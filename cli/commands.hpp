@@ -82,6 +82,10 @@ void print_progress(const KernelSpec& spec, const Shape& shape, const Progress& 
 /// The per-shape summary and the final table on stdout.
 void print_shape_report(const KernelSpec& spec, const DeviceIdentity& device, const ShapeReport& r);
 void print_summary(const KernelSpec& spec, const std::vector<ShapeReport>& reports);
+/// An operation's end of run: per shape, each implementation's best beside the fastest (the one the runtime
+/// launches there), then the run's time. 1 when a shape has nothing correct.
+int finish_operation_tune(const OperationSpec& operation, const std::vector<ShapeReport>& reports,
+                          const std::string& db, double total_s, double before_s);
 /// Where a whole run's wall time `wall_s` went: its shapes' phases, with the `before_s` seconds before the first
 /// shape (the database, the GPUs, the kernel) as start-up and the rest outside the shapes as other.
 void print_run_time(const std::vector<ShapeReport>& reports, double wall_s, double before_s);

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "cutune/error.hpp"
 
 namespace cutune::cli {
 
@@ -13,14 +14,22 @@ int run_tune(const TuneRequest& args) {
   const auto started = std::chrono::steady_clock::now();
   const TunePlan job = prepare_tune(args);
 #ifdef CUTUNE_HAVE_MPI
-  if (cluster::launched_by_mpi()) return run_cluster_tune(args, job, started);
+  if (cluster::launched_by_mpi()) {
+    if (job.operation) throw InputError(args.kernel + " is an operation: tune its implementations by name under MPI");
+    return run_cluster_tune(args, job, started);
+  }
 #endif
   double before_s = 0.0;  // start-up: the kernel, the database, the GPUs
   TuneHooks hooks;
+  const KernelSpec* tuning = &job.spec;  // an operation's: the implementation whose turn it is
   hooks.starting = [&] { before_s = seconds_since(started); };
-  hooks.progress = [&job](const Shape& shape, const Progress& p) { print_progress(job.spec, shape, p); };
-  hooks.report = [&job](const DeviceIdentity& device, const ShapeReport& r) { print_shape_report(job.spec, device, r); };
+  hooks.implementation = [&tuning](const KernelSpec& spec) { tuning = &spec; };
+  hooks.progress = [&tuning](const Shape& shape, const Progress& p) { print_progress(*tuning, shape, p); };
+  hooks.report = [&tuning](const DeviceIdentity& device, const ShapeReport& r) {
+    print_shape_report(*tuning, device, r);
+  };
   const std::vector<ShapeReport> reports = tune_on_this_machine(args, job, hooks);
+  if (job.operation) return finish_operation_tune(*job.operation, reports, args.db, seconds_since(started), before_s);
   return finish_tune(job.spec, reports, args.db, seconds_since(started), before_s);
 }
 

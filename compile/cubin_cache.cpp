@@ -223,6 +223,7 @@ CompileOutput compile_through(CubinCache* cache, const KernelSpec& spec, const s
 
 CompileOutput compile_config_cached(CubinCache* cache, const KernelSpec& spec, const Config& config,
                                     const std::string& arch, const Shape* shape) {
+  if (spec.library) return library_call(spec);
   CompileOutput failed;
   const auto options = config_options_or(spec, config, shape, failed);
   if (!options) return failed;

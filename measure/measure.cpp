@@ -6,6 +6,7 @@
 
 #include "driver/cluster_launch.hpp"
 #include "cutune/error.hpp"
+#include "library_workbench.hpp"
 #include "pipeline_workbench.hpp"
 #include "workbench.hpp"
 
@@ -112,6 +113,10 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
     return r;
   }
   device.make_current();
+  if (library) {
+    r.peak = peak;
+    return library->evaluate(config, std::move(r), best_ms, exact_repeats);
+  }
   // Any failure from here on is this configuration's: a status and the driver's words for it (failed()).
   detail::Module module;
   if (CUresult e = module.load(compiled.cubin); e != CUDA_SUCCESS) return failed(r, Status::LaunchError, e, "cuModuleLoadData");
@@ -148,22 +153,40 @@ Result Workbench::Impl::run_kernel(const Config& config, const detail::Module& m
     return r;
   }
   std::vector<void*> params = parameters(config);
-  const std::optional<double> first_ms = verified_run(f, launch, params, r);
+  const char* call = launch.cluster_size() > 1 ? "cuLaunchKernelEx" : "cuLaunchKernel";
+  const detail::Enqueue run = [&]() -> std::optional<detail::LaunchFailure> {
+    if (CUresult e = this->launch(f, launch, params); e != CUDA_SUCCESS) return detail::LaunchFailure{e, detail::describe(e, call)};
+    return std::nullopt;
+  };
+  return run_verified(run, std::move(r), best_ms, exact_repeats);
+}
+
+Result Workbench::Impl::run_verified(const detail::Enqueue& run, Result r, double best_ms, int exact_repeats) {
+  const std::optional<double> first_ms = verified_run(run, r);
   if (!first_ms) return r;
-  return timed(f, launch, params, *first_ms, best_ms, exact_repeats, std::move(r));
+  return timed(run, *first_ms, best_ms, exact_repeats, std::move(r));
+}
+
+Result Workbench::Impl::launch_failed(Result& r, const detail::LaunchFailure& failure) {
+  r.status = Status::LaunchError;
+  r.message = failure.message;
+  if (detail::is_sticky(failure.code)) {
+    usable = false;
+    r.status = Status::RuntimeError;
+  }
+  return r;
 }
 
 // The first run is timed like the others (after the L2 convention's flush) and verified on reset outputs: its time
 // counts only if the output is right. One launch fewer per configuration matters when a run takes milliseconds.
-std::optional<double> Workbench::Impl::verified_run(CUfunction f, const Launch& launch, std::vector<void*>& params,
-                                                    Result& r) {
+std::optional<double> Workbench::Impl::verified_run(const detail::Enqueue& run, Result& r) {
   const detail::Stopwatch verifying;
   reset_outputs();
   flush_l2();
   EventPairs first_run(1);
   CU_CHECK(cuEventRecord, first_run.start(0), stream);
-  if (CUresult e = this->launch(f, launch, params); e != CUDA_SUCCESS) {
-    failed(r, Status::LaunchError, e, "cuLaunchKernel");
+  if (auto failure = run()) {
+    launch_failed(r, *failure);
     return std::nullopt;
   }
   CU_CHECK(cuEventRecord, first_run.stop(0), stream);
@@ -179,12 +202,11 @@ std::optional<double> Workbench::Impl::verified_run(CUfunction f, const Launch& 
 }
 
 // Timing: each timed launch follows the L2 convention's flush (none for None), outside its events.
-Result Workbench::Impl::timed(CUfunction f, const Launch& launch, std::vector<void*>& params, double first_ms,
-                              double best_ms, int exact_repeats, Result r) {
-  CUresult launch_error = CUDA_SUCCESS;
+Result Workbench::Impl::timed(const detail::Enqueue& run, double first_ms, double best_ms, int exact_repeats, Result r) {
+  std::optional<detail::LaunchFailure> launch_error;
   const auto enqueue = [&](void*) {
-    const CUresult e = this->launch(f, launch, params);
-    if (launch_error == CUDA_SUCCESS) launch_error = e;
+    auto e = run();
+    if (!launch_error) launch_error = std::move(e);
   };
   const detail::Stopwatch benchmarking;
   try {
@@ -199,7 +221,7 @@ Result Workbench::Impl::timed(CUfunction f, const Launch& launch, std::vector<vo
     return r;
   }
   r.benchmark_ms = benchmarking.ms();
-  if (launch_error != CUDA_SUCCESS) return failed(r, Status::LaunchError, launch_error, "cuLaunchKernel");
+  if (launch_error) return launch_failed(r, *launch_error);
   detail::record_timing(r, spec.metric_amount(shape));
   return r;
 }

@@ -111,6 +111,15 @@ std::optional<std::string> copy_constants(const Module& module, const std::vecto
                                           CUstream stream);
 
 class PipelineWorkbench;
+class LibraryWorkbench;
+
+/// A launch that failed: the driver's code (a sticky one leaves the context unusable) and what to store.
+struct LaunchFailure {
+  CUresult code = CUDA_ERROR_INVALID_VALUE;
+  std::string message;
+};
+/// Puts one run of a configuration on the Workbench's stream: a kernel launch, or a library's call.
+using Enqueue = std::function<std::optional<LaunchFailure>()>;
 
 }  // namespace cutune::detail
 
@@ -133,6 +142,7 @@ struct Workbench::Impl {
   bool prepared = false;  // support kernels loaded and reference computed
   double peak = 0.0;      // the metric's peak on this device (Result::peak), found by prepare()
   std::shared_ptr<detail::PipelineWorkbench> pipeline;  // specs with a host pipeline: its host side (prepare())
+  std::shared_ptr<detail::LibraryWorkbench> library;    // library families: the call planned at the shape (prepare())
 
   Impl(const Device& d, const KernelSpec& s, const Shape& sh, const MeasureOptions& o, L2Flush f)
       : device(d), spec(s), shape(sh), options(o), flush(f), verify(s.verify_mode(o.verify)) {}
@@ -167,6 +177,9 @@ struct Workbench::Impl {
   std::vector<double> timed_runs(const std::function<void(void*)>& enqueue, int warm, int runs);
   /// exact_repeats > 0: re-timing with that many runs; 0: the adaptive policy of MeasureOptions against best_ms.
   Result evaluate(const Config& config, const CompileOutput& compiled, double best_ms, int exact_repeats);
+  /// Verifies one run of `run`, then times it (adaptively, or exactly `exact_repeats` runs): a kernel's launch or a
+  /// library's call, each the same way.
+  Result run_verified(const detail::Enqueue& run, Result r, double best_ms, int exact_repeats);
 
  private:
   // `r` failed in the driver call `call`; a sticky error leaves the context unusable and makes it a RuntimeError.
@@ -174,10 +187,11 @@ struct Workbench::Impl {
   // Launches a loaded kernel of its own (not a pipeline): verified first, then timed.
   Result run_kernel(const Config& config, const detail::Module& module, CUfunction f, const Launch& launch, Result r,
                     double best_ms, int exact_repeats);
+  // `r` could not be launched: a LaunchError, or a RuntimeError that leaves the context unusable.
+  Result launch_failed(Result& r, const detail::LaunchFailure& failure);
   // The verification run's time, or nullopt when `r` is final (a launch or runtime failure, or a wrong output).
-  std::optional<double> verified_run(CUfunction f, const Launch& launch, std::vector<void*>& params, Result& r);
-  Result timed(CUfunction f, const Launch& launch, std::vector<void*>& params, double first_ms, double best_ms,
-               int exact_repeats, Result r);
+  std::optional<double> verified_run(const detail::Enqueue& run, Result& r);
+  Result timed(const detail::Enqueue& run, double first_ms, double best_ms, int exact_repeats, Result r);
   // The timed runs' samples: the verification run's first, then as many more as the adaptive policy allows.
   std::vector<double> samples(const std::function<void(void*)>& enqueue, double first_ms, double best_ms,
                               int exact_repeats);

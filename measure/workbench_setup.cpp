@@ -9,6 +9,7 @@
 #include "specs/embedded_support.hpp"
 #include "driver/cluster_launch.hpp"
 #include "compile/nvrtc.hpp"
+#include "library_workbench.hpp"
 #include "pipeline_workbench.hpp"
 #include "driver/tensor_map_encode.hpp"
 #include "workbench.hpp"
@@ -301,6 +302,7 @@ void Workbench::Impl::prepare(CubinCache* cache) {
 
   compute_reference(cache, salt);  // the output compared with, computed once and kept per output buffer
 
+  if (spec.library) library = std::make_shared<detail::LibraryWorkbench>(*this);
   if (spec.pipeline) {  // the host side: pinned arrays holding the inputs; the transfer-only bound is the peak
     pipeline = std::make_shared<detail::PipelineWorkbench>(*this);
     peak = pipeline->bound_gbs();

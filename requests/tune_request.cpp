@@ -9,6 +9,7 @@
 #include "cutune/database.hpp"
 #include "cutune/device.hpp"
 #include "cutune/error.hpp"
+#include "cutune/operation.hpp"
 #include "cutune/requests.hpp"
 #include "cutune/t1.hpp"
 #include "cutune/templates.hpp"
@@ -122,6 +123,20 @@ void check_in_range(const Field& field, double value) {
   }
 }
 
+// An operation's plan: its implementations, each tuned under its own name; options that name one kernel's
+// parameters are refused, as they would mean something else in each implementation.
+TunePlan prepare_operation_tune(const TuneRequest& request, TunePlan plan) {
+  if (!request.where.empty() || !plan.options.start.empty()) {
+    throw InputError("--where and --start name one kernel's parameters: give them with --kernel <implementation> (" +
+                     request.kernel + " is an operation)");
+  }
+  if (!request.spec.empty() || !request.problem.empty()) throw InputError("give one of --kernel, --spec and --problem");
+  plan.operation = load_operation(request.kernel);
+  plan.spec = plan.operation->implementations.front();
+  plan.shapes = parse_shapes(plan.spec, request.shapes);
+  return plan;
+}
+
 }  // namespace
 
 void check_number(const MeasureOptionField& field, double value) { check_in_range(field, value); }
@@ -163,7 +178,8 @@ TuneOptions check_tune_request(const TuneRequest& request) {
 }
 
 TunePlan prepare_tune(const TuneRequest& request) {
-  TunePlan plan{check_tune_request(request), {}, {}};
+  TunePlan plan{check_tune_request(request), {}, {}, {}};
+  if (!request.kernel.empty() && is_operation(request.kernel)) return prepare_operation_tune(request, std::move(plan));
   std::optional<Shape> problem_shape;
   plan.spec = load_chosen_kernel(request.kernel, request.spec, request.problem, &problem_shape, true);
   for (const auto& w : request.where) plan.spec.restrict_to(w);
@@ -186,6 +202,9 @@ std::vector<ShapeReport> tune_on_this_machine(const TuneRequest& request, const 
   // One tuner for every shape: its worker processes stay up from one shape to the next.
   Tuner tuner = choice.ordinals.size() == 1 ? Tuner(*devices.front(), db, options)
                                             : Tuner(choice.identity, choice.limits, choice.ordinals, db, options);
+  if (plan.operation) {
+    return tune_operation(tuner, *plan.operation, plan.shapes, options.budget, choice.identity, current, hooks);
+  }
   return tune_each(tuner, plan.spec, plan.shapes, choice.identity, current, hooks);
 }
 

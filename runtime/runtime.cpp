@@ -20,6 +20,8 @@
 #include "cutune/tensor_map.hpp"
 #include "base/log.hpp"
 #include "fallback_model.hpp"
+#include "library_launch.hpp"
+#include "operation_choice.hpp"
 #include "on_demand.hpp"
 #include "wanted_log.hpp"
 #include "driver/constant_symbol.hpp"
@@ -100,11 +102,16 @@ BestConfig choose_config(Database* db, const KernelSpec& spec, const DeviceIdent
       }
       if (found->match == Match::Exact) return *found;
     }
-    // No result of its own: every configuration this GPU measured for the kernel competes (fallback_model.hpp).
-    const auto tuned = db->top_results(device, {spec.name, spec.hash}, convention, detail::kFallbackCandidatesPerShape);
-    if (auto predicted = detail::predict_best(spec, device, shape, tuned, convention)) return *predicted;
-    // Nothing of this GPU runs at the shape: another GPU's of the same compute capability, where valid here.
-    if (found && !invalid_config(spec, found->result.config, shape.str())) return *found;
+    // A library family's configuration (a rank among the heuristic's answers) names an algorithm only at the shape
+    // it was measured at: elsewhere the default, the library's own choice.
+    if (!spec.library) {
+      // No result of its own: every configuration this GPU measured for the kernel competes (fallback_model.hpp).
+      const auto tuned =
+          db->top_results(device, {spec.name, spec.hash}, convention, detail::kFallbackCandidatesPerShape);
+      if (auto predicted = detail::predict_best(spec, device, shape, tuned, convention)) return *predicted;
+      // Nothing of this GPU runs at the shape: another GPU's of the same compute capability, where valid here.
+      if (found && !invalid_config(spec, found->result.config, shape.str())) return *found;
+    }
   }
   BestConfig fallback;
   fallback.match = Match::Default;
@@ -135,6 +142,7 @@ struct RuntimeKernel::Impl {
   std::vector<std::size_t> constant_bytes;
   bool from_cache = false;
   double ready_ms = 0.0;
+  std::unique_ptr<detail::LibraryLaunch> library;  // a library family's call, in place of the module's kernel
 };
 
 namespace {
@@ -193,6 +201,10 @@ void RuntimeKernel::launch(void* stream, const KernelArg* data, std::size_t coun
     }
   }
   k.device->make_current();
+  if (k.library) {
+    k.library->launch(stream, data);
+    return;
+  }
   std::size_t next_param = 0;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const Argument& a = k.spec.arguments[i];
@@ -254,10 +266,18 @@ struct Runtime::Impl {
   explicit Impl(int ordinal) : device(ordinal) {}
   /// `name_or_spec`: what the application asked for, when it gave a name or a spec file (for tuning on demand).
   Kept& get(const KernelSpec& spec, const Shape& shape, const std::string_view* name_or_spec);
+  /// The kept kernel of the implementation launched at `shape`: implementation_at()'s, or where that is the untuned
+  /// implementation and it cannot run there, the other one.
+  Kept& get_operation(const OperationSpec& operation, const Shape& shape);
+  /// The implementation of `operation` launched at `shape` (choose_implementation()'s rule over choose()'s answers).
+  std::size_t implementation_at(const OperationSpec& operation, const Shape& shape);
   BestConfig choose(const KernelSpec& spec, const Shape& shape) {
     return choose_config(db ? &*db : nullptr, spec, device.identity(), shape, flush);
   }
   std::unique_ptr<RuntimeKernel> make(const KernelSpec& spec, const Shape& shape, BestConfig choice);
+  // make()'s end for a library family: its call planned at the shape in place of a compiled kernel.
+  std::unique_ptr<RuntimeKernel> make_library(std::unique_ptr<RuntimeKernel::Impl> k,
+                                              std::chrono::steady_clock::time_point start);
   void start_on_demand(const RuntimeOptions& options);
   std::unique_ptr<RuntimeKernel> prepare_tuned(const detail::TuneJob& job);
 
@@ -366,6 +386,7 @@ std::unique_ptr<RuntimeKernel> Runtime::Impl::make(const KernelSpec& spec, const
     k->tensor_map_count += a.tensor_map ? 1 : 0;
   }
 
+  if (spec.library) return make_library(std::move(k), start);
   // A shape-specialized configuration compiles for this shape, also when it was measured at another (a fallback).
   const CompileOutput compiled =
       compile_config_cached(cache ? &*cache : nullptr, spec, k->config, device.identity().arch(), &shape);
@@ -389,6 +410,19 @@ std::unique_ptr<RuntimeKernel> Runtime::Impl::make(const KernelSpec& spec, const
   detail::logger()->info("runtime: {} {} on {}: {} ({}), {} in {:.2f} ms", spec.name, k->shape.str(),
                          device.identity().name, k->choice.result.config, to_string(k->choice.match),
                          k->from_cache ? "cached cubin" : "compiled", k->ready_ms);
+  return std::make_unique<RuntimeKernel>(std::move(k));
+}
+
+std::unique_ptr<RuntimeKernel> Runtime::Impl::make_library(std::unique_ptr<RuntimeKernel::Impl> k,
+                                                           std::chrono::steady_clock::time_point start) {
+  device.make_current();
+  k->library = std::make_unique<detail::LibraryLaunch>(k->spec, k->config, k->shape);
+  k->constant_symbols.assign(k->spec.arguments.size(), 0);
+  k->constant_bytes.assign(k->spec.arguments.size(), 0);
+  k->ready_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  detail::logger()->info("runtime: {} {} on {}: {} ({}), {} in {:.2f} ms", k->spec.name, k->shape.str(),
+                         device.identity().name, k->choice.result.config, to_string(k->choice.match),
+                         k->library->description(), k->ready_ms);
   return std::make_unique<RuntimeKernel>(std::move(k));
 }
 
@@ -429,10 +463,55 @@ const RuntimeKernel& Runtime::kernel(std::string_view name_or_spec, std::string_
   request += shape;
   const std::lock_guard lock(impl_->mutex);
   if (auto it = impl_->requests.find(request); it != impl_->requests.end()) return impl_->answer(*it->second);
+  if (is_operation(name_or_spec)) {  // the implementation the rule picks, kept and counted under its own name
+    const OperationSpec operation = load_operation(name_or_spec);
+    Impl::Kept& kept = impl_->get_operation(operation, operation.parse_shape(shape));
+    impl_->requests.emplace(std::move(request), &kept);
+    return *kept.kernel;
+  }
   const KernelSpec spec = load_kernel(name_or_spec);
   Impl::Kept& kept = impl_->get(spec, spec.parse_shape(shape), &name_or_spec);
   impl_->requests.emplace(std::move(request), &kept);
   return *kept.kernel;
+}
+
+const RuntimeKernel& Runtime::kernel(const OperationSpec& operation, const Shape& shape) {
+  const std::lock_guard lock(impl_->mutex);
+  return *impl_->get_operation(operation, shape).kernel;
+}
+
+Runtime::Impl::Kept& Runtime::Impl::get_operation(const OperationSpec& operation, const Shape& shape) {
+  const std::size_t chosen = implementation_at(operation, shape);
+  try {
+    return get(operation.implementations[chosen], shape, nullptr);
+  } catch (const CudaError& e) {
+    // The library's own choice where nothing was measured: a problem it has no algorithm for, or no library at all,
+    // leaves the templates.
+    if (!operation.untuned || chosen != *operation.untuned || operation.implementations.size() < 2) throw;
+    const std::size_t other = chosen == 0 ? 1 : 0;  // the first implementation that is not the untuned one
+    detail::logger()->warn("runtime: {} at {}: {}; launching {}", operation.name, shape.str(), e.what(),
+                           operation.implementations[other].name);
+    return get(operation.implementations[other], shape, nullptr);
+  }
+}
+
+std::size_t Runtime::Impl::implementation_at(const OperationSpec& operation, const Shape& shape) {
+  std::vector<detail::ImplementationAnswer> answers;
+  for (const KernelSpec& spec : operation.implementations) {
+    detail::ImplementationAnswer a{choose(spec, shape), std::nullopt};
+    // A prediction from another shape: how the untuned implementation (the library) did there, for the rule.
+    if (a.choice.match == Match::Predicted && operation.untuned && db) {
+      const KernelSpec& untuned = operation.implementations[*operation.untuned];
+      if (auto there = db->best({untuned.name, untuned.hash, device.identity(), a.choice.shape, a.choice.flush})) {
+        a.untuned_ms_there = there->result.median_ms;
+      }
+    }
+    answers.push_back(std::move(a));
+  }
+  const std::size_t chosen = detail::choose_implementation(operation, answers);
+  detail::logger()->debug("runtime: {} at {}: {} ({})", operation.name, shape.str(),
+                          operation.implementations[chosen].name, to_string(answers[chosen].choice.match));
+  return chosen;
 }
 
 const RuntimeKernel& Runtime::kernel(const KernelSpec& spec, const Shape& shape) {

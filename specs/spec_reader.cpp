@@ -39,6 +39,7 @@ class SpecReader final : public FieldReader {
     if (root.contains("compile_options")) read_compile_options(root["compile_options"]);
     if (root.contains("defines")) read_defines(root["defines"], *this, spec_);
     if (root.contains("pipeline")) read_pipeline(root["pipeline"], spec_);
+    if (root.contains("library")) read_library(root["library"], *this, spec_);
   }
 
  private:
@@ -51,12 +52,13 @@ class SpecReader final : public FieldReader {
     check_keys(root, "(top level)",
                {"name", "description", "source", "kernel", "shape", "parameters", "constraints", "block", "grid",
                 "shared_memory", "cluster", "arguments", "reference", "tolerance", "metric", "compile_options",
-                "defines", "target", "pipeline", "start", "measure", "verify"});
+                "defines", "target", "pipeline", "start", "measure", "verify", "library"});
     spec_.name = string_field(root, "name", "name");
     if (spec_.name.empty()) fail("name", "must not be empty");
     if (root.contains("description")) spec_.description = string_field(root, "description", "description");
     if (!root.contains("source")) fail("source", "missing");
     if (auto problem = source_problem(root["source"])) fail("source", *problem);
+    if (root.contains("library") && !root.contains("kernel")) return;  // the library's call is the kernel
     spec_.kernel = string_field(root, "kernel", "kernel");
     if (spec_.kernel.empty()) fail("kernel", "must not be empty");
   }

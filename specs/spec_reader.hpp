@@ -75,6 +75,9 @@ void read_spec(const Json& root, KernelSpec& spec);
 /// Reads a spec's "pipeline" section (pipeline_reader.cpp) into spec.pipeline, after everything else was read.
 void read_pipeline(const Json& section, KernelSpec& spec);
 
+/// Reads a spec's "library" section (library_reader.cpp) into spec.library, after everything else was read: the
+/// arguments the library's call takes by name, their types, and the RANK parameter.
+void read_library(const Json& section, const FieldReader& reader, KernelSpec& spec);
 /// Whether a spec document's "verify" says "mode": "none" (before it is read: such a spec needs no output).
 bool compares_nothing(const Json* root);
 /// Reads "verify" (verify_rule.cpp) into spec.verify, after the arguments were read.

@@ -10,6 +10,7 @@
 
 #include "cutune/embedded_files.hpp"
 #include "cutune/error.hpp"
+#include "cutune/operation.hpp"
 #include "embedded_support.hpp"
 #include "spec_reader.hpp"
 
@@ -41,7 +42,9 @@ const char* templates_dir() {
 std::vector<std::filesystem::path> spec_files(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
-    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+    if (entry.is_regular_file() && entry.path().extension() == ".json" && !entry.path().string().ends_with(".op.json")) {
+      files.push_back(entry.path());
+    }
   return files;
 }
 
@@ -57,7 +60,9 @@ std::vector<std::string> builtin_kernels() {
     for (const auto& file : spec_files(dir)) names.push_back(file.stem().string());
   } else {
     for (const auto& f : detail::kEmbeddedFiles)
-      if (ends_with(f.name, ".json")) names.emplace_back(f.name.substr(0, f.name.size() - 5));
+      if (ends_with(f.name, ".json") && !ends_with(f.name, ".op.json")) {  // operations: cutune/operation.hpp
+        names.emplace_back(f.name.substr(0, f.name.size() - 5));
+      }
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -88,6 +93,14 @@ KernelSpec load_kernel(std::string_view name_or_path) {
       return std::string(*source_text);
     });
     return KernelSpec::from_json(text, std::move(source.text), std::move(source.name));
+  }
+  if (is_operation(name)) {
+    std::string implementations;
+    for (const auto& s : load_operation(name).implementations) {
+      implementations += (implementations.empty() ? "" : ", ") + s.name;
+    }
+    throw InputError("'" + name + "' is an operation, which only `tune --kernel` and the runtime take: name one of its "
+                     "implementations (" + implementations + ")");
   }
   std::string known;
   for (const auto& k : builtin_kernels()) known += (known.empty() ? "" : ", ") + k;

@@ -80,8 +80,9 @@ std::optional<double> outcome(const Result& r) {
   return usable(r.status) ? std::optional<double>(r.median_ms) : std::nullopt;
 }
 
-ShapeRun::ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& shape)
-    : tuner_(tuner), options_(tuner.options()), database_(tuner.database()), spec_(spec), shape_(shape),
+ShapeRun::ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& shape, std::optional<std::size_t> budget)
+    : tuner_(tuner), options_(tuner.options()), budget_limit_(budget.value_or(options_.budget)),
+      database_(tuner.database()), spec_(spec), shape_(shape),
       start_(Clock::now()), clock_(Phase::Startup, start_), space_(checked_space()), kernel_{spec.name, spec.hash},
       shape_key_(shape.str()), arch_(tuner.identity().arch()), flush_(spec.l2_flush(options_.measure.flush)),
       verify_(spec.verify_mode(options_.measure.verify)) {
@@ -140,7 +141,7 @@ void ShapeRun::read_stored() {
 void ShapeRun::plan() {
   index_of_ = index_by_text(space_, spec_);
   if (growth_) add_outside_sample();
-  budget_ = Budget(options_.budget, space_.size());
+  budget_ = Budget(budget_limit_, space_.size());
   progress_.total = budget_.limit();
   report_.limit = budget_.limit();
   for (int ordinal : tuner_.ordinals()) report_.devices.push_back({ordinal, "GPU " + std::to_string(ordinal), 0, 0.0, {}});

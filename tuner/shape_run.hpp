@@ -39,7 +39,8 @@ class TunerResources;
 class ShapeRun final : private MeasureEvents {
  public:
   /// Checks that the verification region fits `shape` and takes its space (enumerated ahead by Tuner::expect, or now).
-  ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& shape);
+  /// `budget`: the most configurations of the shape (TuneOptions::budget's meaning), in place of the options' own.
+  ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& shape, std::optional<std::size_t> budget = {});
   ShapeRun(const ShapeRun&) = delete;
   ShapeRun& operator=(const ShapeRun&) = delete;
 
@@ -77,6 +78,7 @@ class ShapeRun final : private MeasureEvents {
 
   TunerResources& tuner_;
   const TuneOptions& options_;
+  std::size_t budget_limit_;  // the configurations this shape may hold: TuneOptions::budget or the caller's
   Database& database_;
   const KernelSpec& spec_;
   const Shape& shape_;

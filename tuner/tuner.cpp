@@ -34,6 +34,10 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape) {
   return detail::ShapeRun(*resources_, spec, shape).run();
 }
 
+ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape, std::size_t budget) {
+  return detail::ShapeRun(*resources_, spec, shape, budget).run();
+}
+
 void Tuner::expect(const KernelSpec& spec, const std::vector<Shape>& shapes) { resources_->expect(spec, shapes); }
 
 }  // namespace cutune

@@ -61,6 +61,7 @@ nb::dict device_dict(const DeviceIdentity& device) {
 nb::dict shape_report_dict(const KernelSpec& spec, const ShapeReport& r) {
   nb::dict d;
   d["shape"] = r.shape.str();
+  d["kernel"] = spec.name;
   d["flush"] = std::string(to_string(r.flush));
   d["space_size"] = r.space_size;
   d["evaluated"] = r.evaluated;

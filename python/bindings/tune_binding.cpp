@@ -22,6 +22,11 @@ namespace {
 nb::list run(const TuneRequest& request, const nb::object& progress) {
   const TunePlan plan = prepare_tune(request);  // checks the options, as for `tune`
   TuneHooks hooks;
+  // Per report, the spec it is of: an operation's reports are its implementations' (hooks.implementation says whose).
+  std::vector<const KernelSpec*> specs;
+  const KernelSpec* tuning = &plan.spec;
+  hooks.implementation = [&tuning](const KernelSpec& spec) { tuning = &spec; };
+  hooks.report = [&specs, &tuning](const DeviceIdentity&, const ShapeReport&) { specs.push_back(tuning); };
   hooks.progress = [&progress](const Shape& shape, const Progress& p) {
     nb::gil_scoped_acquire gil;
     // Ctrl-C: Python's handler only flags it; stop the run after this configuration, everything measured is stored.
@@ -46,7 +51,9 @@ nb::list run(const TuneRequest& request, const nb::object& progress) {
     }
   }
   nb::list out;
-  for (const auto& r : reports) out.append(shape_report_dict(plan.spec, r));
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    out.append(shape_report_dict(i < specs.size() ? *specs[i] : plan.spec, reports[i]));
+  }
   return out;
 }
 

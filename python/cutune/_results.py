@@ -77,6 +77,7 @@ class ShapeResult:
     compiled_ahead: int = 0      #: compiled into the cubin cache because the strategy was likely to propose them
     #: stored as "interrupted": their process was killed from outside twice; not failed, the same call measures them again
     interrupted: int = 0
+    kernel: str = ""             #: the kernel family measured: the one tuned, or for an operation, an implementation
     #: where `seconds` went: wall_s = startup_s + compile_wait_s + measure_s + search_s + store_s + other_s, and
     #: compile_cpu_s, NVRTC's time summed over compile threads
     phases: Dict[str, float] = field(default_factory=dict, repr=False)

@@ -22,6 +22,7 @@
 #include "driver/cuda_driver.hpp"
 #include "gemm_tc_gpu_support.hpp"
 #include "gpu_support.hpp"
+#include "runtime_gemm_support.hpp"
 #include "measure/workbench.hpp"
 #include "space_sample.hpp"
 
@@ -85,37 +86,9 @@ TEST(GemmShapedRuntimeGpu, CompilesAStoredConfigurationForTheRequestedShape) {
 
   const int m = 1500, n = 1000, k = 1000;
   device.make_current();
-  std::mt19937 random(5);
-  std::vector<__nv_bfloat16> a(std::size_t(m) * k), b(std::size_t(k) * n), c(std::size_t(m) * n);
-  for (auto* v : {&a, &b})
-    for (auto& x : *v) x = __float2bfloat16(std::uniform_real_distribution<float>(-1, 1)(random));
-  const std::size_t counters = std::size_t((m + 15) / 16) * ((n + 31) / 32) + 1024;
-  const std::size_t workspace = std::min<std::size_t>(16ull * m * n, 33554432) + 1048576;
-  detail::DeviceBuffer d_a(a.size() * 2), d_b(b.size() * 2), d_c(c.size() * 2), d_counters(counters * 4),
-      d_workspace(workspace * 4);
-  CU_CHECK(cuMemcpyHtoD, d_a.get(), a.data(), d_a.bytes());
-  CU_CHECK(cuMemcpyHtoD, d_b.get(), b.data(), d_b.bytes());
-  std::vector<unsigned short> poison(c.size(), 0xffff);  // NaN: an element left unwritten fails
-  CU_CHECK(cuMemcpyHtoD, d_c.get(), poison.data(), d_c.bytes());
-  const std::vector<unsigned> zeros(counters, 0u);
-  CU_CHECK(cuMemcpyHtoD, d_counters.get(), zeros.data(), d_counters.bytes());
-  const CUdeviceptr pa = d_a.get(), pb = d_b.get(), pc = d_c.get(), pcount = d_counters.get(), pw = d_workspace.get();
-  gemm(nullptr, m, n, k, 1.0f, pa, pb, 0.0f, pc, pcount, pw, pa, pb, pc);
-  CU_CHECK(cuCtxSynchronize);
-  CU_CHECK(cuMemcpyDtoH, c.data(), pc, d_c.bytes());
   // Every 7th row, whole, within the spec's tolerance of the sum in double.
-  const Tolerance tolerance = spec.tolerance_at(shape);
-  int wrong = 0, checked = 0;
-  for (int i = 0; i < m; i += 7) {
-    for (int col = 0; col < n; ++col) {
-      double sum = 0.0;
-      for (int p = 0; p < k; ++p)
-        sum += double(__bfloat162float(a[std::size_t(i) * k + p])) * __bfloat162float(b[std::size_t(p) * n + col]);
-      const double got = __bfloat162float(c[std::size_t(i) * n + col]);
-      wrong += !(std::abs(got - sum) <= tolerance.atol + tolerance.rtol * std::abs(sum));
-      ++checked;
-    }
-  }
+  const int wrong = testing::wrong_bf16_elements(gemm, m, n, k, 7, spec.tolerance_at(shape), 5);
+  const int checked = (m + 6) / 7 * n;
   EXPECT_EQ(wrong, 0) << "of " << checked << " elements";
   std::printf("gemm_bf16 SHAPED=1 tuned at 4096^3, launched at 1500x1000x1000 (%s): %d of %d checked elements wrong\n",
               std::string(to_string(gemm.choice().match)).c_str(), wrong, checked);

@@ -57,6 +57,9 @@ std::vector<std::string> config_options(const KernelSpec& spec, const Config& co
 /// configuration without a shape is a failed compile whose log says so).
 CompileOutput compile_config(const KernelSpec& spec, const Config& config, const std::string& arch,
                              const Shape* shape = nullptr);
+/// What compile_config() gives for a configuration of a library family (KernelSpec::library): a success without a
+/// binary, as its launch is the library's call.
+CompileOutput library_call(const KernelSpec& spec);
 /// config_options(), or the failed compile that says why there are none (a define that needs the shape).
 std::optional<std::vector<std::string>> config_options_or(const KernelSpec& spec, const Config& config,
                                                           const Shape* shape, CompileOutput& failed);

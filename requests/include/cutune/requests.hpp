@@ -20,6 +20,7 @@
 #include "cutune/exchange.hpp"
 #include "cutune/foreign.hpp"
 #include "cutune/measure.hpp"
+#include "cutune/operation.hpp"
 #include "cutune/lazy_space.hpp"
 #include "cutune/space.hpp"
 #include "cutune/strategy.hpp"
@@ -62,8 +63,9 @@ void set_number(TuneOptions& options, std::string_view name, double value);
 /// shapes.
 struct TunePlan {
   TuneOptions options;
-  KernelSpec spec;
+  KernelSpec spec;  ///< an operation's: its first implementation (whose shape names and arguments all share)
   std::vector<Shape> shapes;
+  std::optional<OperationSpec> operation;  ///< set when --kernel names an operation (cutune/operation.hpp)
 };
 /// check_tune_request(), then the kernel and shapes the request names; throws InputError/SpecError before any work.
 TunePlan prepare_tune(const TuneRequest& request);
@@ -73,6 +75,8 @@ struct TuneHooks {
   std::function<void(const Shape& shape, const Progress& p)> progress;
   std::function<void(const DeviceIdentity& device, const ShapeReport& r)> report;  ///< after each shape
   std::function<void()> starting;  ///< the database and GPUs are open, the first shape begins
+  /// An operation's: each implementation's turn at a shape begins (its progress and report follow).
+  std::function<void(const KernelSpec& implementation)> implementation;
 };
 /// Tunes every shape of `plan` on this machine's GPUs (the request's --devices) with the plan's settings: opens the
 /// database (removed again when this call created it and the GPUs cannot be opened), one Tuner for all shapes.
@@ -80,6 +84,17 @@ std::vector<ShapeReport> tune_on_this_machine(const TuneRequest& request, const 
 /// Tunes every shape with `tuner`, in order, telling `hooks` (`current` points to the shape being tuned).
 std::vector<ShapeReport> tune_each(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes,
                                    const DeviceIdentity& identity, const Shape*& current, const TuneHooks& hooks);
+/// Each implementation's share of an operation's per-shape budget `budget` (TuneOptions::budget; 0: every one its
+/// whole space), in the operation's order: a library family a quarter of it (at least 1; its configurations cost no
+/// compile), the others the rest, evenly.
+std::vector<std::size_t> operation_budgets(const OperationSpec& operation, std::size_t budget);
+/// Tunes an operation's shapes with `tuner` (one budget, one set of workers): at each shape, each implementation in
+/// turn under its operation_budgets() share, library families first. The reports in that order, shape by shape.
+std::vector<ShapeReport> tune_operation(Tuner& tuner, const OperationSpec& operation, const std::vector<Shape>& shapes,
+                                        std::size_t budget, const DeviceIdentity& identity, const Shape*& current,
+                                        const TuneHooks& hooks);
+/// The implementations in the order tune_operation() tunes them at a shape: library families first.
+std::vector<std::size_t> operation_tuning_order(const OperationSpec& operation);
 /// The GPUs that --devices (or --device) names, opened into `opened` (the first one's Device also measures in this
 /// process under --no-isolate). Throws InputError for a bad list, a GPU that does not exist or a mix of models, and
 /// NoDeviceError without a GPU.

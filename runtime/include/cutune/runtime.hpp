@@ -19,6 +19,7 @@
 
 #include "cutune/cubin_cache.hpp"
 #include "cutune/database.hpp"
+#include "cutune/operation.hpp"
 #include "cutune/spec.hpp"
 
 namespace cutune {
@@ -57,7 +58,7 @@ class RuntimeKernel {
   const BestConfig& choice() const;
   const Config& config() const;
   const Launch& geometry() const;
-  /// The loaded kernel (a CUfunction), for launches the runtime does not make itself (a host pipeline's chunks),
+  /// The loaded kernel (a CUfunction; null for a library family, whose launch is the library's call), for launches the runtime does not make itself (a host pipeline's chunks),
   /// made after make_current(), which makes the kernel's context (its device's primary one) current on this thread.
   void* function() const;
   void make_current() const;
@@ -130,6 +131,11 @@ class Runtime {
   /// when the configuration does not compile or load.
   const RuntimeKernel& kernel(std::string_view name_or_spec, std::string_view shape);
   const RuntimeKernel& kernel(const KernelSpec& spec, const Shape& shape);
+  /// An operation's implementation at `shape` (a name or file given to kernel() above may name an operation too):
+  /// the fastest of those measured at this very shape; at a shape none was, the untuned implementation (the library's
+  /// own choice) unless a template was predicted from a shape where it beat the library by 5%; the kernel is that
+  /// implementation's (spec() says which, choice() why its configuration). docs/applications.md, "Operations".
+  const RuntimeKernel& kernel(const OperationSpec& operation, const Shape& shape);
 
   /// The tuned host pipeline of a spec with a pipeline section, for a shape (cutune/runtime_pipeline.hpp): its
   /// kernel comes from kernel(), its chunk size and streams from the same configuration. Throws InputError when

@@ -19,6 +19,7 @@
 namespace cutune {
 
 struct PipelineSpec;
+struct LibrarySpec;
 
 /// A problem size: one extent per dimension name of the spec, printed as 8192x4096.
 struct Shape {
@@ -261,6 +262,9 @@ struct KernelSpec {
   std::vector<DefineRule> define_rules;
   /// Set when the spec describes a host pipeline around its kernel (cutune/pipeline.hpp); shared, never changed.
   std::shared_ptr<const PipelineSpec> pipeline;
+  /// Set when a vendor library implements the family (cutune/library.hpp): then `kernel` is empty, nothing is
+  /// compiled but the reference, and a configuration runs as the library's call; shared, never changed.
+  std::shared_ptr<const LibrarySpec> library;
   /// Configurations a search evaluates before any it chooses itself ("start"), those valid at the shape: hints such
   /// as the tiles that won on some GPU. They change no result, so they are left out of the hash.
   std::vector<Config> start;

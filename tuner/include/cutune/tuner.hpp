@@ -175,6 +175,9 @@ class Tuner {
   /// others go on; the last one's error is thrown. The worker processes stay up from one call to the next, so tune
   /// several shapes with one Tuner.
   ShapeReport tune(const KernelSpec& spec, const Shape& shape);
+  /// The same with `budget` in place of TuneOptions::budget (0: the whole space): one implementation's share of an
+  /// operation's budget.
+  ShapeReport tune(const KernelSpec& spec, const Shape& shape, std::size_t budget);
   /// Says which shapes tune() will be asked for next with `spec` (the same object): the workers start and the shapes'
   /// spaces are enumerated in the background meanwhile, so that a shape does not start by enumerating its space (up
   /// to half a second for a large template such as gemm_bf16). Optional; an error of an enumeration is thrown by the

@@ -1,0 +1,70 @@
+// Tests of the runtime's rule among an operation's implementations (runtime/operation_choice.hpp), and of how an
+// operation's budget is shared between them (requests/operation_tune.cpp).
+#include "runtime/operation_choice.hpp"
+
+#include <gtest/gtest.h>
+
+#include "cutune/requests.hpp"
+
+namespace cutune {
+namespace {
+
+const OperationSpec& matmul() {
+  static const OperationSpec op = load_operation("matmul_bf16");  // gemm_bf16, then gemm_bf16_cublaslt (untuned)
+  return op;
+}
+
+detail::ImplementationAnswer answer(Match match, double ms, std::optional<double> untuned_there = std::nullopt) {
+  detail::ImplementationAnswer a;
+  a.choice.match = match;
+  a.choice.result.status = Status::Ok;
+  a.choice.result.median_ms = ms;
+  a.untuned_ms_there = untuned_there;
+  return a;
+}
+
+TEST(OperationChoice, TheFastestMeasuredAtTheShapeWins) {
+  EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Exact, 1.0), answer(Match::Exact, 1.1)}), 0u);
+  EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Exact, 1.2), answer(Match::Exact, 1.1)}), 1u);
+  // One measured at the shape beats any prediction, however fast.
+  EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Predicted, 0.1, 9.0), answer(Match::Exact, 1.1)}),
+            1u);
+  EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Exact, 1.5), answer(Match::Default, 0.0)}), 0u);
+}
+
+TEST(OperationChoice, AFailedResultAtTheShapeDoesNotCount) {
+  auto failed = answer(Match::Exact, 0.5);
+  failed.choice.result.status = Status::WrongResult;
+  EXPECT_EQ(detail::choose_implementation(matmul(), {failed, answer(Match::Default, 0.0)}), 1u);
+}
+
+// Nobody measured the shape: cuBLASLt's own choice, unless the template was predicted from a shape where it beat
+// cuBLASLt's best by 5% or more.
+TEST(OperationChoice, AtAnUntunedShapeTheLibraryUnlessATemplateWonClearlyNearby) {
+  EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Default, 0.0), answer(Match::Default, 0.0)}), 1u);
+  EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Predicted, 1.0), answer(Match::Default, 0.0)}), 1u);
+  EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Predicted, 1.0, 1.04), answer(Match::Default, 0.0)}),
+            1u);
+  EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Predicted, 1.0, 1.05), answer(Match::Default, 0.0)}),
+            0u);
+  // Another GPU's result (same compute capability) is no evidence about this one.
+  EXPECT_EQ(detail::choose_implementation(
+                matmul(), {answer(Match::SameArchitecture, 1.0, 2.0), answer(Match::Default, 0.0)}),
+            1u);
+}
+
+TEST(OperationChoice, WithoutAnUntunedImplementationTheFirstOnesFallback) {
+  OperationSpec op = matmul();
+  op.untuned.reset();
+  EXPECT_EQ(detail::choose_implementation(op, {answer(Match::Predicted, 1.0), answer(Match::Default, 0.0)}), 0u);
+}
+
+TEST(OperationBudget, TheLibraryGetsAQuarterAndTheTemplatesTheRest) {
+  EXPECT_EQ(operation_budgets(matmul(), 60), (std::vector<std::size_t>{45, 15}));
+  EXPECT_EQ(operation_budgets(matmul(), 3), (std::vector<std::size_t>{2, 1}));
+  EXPECT_EQ(operation_budgets(matmul(), 0), (std::vector<std::size_t>{0, 0}));  // each its whole space
+  EXPECT_EQ(operation_tuning_order(matmul()), (std::vector<std::size_t>{1, 0}));  // the library first
+}
+
+}  // namespace
+}  // namespace cutune
