@@ -23,11 +23,7 @@ const Shape kOddShape{{1000, 1000, 1024}};
 const std::vector<std::string> kKernels = {"gemm_fp8", "gemm_fp8_e5m2", "gemm_fp8_f16", "gemm_fp8_f32",
                                            "gemm_fp8_blockscaled"};
 
-std::int64_t value(const KernelSpec& spec, const Config& c, const std::string& name) {
-  for (std::size_t p = 0; p < spec.parameters.size(); ++p)
-    if (spec.parameters[p].name == name) return c.values[p].as_int();
-  throw std::logic_error("no parameter " + name);
-}
+using testing::value;
 
 std::vector<Config> configs_at(const KernelSpec& spec, const char* shape) {
   return Space::enumerate(spec, spec.parse_shape(shape), DeviceLimits{}).configs();

@@ -15,11 +15,7 @@
 namespace cutune {
 namespace {
 
-std::int64_t value(const KernelSpec& spec, const Config& c, const std::string& name) {
-  for (std::size_t p = 0; p < spec.parameters.size(); ++p)
-    if (spec.parameters[p].name == name) return c.values[p].as_int();
-  throw std::logic_error("no parameter " + name);
-}
+using testing::value;
 
 TEST(GemmSpace, IsBuiltInWithShapeMxNxK) {
   const KernelSpec spec = load_kernel("gemm");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,13 @@
 #include "cutune/spec.hpp"
 
 namespace cutune::testing {
+
+/// The integer value of parameter `name` in `c`; throws where the spec has no such parameter.
+inline std::int64_t value(const KernelSpec& spec, const Config& c, const std::string& name) {
+  for (std::size_t p = 0; p < spec.parameters.size(); ++p)
+    if (spec.parameters[p].name == name) return c.values[p].as_int();
+  throw std::logic_error("no parameter " + name);
+}
 
 /// At least `count` configurations of `all` (all of them when it is smaller): first, for each value of each
 /// parameter, a configuration that has it; then configurations at an even stride through the space.
