@@ -5,9 +5,11 @@
 // found, each parameter changed once, then each pair of parameters, before any is changed again (refinement around
 // the incumbent). A rule that stops paying loses its share to the other; neither is ever starved. Some of the
 // exploration share climbs instead from the best configuration of each other combination of the two-valued
-// parameters, so that a region the incumbent's cannot reach one step at a time is still refined. Given what other
-// GPUs measured (a prior), the initial design is drawn from what they found fastest and the model also splits on
-// their ranking; given search inputs (a kernel's launch: how full its waves keep the GPU), from what they favour.
+// parameters, so that a region the incumbent's cannot reach one step at a time is still refined, and some draw a
+// configuration at random among those of a rare edge value (rare_edges.hpp), which the model would seldom ask for.
+// Given what other GPUs measured (a prior), the initial design is drawn from what they found fastest and the model
+// also splits on their ranking; given search inputs (a kernel's launch: how full its waves keep the GPU), from what
+// they favour.
 #include <algorithm>
 #include <array>
 #include <cmath>
