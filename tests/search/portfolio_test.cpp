@@ -122,8 +122,9 @@ TEST(Portfolio, RefinementsInFlightLookAroundDifferentGoodConfigurations) {
       elsewhere += !near_best && near_runner_up;
     }
   }
-  // 21 of the 40 here; 9 when every refinement looked around the best.
-  EXPECT_GE(elsewhere, 16u) << "proposals next to a runner-up, not next to the best, in five batches of eight";
+  // 15 of the 40 here (a few of the eight are exploration's draws from the rare edges A = 7 and B = 7); 9 when every
+  // refinement looked around the best.
+  EXPECT_GE(elsewhere, 13u) << "proposals next to a runner-up, not next to the best, in five batches of eight";
 }
 
 TEST(Portfolio, RefinementTriesEveryParameterBeforeAManyLevelledOne) {
