@@ -74,11 +74,13 @@ TEST(GemmTcSpace, ThousandsOfConfigurations) {
                           // and 2 add 720 (at 4096³ too), MC=1 252, EPI_VEC=64 (TMA stores) 1754, EPI_SLICE=1 864;
                           // STREAMK 1 and 2 and EPI_SLICE=2 add 1786 at 4096³, 542 at the decode shape; PINGPONG=1
                           // 868 (persistent, so not at the odd and decode shapes). The tile widths that are not
-                          // multiples of 64 (PATH 1, SWAP=0) add 33224 in all, 16616 at 4096³, 2058 at the decode shape.
-                          Counts{"gemm_bf16", 2 * 134116 + 20792 + 33224, 2 * 10468 + 10568 + 16616, 2 * 5424,
-                                 2 * 17592 + 2058, 2 * 336},
-                          Counts{"gemm_f16", 2 * 134116 + 20792 + 33224, 2 * 10468 + 10568 + 16616, 2 * 5424,
-                                 2 * 17592 + 2058, 2 * 336}}) {
+                          // multiples of 64 (PATH 1, SWAP=0) add 33224 in all, 16616 at 4096³, 2058 at the decode shape;
+                          // no stream-K with two blocks an SM and quad-gathered stores (its fixup spills) removes 208,
+                          // 208 and 26.
+                          Counts{"gemm_bf16", 2 * 134116 + 20792 + 33224 - 208, 2 * 10468 + 10568 + 16616 - 208,
+                                 2 * 5424, 2 * 17592 + 2058 - 26, 2 * 336},
+                          Counts{"gemm_f16", 2 * 134116 + 20792 + 33224 - 208, 2 * 10468 + 10568 + 16616 - 208,
+                                 2 * 5424, 2 * 17592 + 2058 - 26, 2 * 336}}) {
     const KernelSpec spec = load_kernel(c.kernel);
     EXPECT_EQ(Space::enumerate(spec, std::nullopt, DeviceLimits{}).size(), c.any) << c.kernel;
     EXPECT_EQ(count(spec, "4096x4096x4096"), c.cube) << c.kernel;
