@@ -140,7 +140,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_detail::kThreads, PERSIS
 #pragma unroll
     for (int mr = 0; mr < kMR; ++mr) pin(acc[mr]);  // every accumulator read below comes after the wait
 
-    if (SPLITK > 1 && !splitk_reduce<kMR * kAccs>(&acc[0][0], workspace, counters, tile, block.ring.last_slice)) return;
+    if (SPLITK > 1 && !splitk_finish<kMR * kAccs>(&acc[0][0], workspace, counters, block)) return;
     if (!streamk_reduce<kMR * kAccs>(&acc[0][0], workspace, counters, block, M, N, K)) continue;  // another block stores it
 
     if constexpr (EPI_VEC == 64) {

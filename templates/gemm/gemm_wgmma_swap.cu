@@ -75,8 +75,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_swap_detail::kThreads)
 #pragma unroll
   for (int nr = 0; nr < kNR; ++nr) pin(acc[nr]);  // every accumulator read below comes after the wait
 
-  if (SPLITK > 1 && !splitk_reduce<kNR * kAccs>(&acc[0][0], workspace, counters, block.tile, block.ring.last_slice))
-    return;
+  if (SPLITK > 1 && !splitk_finish<kNR * kAccs>(&acc[0][0], workspace, counters, block)) return;
   store_transposed<SameColumn, kStaged>(acc, block.tile, consumer, smem_raw, block.ring.base, M, N, C, alpha, beta);
 }
 #endif  // PATH == 1 && SWAP == 1

@@ -215,7 +215,7 @@ extern "C" __global__ void __launch_bounds__(gemm_wgmma_tf32_detail::kThreads)
     multiply_unit(block, acc, chunks, at, [&] {  // the other warpgroup's main loop follows, under this one's epilogue
       if (PINGPONG && has_next_tile(M, N, K, block)) turn_pass(consumer);
     });
-    if (SPLITK > 1 && !splitk_reduce<kNR * kAccs>(&acc[0][0], workspace, counters, tile, block.ring.last_slice)) return;
+    if (SPLITK > 1 && !splitk_finish<kNR * kAccs>(&acc[0][0], workspace, counters, block)) return;
     if (!streamk_reduce<kNR * kAccs>(&acc[0][0], workspace, counters, block, M, N, K)) continue;  // another block stores it
     // Accumulator r of chunk nr is C's element (m0 + acc_col, n of the chunk's column chunk_col(acc_row)).
     if constexpr (EPI_VEC == 64) {

@@ -451,9 +451,7 @@ extern "C" __global__ void __launch_bounds__(gemm_fp8_detail::kThreads, PERSIST 
     main_loop(block, acc, first, scales, [&] {  // the other warpgroup's main loop follows, under this one's epilogue
       if (PINGPONG && has_next_tile(M, N, K, block)) turn_pass(consumer);
     });
-    if (SPLITK > 1 && !splitk_reduce<kTiles * kAccs>(&acc[0][0], workspace, counters, block.tile,
-                                                     block.ring.last_slice))
-      return;
+    if (SPLITK > 1 && !splitk_finish<kTiles * kAccs>(&acc[0][0], workspace, counters, block)) return;
     if (!streamk_reduce<kTiles * kAccs>(&acc[0][0], workspace, counters, block, M, N, K)) continue;
     if constexpr (kSwap) {
       store_swapped(acc, block.tile, first, smem_raw, block.ring.base, M, out);

@@ -67,6 +67,11 @@
 #ifndef PINGPONG
 #define PINGPONG 0
 #endif
+// KSUM=1 (with SPLITK > 1): the SPLITK slices of a tile run as one cluster along grid.z and the first sums the others'
+// partial tiles from their shared memory (gemm_sm90_streamk.cu), instead of through the workspace.
+#ifndef KSUM
+#define KSUM 0
+#endif
 // B_KMAJOR=1 (the FP8 GEMMs): B is stored N x K, K contiguous, so b_map's first coordinate runs along K and a box is
 // BOX_COLUMNS rows of B (columns of the product) by one slab.
 #ifndef B_KMAJOR
@@ -89,6 +94,11 @@ static_assert(STREAMK == 0 || PERSIST >= 1 && CM * CN == 1, "stream-K shares ite
 constexpr bool kMulticast = MC == 1;
 static_assert(!kMulticast || CM == 2 && CN == 1 && SPLITK == 1, "multicast of B within a cluster of two tiles along M");
 static_assert(PINGPONG == 0 || WG == 2 && PERSIST >= 1 && STREAMK == 0, "ping-pong: two consumers taking turns at tiles");
+constexpr bool kClusterSum = KSUM == 1 && SPLITK > 1;
+static_assert(KSUM == 0 || SPLITK > 1 && SPLITK <= 8 && CM * CN == 1 && PERSIST == 0,
+              "split-K through distributed shared memory: a portable cluster of the tile's slices only");
+// (The specs hold KSUM=1 with two slices only: with four or eight, the first slice's reads of the others' partials, one
+// block after another, cost more than the workspace's sum on an H200.)
 constexpr int kReaders = PINGPONG ? 1 : WG;  // consumer warpgroups that read each stage
 // Arrivals that free a stage: every thread of the warpgroups that read it, or with multicast one per such warpgroup of
 // either block (its wgmmas, which alone read the stage there, complete for the whole warpgroup at once).
@@ -344,6 +354,10 @@ __device__ __forceinline__ bool start_block(int M, int N, int K, const CUtensorM
                                                       block.slab_begin, block.slabs);
     }
     if constexpr (kMulticast) cluster_sync();  // finish_block()'s, for the producer warpgroup
+    if constexpr (kClusterSum) {  // cluster_sum()'s two barriers, for the producer warpgroup
+      cluster_sync();
+      cluster_sync();
+    }
     return false;
   }
   if constexpr (REALLOCATE) give_registers<kConsumerRegisters, true>();

@@ -49,20 +49,38 @@ __device__ __forceinline__ void tma_load_multicast(unsigned dst, const CUtensorM
       ::"r"(dst), "l"(reinterpret_cast<u64>(map)), "r"(x), "r"(y), "r"(bar), "h"(mask)
       : "memory");
 }
+// The address in block `rank` of the cluster that the address `local` of this block's shared memory maps to (in the
+// shared::cluster window).
+__device__ __forceinline__ unsigned cluster_address(unsigned local, unsigned rank) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+  return remote;
+}
 // An arrival on the barrier at the same place in block `rank` of the cluster. The default (CTA-scope) release: with
 // .release.cluster the kernel ran at half speed on an H100 (0.51x cuBLAS at 4096^3 against 0.83x), and what the
 // other block's producer then overwrites was only read by wgmmas that the arrival's wait already covered.
 __device__ __forceinline__ void barrier_arrive_in(unsigned bar, unsigned rank) {
-  unsigned remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(bar), "r"(rank));
-  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(cluster_address(bar, rank)) : "memory");
 }
 __device__ __forceinline__ unsigned cluster_rank() {
   unsigned rank;
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
   return rank;
 }
-// Every thread of both blocks of the cluster (threads may arrive apart: not .aligned).
+// 16 bytes loaded from another block's shared memory (distributed shared memory, at a cluster_address), and 16
+// stored into this block's own.
+__device__ __forceinline__ float4 load_cluster_f4(unsigned address) {
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(address)
+               : "memory");
+  return v;
+}
+__device__ __forceinline__ void store_shared_f4(unsigned address, float a, float b, float c, float d) {
+  asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(address), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
+}
+// Every thread of every block of the cluster (threads may arrive apart: not .aligned).
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
 }

@@ -1,5 +1,6 @@
-// Stream-K's fixup for the wgmma kernels (gemm_wgmma.cu, gemm_wgmma_tf32.cu): the specs compile it after gemm_sm90.cu,
-// whose TileWalk hands each persistent block its units of work. It adds accumulators register by register, whatever
+// How the wgmma kernels (gemm_wgmma.cu, gemm_wgmma_swap.cu, gemm_wgmma_tf32.cu, gemm_fp8.cu) finish tiles whose K is
+// split between blocks: stream-K's fixup and split-K's sums (splitk_finish, at the end). The specs compile it after
+// gemm_sm90.cu, whose TileWalk hands each persistent block its units of work. It adds accumulators register by register, whatever
 // part of the tile each register stands for, so the transposed product's layout (TF32) needs nothing of its own.
 //
 // Stream-K (STREAMK=1, persistent blocks of single-block clusters): the shared tiles' MAC-loop iterations (one BK slab
@@ -65,6 +66,54 @@ __device__ __forceinline__ bool streamk_reduce(float* acc, float* workspace, uns
   }
   if (ct == 0) *count = 0;
   return true;
+}
+
+// Split-K through distributed shared memory (KSUM=1, SPLITK > 1): the SPLITK slices of a tile are the blocks of one
+// cluster along grid.z (cluster rank = slice). Every slice but the first leaves its partial sums in its own ring
+// (free once every consumer's wgmmas are done with it: ACCS floats per consumer thread, fragment by fragment, so that
+// neighbouring threads write neighbouring 16 bytes), and a cluster barrier makes them visible; the first slice adds
+// them to its accumulators in slice order, reading the other blocks' shared memory (so the sums are the same every
+// run), and stores the tile, while a second barrier keeps the others resident until it has read them. Nothing goes
+// through global memory, no counter is kept, and the reads are spread over the cluster's SMs instead of one SM's
+// share of L2. True for the first slice; the producer warpgroup takes part in both barriers (start_block()).
+template <int ACCS>
+__device__ __forceinline__ bool cluster_sum(float* acc, unsigned ring) {
+  constexpr int kFrags = ACCS / 4, kGroup = splitk_group(kFrags);
+  const unsigned ct = threadIdx.x - 128, rank = cluster_rank();
+  const auto at = [&](int f) { return ring + (static_cast<unsigned>(f) * kConsumerThreads + ct) * 16u; };
+  consumer_sync();  // both consumer warpgroups' wgmmas are done with the ring
+  if (rank != 0) {
+#pragma unroll
+    for (int f = 0; f < kFrags; ++f) store_shared_f4(at(f), acc[4 * f], acc[4 * f + 1], acc[4 * f + 2], acc[4 * f + 3]);
+  }
+  cluster_sync();  // the partials are written
+  if (rank == 0) {
+#pragma unroll
+    for (int g = 0; g < kFrags; g += kGroup) {
+#pragma unroll 1
+      for (unsigned z = 1; z < SPLITK; ++z) {
+#pragma unroll
+        for (int f = g; f < g + kGroup; ++f) {
+          const float4 v = load_cluster_f4(cluster_address(at(f), z));
+          acc[4 * f] += v.x, acc[4 * f + 1] += v.y, acc[4 * f + 2] += v.z, acc[4 * f + 3] += v.w;
+        }
+      }
+    }
+  }
+  cluster_sync();  // the first slice has read them: the others may leave
+  return rank == 0;
+}
+
+// A split-K tile's sum (SPLITK > 1), for the consumer threads with ACCS accumulators each: through the cluster's
+// shared memory (KSUM=1) or through the workspace (gemm_sm90.cu's splitk_reduce); true for the block that stores it.
+template <int ACCS>
+__device__ __forceinline__ bool splitk_finish(float* acc, float* workspace, unsigned* counters, const Block& block) {
+  if constexpr (kClusterSum) {
+    (void)workspace, (void)counters;
+    return cluster_sum<ACCS>(acc, block.ring.base);
+  } else {
+    return splitk_reduce<ACCS>(acc, workspace, counters, block.tile, block.ring.last_slice);
+  }
 }
 
 }  // namespace gemm_sm90

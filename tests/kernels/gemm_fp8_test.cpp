@@ -66,7 +66,7 @@ TEST(GemmFp8Space, TensorMapsAreKMajor) {
   const KernelSpec spec = load_kernel("gemm_fp8");
   const Shape shape = spec.parse_shape("4096x2048x1024");
   const std::string text = "BM=128,BN=256,STAGES=4,WG=2,SWAP=0,PROMOTE=0,CM=2,CN=1,MC=1,PERSIST=0,STREAMK=0,"
-                           "PINGPONG=0,SPLITK=1,GROUP_M=1,EPI=1,EPI_SLICE=1,SHAPED=0,RASTER=0";
+                           "PINGPONG=0,SPLITK=1,GROUP_M=1,EPI=1,EPI_SLICE=1,SHAPED=0,RASTER=0,KSUM=0";
   ASSERT_EQ(invalid_config(spec, text, "4096x2048x1024"), std::nullopt);
   const Config mc = spec.parse_config(text);
   for (const auto& a : spec.arguments) {

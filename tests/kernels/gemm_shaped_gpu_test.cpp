@@ -62,7 +62,7 @@ TEST(GemmShapedRuntimeGpu, CompilesAStoredConfigurationForTheRequestedShape) {
   const KernelSpec spec = load_kernel("gemm_bf16");
   const std::string text =
       "PATH=1,BM=128,BN=128,BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=64,"
-      "ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=1,MC=0,STREAMK=0,EPI_SLICE=1,PINGPONG=0,SHAPED=1,RASTER=0";
+      "ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=1,MC=0,STREAMK=0,EPI_SLICE=1,PINGPONG=0,SHAPED=1,RASTER=0,KSUM=0";
   const Shape shape = spec.parse_shape("1500x1000x1000");
   const Space space = Space::enumerate(spec, shape, device.limits());
   if (std::find(space.configs().begin(), space.configs().end(), spec.parse_config(text)) == space.configs().end()) {

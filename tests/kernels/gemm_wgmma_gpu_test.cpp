@@ -213,7 +213,7 @@ TEST(GemmWgmmaTf32Gpu, RuntimeLaunchesPath1WithItsTensorMaps) {
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(base.json);
   const Config chosen = base.parse_config(
       "PATH=1,BM=128,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=2,GROUP_M=1,EPI_VEC=4,"
-      "ALIGNED=1,WG=2,CM=2,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0,SHAPED=0,RASTER=0");
+      "ALIGNED=1,WG=2,CM=2,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0,SHAPED=0,RASTER=0,KSUM=0");
   for (std::size_t p = 0; p < base.parameters.size(); ++p)
     j["parameters"][base.parameters[p].name]["default"] = chosen.values[p].as_int();
   const KernelSpec spec = KernelSpec::from_json(j.dump(), base.source, base.source_name);

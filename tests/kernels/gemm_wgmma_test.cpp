@@ -40,15 +40,16 @@ struct Path1 {
 // The 16-bit kernels' tile widths: multiples of 16 up to 256 but 240 (untransposed tiles; SWAP=1 keeps 64, 128, 192).
 const Values kWidths16 = {64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 256};
 // The counts include SHAPED 0 and 1 (each configuration for every shape and for its own): twice those without it; and
-// RASTER 0 and 1 of the untransposed tiles (SWAP=0; every TF32 tile), which double again.
+// RASTER 0 and 1 of the untransposed tiles (SWAP=0; every TF32 tile), which double again. KSUM=1 (split-K summed
+// through the cluster's shared memory) adds 1128 to TF32 and 3880 to each 16-bit kernel, 936 of them SWAP=1.
 const std::vector<Path1> kPaths = {
-    {"gemm_tf32", 4 * 5348, 0, {64, 128, 192, 256}, {64, 128, 256}, {32}, {2, 3, 4, 5, 6}, {1, 4, 64}, 4},
-    {"gemm_bf16", 4 * 25730 - 2 * 7080, 2 * 7080, {16, 32, 64, 128, 256}, kWidths16, {64}, {2, 3, 4, 5, 6, 8}, {2, 8, 64}, 8},
-    {"gemm_f16", 4 * 25730 - 2 * 7080, 2 * 7080, {16, 32, 64, 128, 256}, kWidths16, {64}, {2, 3, 4, 5, 6, 8}, {2, 8, 64}, 8}};
+    {"gemm_tf32", 4 * 5348 + 1128, 0, {64, 128, 192, 256}, {64, 128, 256}, {32}, {2, 3, 4, 5, 6}, {1, 4, 64}, 4},
+    {"gemm_bf16", 4 * 25730 - 2 * 7080 + 3880, 2 * 7080 + 936, {16, 32, 64, 128, 256}, kWidths16, {64}, {2, 3, 4, 5, 6, 8}, {2, 8, 64}, 8},
+    {"gemm_f16", 4 * 25730 - 2 * 7080 + 3880, 2 * 7080 + 936, {16, 32, 64, 128, 256}, kWidths16, {64}, {2, 3, 4, 5, 6, 8}, {2, 8, 64}, 8}};
 // The parameters PATH 1 tunes (and the 16-bit kernels' multicast and epilogue slices); the others are pinned to one
 // value for it.
 const std::vector<std::string> kTuned = {"BM", "BN", "STAGES",  "SPLITK",  "GROUP_M", "EPI_VEC", "WG",
-                                         "CM", "CN", "PERSIST", "STREAMK", "PINGPONG", "SHAPED", "RASTER"};
+                                         "CM", "CN", "PERSIST", "STREAMK", "PINGPONG", "SHAPED", "RASTER", "KSUM"};
 std::vector<std::string> tuned(const KernelSpec& spec) {
   std::vector<std::string> names = kTuned;
   if (spec.name != "gemm_tf32") names.insert(names.end(), {"MC", "EPI_SLICE"});
@@ -94,7 +95,9 @@ void expect_path1_configuration(const Path1& path, const KernelSpec& spec, const
   const Launch l = spec.resolve(spec.launch, c, spec.parse_shape("4096x4096x4096"), 132);
   EXPECT_EQ(l.threads(), 128 * (wg + 1));
   EXPECT_LE(l.shared_memory, 227 * 1024);
-  EXPECT_EQ(l.cluster_size(), value(spec, c, "CM") * value(spec, c, "CN"));
+  // A cluster of CM x CN tiles, or (KSUM=1) of the SPLITK slices of one tile.
+  EXPECT_EQ(l.cluster_size(), value(spec, c, "CM") * value(spec, c, "CN") *
+                                  (value(spec, c, "KSUM") == 1 ? value(spec, c, "SPLITK") : 1));
   EXPECT_EQ(l.grid[0] % l.cluster_size(), 0);
   // Persistent blocks: PERSIST per SM of the 132 given, in whole clusters (4096 x 4096 has more tiles).
   const std::int64_t persist = value(spec, c, "PERSIST");
@@ -246,10 +249,10 @@ TEST(GemmWgmmaSpace, TensorMapsFollowTheTile) {
   for (const Case& k :
        {Case{"gemm_bf16", "PATH=1,BM=256,BN=128,BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,"
                           "GROUP_M=1,EPI_VEC=8,ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=0,MC=0,STREAMK=0,EPI_SLICE=0,"
-                          "PINGPONG=0,SHAPED=0,RASTER=0",
+                          "PINGPONG=0,SHAPED=0,RASTER=0,KSUM=0",
              ElementType::BFloat16, 520, 1024, 64, 256, 128, 64, 64, 128, std::int64_t{2} * 256 * 128},
         Case{"gemm_tf32", "PATH=1,BM=192,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,"
-                          "GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0,SHAPED=0,RASTER=0",
+                          "GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0,SHAPED=0,RASTER=0,KSUM=0",
              ElementType::Float32, 520, 1028, 32, 192, 128, 32, 32, 192, std::int64_t{2} * 192 * 256}}) {
     const KernelSpec spec = load_kernel(k.kernel);
     const std::vector<std::size_t> maps = tensor_map_arguments(spec);
@@ -310,7 +313,7 @@ TEST(GemmWgmmaSpace, TensorMapsFollowTheTile) {
   // TF32's EPI_VEC 4 stages the tile in the ring, which grows where the tile is larger than the stages.
   const KernelSpec tf32 = load_kernel("gemm_tf32");
   const Config staged = tf32.parse_config("PATH=1,BM=256,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=2,PREFETCH=1,"
-                                          "SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0,SHAPED=0,RASTER=0");
+                                          "SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=4,ALIGNED=1,WG=2,CM=1,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0,SHAPED=0,RASTER=0,KSUM=0");
   EXPECT_EQ(tf32.resolve(tf32.launch, staged, tf32.parse_shape("300x1028x520"), 132).shared_memory,
             256 * (128 + 4) * 4 + 1024 + 128);
 }
@@ -322,7 +325,7 @@ TEST(GemmWgmmaSpace, PingPongStagesWholeTilesPerWarpgroup) {
     const Shape shape = spec.parse_shape("4096x4096x4096");
     const Config pingpong = spec.parse_config(
         "PATH=1,BM=128,BN=128,BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=64,"
-        "ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=1,MC=0,STREAMK=0,EPI_SLICE=0,PINGPONG=1,SHAPED=0,RASTER=0");
+        "ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=1,MC=0,STREAMK=0,EPI_SLICE=0,PINGPONG=1,SHAPED=0,RASTER=0,KSUM=0");
     const auto c_map = std::find_if(spec.arguments.begin(), spec.arguments.end(), [](const auto& a) { return a.name == "c_map"; });
     ASSERT_NE(c_map, spec.arguments.end()) << name;
     EXPECT_EQ(tensor_map_layout(spec, *c_map, pingpong, shape).box[1], 128u) << name;
@@ -444,13 +447,13 @@ TEST(GemmWgmmaCompile, PingPongCompilesForSm90a) {
   for (const char* tile : {"BM=128,BN=128", "BM=64,BN=256", "BM=64,BN=128", "BM=128,BN=64"}) {
     add(spec, std::string("PATH=1,") + tile +
                   ",BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=8,EPI_VEC=64,"
-                  "ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=1,MC=0,STREAMK=0,EPI_SLICE=0,PINGPONG=1,SHAPED=0,RASTER=0");
+                  "ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=1,MC=0,STREAMK=0,EPI_SLICE=0,PINGPONG=1,SHAPED=0,RASTER=0,KSUM=0");
   }
   // TF32: whole BM x 64 tiles per warpgroup; 256 x 64 (128 accumulators and 32 fragment registers) reallocates.
   for (const char* tile : {"BM=256,BN=64", "BM=128,BN=64"}) {
     add(tf32, std::string("PATH=1,") + tile +
                   ",BK=32,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=8,EPI_VEC=64,"
-                  "ALIGNED=1,WG=2,CM=1,CN=1,PERSIST=1,STREAMK=0,PINGPONG=1,SHAPED=0,RASTER=0");
+                  "ALIGNED=1,WG=2,CM=1,CN=1,PERSIST=1,STREAMK=0,PINGPONG=1,SHAPED=0,RASTER=0,KSUM=0");
   }
   for (auto& [text, future] : jobs) {
     const CompileOutput out = future.get();

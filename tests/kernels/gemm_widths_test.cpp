@@ -63,7 +63,7 @@ TEST(GemmWidthsSpace, BoxesAndSwizzleFollowTheWidth) {
     const std::string text = "PATH=1,BM=128,BN=" + std::to_string(bn) +
                              ",BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=64,"
                              "ALIGNED=1,WG=2,CM=1,CN=1,SWAP=0,PERSIST=0,MC=0,STREAMK=0,EPI_SLICE=0,PINGPONG=0,"
-                             "SHAPED=0,RASTER=0";
+                             "SHAPED=0,RASTER=0,KSUM=0";
     const Config c = spec.parse_config(text);
     const unsigned w = box_columns(bn);
     const TensorMapLayout b = tensor_map_layout(spec, argument(spec, "b_map"), c, shape);
@@ -132,7 +132,7 @@ TEST(GemmWidthsCompile, EveryWidthCompilesForSm90a) {
     }
     for (const std::string& v : variants) {
       texts.push_back("PATH=1,BN=" + n + ",BK=64,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,GROUP_M=8,ALIGNED=1," +
-                      "CM=1,CN=1,SWAP=0,MC=0,EPI_SLICE=0,RASTER=0," + v);
+                      "CM=1,CN=1,SWAP=0,MC=0,EPI_SLICE=0,RASTER=0,KSUM=0," + v);
     }
   }
   expect_clean_compiles(spec, texts, Shape{{1000, 1000, 1000}});
@@ -171,7 +171,7 @@ TEST(GemmWidthsCompile, EveryFp8WidthCompilesForSm90a) {
     // Split-K's sum: not where two warpgroups hold 104 accumulators or more (the spec leaves those out: they spill).
     if (bn <= 192) variants.push_back("BM=128,WG=2,PROMOTE=0," + plain + ",SPLITK=8");
     for (const std::string& v : variants) {
-      texts.push_back("BN=" + std::to_string(bn) + ",STAGES=4,SWAP=0,CN=1,GROUP_M=8,EPI_SLICE=0,RASTER=0," + v);
+      texts.push_back("BN=" + std::to_string(bn) + ",STAGES=4,SWAP=0,CN=1,GROUP_M=8,EPI_SLICE=0,RASTER=0,KSUM=0," + v);
     }
   }
   expect_clean_compiles(spec, texts, Shape{{1000, 1000, 1024}});
