@@ -185,7 +185,12 @@ class OnDemandTuner:
                     self.idle.notify_all()
                     return
                 key, operation, shape, ordinal = self.queue.pop(0)
-            if self._tune(operation, shape, ordinal):
+            try:
+                tuned = self._tune(operation, shape, ordinal)
+            except Exception as e:  # noqa: BLE001 -- the thread must go on to the next shape and end cleanly
+                tuned = False
+                self.failures.append(f"cutune.ops: tuning {operation} at {shape} failed: {e}")
+            if tuned:
                 self.state.replace(ordinal, [key])
 
     def _tune(self, operation: str, shape: str, ordinal: int) -> bool:
