@@ -27,10 +27,12 @@ class Settings(NamedTuple):
 
 
 class Entry(NamedTuple):
-    """One shape's prepared launch, the Kernel behind it (for describe()), and what it must keep alive."""
+    """One shape's prepared launch, the Kernel behind it (for describe()), what it must keep alive, and the shape of
+    its output."""
     launch: Any
     kernel: Any
     scratch: Tuple[Any, ...]
+    out_shape: Tuple[int, ...]
 
 
 class State:
@@ -64,6 +66,14 @@ class State:
             self.scratch.clear()
             self.settings = settings
 
+    def close(self) -> None:
+        """Stops the tuning on demand and lets go of everything kept (at exit)."""
+        self.tuner.stop()
+        with self.lock:
+            for held in (self.entries, self.stale, self.runtimes, self.scratch):
+                held.clear()
+            self.kept.clear()
+
     def runtime(self, ordinal: int) -> Runtime:
         found = self.runtimes.get(ordinal)
         if found is None:
@@ -73,7 +83,8 @@ class State:
             found = self.runtimes[ordinal] = Runtime(db, device=ordinal, cache_dir=s.cache_dir, flush=s.flush)
         return found
 
-    def prepare(self, key: Tuple[Any, ...], operation: str, shape: str, ordinal: int) -> Entry:
+    def prepare(self, key: Tuple[Any, ...], operation: str, shape: str, ordinal: int,
+                out_shape: Tuple[int, ...]) -> Entry:
         """The entry of `key`, made on its first call: the operation's implementation at the shape from the Runtime,
         its scratch, its launch packed once."""
         with self.lock:
@@ -98,7 +109,7 @@ class State:
                     array = self._scratch(ordinal, a["name"], a["dtype"], a["elements"])
                     scratch.append(array)
                     values.append(array.data_ptr())
-            entry = Entry(kernel._native.prepare(values, list(SLOTS)), kernel, tuple(scratch))
+            entry = Entry(kernel._native.prepare(values, list(SLOTS)), kernel, tuple(scratch), out_shape)
             self.entries[key] = entry
             self.stale.pop(key, None)
             if kernel.choice["rule"] != "exact shape" and self.settings.tune_budget > 0:

@@ -109,6 +109,35 @@ def test_empty_operands(configured):
     assert out.shape == (16, 32) and torch.count_nonzero(out).item() == 0
 
 
+def test_modes_and_fake_tensors_see_the_operator(configured):
+    """cutune.ops.matmul goes through the dispatcher whenever something watches: a dispatch mode records the operator,
+    fake tensors get their shape and dtype from its fake implementation, inputs that need gradients reach it too."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Record(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.seen = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    a, b = operands(384, 512, 256, torch.bfloat16, batch=(1,))
+    with Record() as record:
+        out = ops.matmul(a, b)
+    assert "cutune.matmul.default" in record.seen, record.seen
+    check(out, a, b)
+    with FakeTensorMode() as mode:
+        fake = ops.matmul(mode.from_tensor(a), mode.from_tensor(b))
+    assert fake.shape == (1, 384, 512) and fake.dtype == torch.bfloat16 and fake.device == a.device
+    with pytest.raises(Exception, match="takes bfloat16 or float16"):
+        with FakeTensorMode() as mode:
+            ops.matmul(mode.from_tensor(a.float()), mode.from_tensor(b.float()))
+    check(ops.matmul(a.requires_grad_(), b), a.detach(), b)
+
+
 def test_torch_compile_keeps_the_operator(configured):
     seen = []
 
