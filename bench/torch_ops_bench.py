@@ -18,22 +18,12 @@ Usage: python3 bench/torch_ops_bench.py [--db ops.db] [--shapes 2048x1024x1024,.
 """
 
 import argparse
+import os
 import statistics
-import time
+import sys
 
-
-def host_us(call, sync, batches, batch):
-    samples = []
-    for b in range(-5, batches):
-        start = time.perf_counter()
-        for _ in range(batch):
-            call()
-        elapsed = time.perf_counter() - start
-        sync()
-        if b >= 0:
-            samples.append(elapsed * 1e6 / batch)
-    samples.sort()
-    return samples[len(samples) // 2], samples[len(samples) * 9 // 10]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from python_launch_bench import per_launch_us as host_us  # noqa: E402 -- the same batches as the launch bench
 
 
 def graph_us(torch, call, calls, replays):
