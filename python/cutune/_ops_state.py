@@ -128,6 +128,8 @@ class State:
             grown = max(elements, 2 * found.numel() // _BYTES.get(dtype, 1)) if found is not None else elements
             # Bytes: the kernels take the address only, and PyTorch has few operations on unsigned types.
             found = torch.zeros(grown * _BYTES.get(dtype, 1), dtype=torch.uint8, device=f"cuda:{ordinal}")
+            # Zeroed before any stream's launch reads it (a first call, outside a capture, may wait).
+            torch.cuda.current_stream(ordinal).synchronize()
             self.scratch[(ordinal, name)] = found
         return found
 
