@@ -31,6 +31,7 @@ void bind_space(nb::module_& m);
 void bind_tune(nb::module_& m);
 void bind_best(nb::module_& m);
 void bind_runtime(nb::module_& m);
+void bind_prepared_launch(nb::module_& m);
 void bind_db(nb::module_& m);
 void bind_run_once(nb::module_& m);
 

@@ -55,6 +55,7 @@ NB_MODULE(_cutune, m) {
   bind_best(m);
   bind_tune(m);
   bind_runtime(m);
+  bind_prepared_launch(m);
   bind_db(m);
   bind_run_once(m);
 }

@@ -12,6 +12,7 @@
 
 #include "convert.hpp"
 #include "cutune/error.hpp"
+#include "prepared_launch.hpp"
 #include "cutune/runtime.hpp"
 #include "driver/cuda_driver.hpp"
 #include "driver/scalar_bytes.hpp"
@@ -96,6 +97,37 @@ class KernelHandle {
       args[i] = KernelArg{&storage[i], plans_[i].bytes};
     }
     kernel_->launch(reinterpret_cast<void*>(stream), args, count);
+  }
+
+  // launch()'s values packed once, but for the buffers named in `slots`, whose addresses (and those of the tensor
+  // maps described over them) each call of the PreparedLaunch gives.
+  PreparedLaunch* prepare(nb::handle values, const std::vector<std::string>& slots) const {
+    const std::size_t count = plans_.size();
+    if (nb::len(values) != count) {
+      throw InputError(kernel_->spec().name + " takes " + std::to_string(count) + " arguments, got " +
+                       std::to_string(nb::len(values)));
+    }
+    std::vector<std::uint64_t> packed(count, 0);
+    std::vector<std::size_t> bytes(count, 0);
+    for (std::size_t i = 0; i < count; ++i) {
+      pack(plans_[i], values[i], &packed[i]);
+      bytes[i] = plans_[i].bytes;
+    }
+    std::vector<std::vector<std::size_t>> targets;
+    for (const std::string& name : slots) {
+      std::vector<std::size_t> to;
+      for (std::size_t i = 0; i < count; ++i) {
+        const ArgPlan& p = plans_[i];
+        if ((p.name == name && p.kind == ArgKind::Buffer) || (p.kind == ArgKind::TensorMap && p.buffer == name)) {
+          to.push_back(i);
+        }
+      }
+      if (to.empty() || plans_[to.front()].name != name) {
+        throw InputError(kernel_->spec().name + " has no array argument '" + name + "' to leave to each launch");
+      }
+      targets.push_back(std::move(to));
+    }
+    return new PreparedLaunch(*kernel_, std::move(packed), std::move(bytes), std::move(targets));
   }
 
   const RuntimeKernel& kernel() const { return *kernel_; }
@@ -246,6 +278,8 @@ void bind_runtime(nb::module_& m) {
   nb::class_<KernelHandle>(m, "_Kernel")
       .def("launch", &KernelHandle::launch, nb::arg("stream"), nb::arg("values"))
       .def("arguments", &KernelHandle::arguments)
+      .def("prepare", &KernelHandle::prepare, nb::arg("values"), nb::arg("slots"), nb::keep_alive<0, 1>(),
+           nb::rv_policy::take_ownership)
       .def_prop_ro("ordinal", &KernelHandle::ordinal)
       .def_prop_ro("name", [](const KernelHandle& k) { return k.kernel().spec().name; })
       .def_prop_ro("shape", [](const KernelHandle& k) { return k.kernel().shape().str(); })

@@ -239,3 +239,23 @@ def test_without_gpu(tmp_path, tune_program):
     assert not db.exists()
     with pytest.raises(cutune.NoDeviceError):
         cutune.Runtime(None)
+
+
+def _python(code):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+
+def test_torch_is_imported_by_cutune_ops_only():
+    """`import cutune` never imports PyTorch; cutune.ops says clearly when PyTorch is missing or older than 2.4."""
+    out = _python("import sys, cutune; print('torch' in sys.modules)")
+    assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr
+    out = _python("import sys; sys.modules['torch'] = None; import cutune.ops")
+    assert out.returncode != 0 and "ImportError: cutune.ops needs PyTorch 2.4 or later, and PyTorch is not installed" \
+        in out.stderr, out.stderr
+    old = ("import sys, types; torch = types.ModuleType('torch'); torch.__version__ = '1.13.1'; "
+           "torch.library = types.ModuleType('torch.library'); sys.modules['torch'] = torch; import cutune.ops")
+    out = _python(old)
+    assert out.returncode != 0 and "cutune.ops needs PyTorch 2.4 or later (torch.library.register_fake), found 1.13.1" \
+        in out.stderr, out.stderr
