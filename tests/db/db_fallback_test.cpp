@@ -156,7 +156,7 @@ TEST_F(FallbackTest, ChooseConfigMovesOffADefaultTheShapeForbids) {
   EXPECT_EQ(changed, 3u) << chosen.result.config;
   EXPECT_EQ(chosen.result.config,
             "PATH=0,BM=32,BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=3,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=1,EPI_VEC=1,"
-            "ALIGNED=0,WG=1,CM=1,CN=1,SWAP=0,PERSIST=0,MC=0,STREAMK=0,EPI_SLICE=0,PINGPONG=0,SHAPED=0,RASTER=0");
+            "ALIGNED=0,WG=1,CM=1,CN=1,SWAP=0,PERSIST=0,MC=0,STREAMK=0,EPI_SLICE=0,PINGPONG=0,SHAPED=0,RASTER=0,KSUM=0");
   EXPECT_EQ(choose_config(nullptr, spec, h200_, spec.parse_shape("4096x4096x4096")).result.config,
             spec.format(preferred));
 }
