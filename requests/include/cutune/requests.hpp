@@ -84,16 +84,22 @@ std::vector<ShapeReport> tune_on_this_machine(const TuneRequest& request, const 
 /// Tunes every shape with `tuner`, in order, telling `hooks` (`current` points to the shape being tuned).
 std::vector<ShapeReport> tune_each(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes,
                                    const DeviceIdentity& identity, const Shape*& current, const TuneHooks& hooks);
-/// Each implementation's share of an operation's per-shape budget `budget` (TuneOptions::budget; 0: every one its
-/// whole space), in the operation's order: a library family a quarter of it (at least 1; its configurations cost no
-/// compile), the others the rest, evenly.
-std::vector<std::size_t> operation_budgets(const OperationSpec& operation, std::size_t budget);
-/// Tunes an operation's shapes with `tuner` (one budget, one set of workers): at each shape, each implementation in
-/// turn under its operation_budgets() share, library families first. The reports in that order, shape by shape.
+/// What the tuner reports after each configuration, heard by a run's own bookkeeping beside TuneHooks::progress:
+/// tune_on_this_machine() and an MPI job's rank 0 install one in TuneOptions::on_progress, and tune_operation() sets it
+/// for each implementation's turn (its budget rule hears how the turn's search went).
+using ProgressTap = std::function<void(const Progress& p)>;
+/// Tunes an operation's shapes with `tuner` (one budget, one set of workers): at each shape, tune_operation_shape().
+/// The reports in operation_tuning_order(), shape by shape, each implementation's turns merged into one report;
+/// `hooks.report` hears each after the shape's last turn. `tap`: the run's ProgressTap, or null.
 std::vector<ShapeReport> tune_operation(Tuner& tuner, const OperationSpec& operation, const std::vector<Shape>& shapes,
                                         std::size_t budget, const DeviceIdentity& identity, const Shape*& current,
-                                        const TuneHooks& hooks);
-/// The implementations in the order tune_operation() tunes them at a shape: library families first.
+                                        const TuneHooks& hooks, ProgressTap* tap = nullptr);
+/// One shape of an operation: its implementations in turns under the per-shape `budget` (TuneOptions::budget; 0: each
+/// its whole space) as OperationBudget divides it (cutune/operation_budget.hpp): a first share each, library families
+/// first, then rounds to whichever pays most. One report per implementation, in operation_tuning_order().
+std::vector<ShapeReport> tune_operation_shape(Tuner& tuner, const OperationSpec& operation, const Shape& shape,
+                                              std::size_t budget, const TuneHooks& hooks, ProgressTap* tap = nullptr);
+/// The implementations in the order of their first turns at a shape: library families first.
 std::vector<std::size_t> operation_tuning_order(const OperationSpec& operation);
 /// The GPUs that --devices (or --device) names, opened into `opened` (the first one's Device also measures in this
 /// process under --no-isolate). Throws InputError for a bad list, a GPU that does not exist or a mix of models, and
