@@ -157,48 +157,64 @@ void Runtime::Impl::start_on_demand(const RuntimeOptions& options) {
       std::move(settings), [this](const detail::TuneJob& job) { return prepare_tuned(job); });
 }
 
-// On the tuning thread: the stored best of the shape, if tuning stored one, made ready while the application goes on.
+// On the tuning thread: the stored best of the shape, if tuning stored one, made ready while the application goes on;
+// an operation's: that of the implementation its rule now launches there.
 std::unique_ptr<RuntimeKernel> Runtime::Impl::prepare_tuned(const detail::TuneJob& job) {
+  const KernelSpec* spec = &job.spec;
   BestConfig choice;
   {
     const std::lock_guard lock(mutex);  // the database connection is the requests' too
-    choice = choose(job.spec, job.shape);
+    if (job.operation) spec = &job.operation->implementations[implementation_at(*job.operation, job.shape)];
+    choice = choose(*spec, job.shape);
   }
   if (choice.match != Match::Exact) return nullptr;
-  return make(job.spec, job.shape, std::move(choice));
+  return make(*spec, job.shape, std::move(choice));
+}
+
+std::string kept_key(const std::string& name, const std::string& hash, const Shape& shape) {
+  std::string key = name;
+  key += '\0';
+  key += hash;
+  key += '\0';
+  key += shape.str();
+  return key;
 }
 
 Runtime::Impl::Kept& Runtime::Impl::get(const KernelSpec& spec, const Shape& shape,
-                                        const std::string_view* name_or_spec) {
-  std::string key = spec.name;
-  key += '\0';
-  key += spec.hash;
-  key += '\0';
-  key += shape.str();
+                                        const std::string_view* name_or_spec, bool alone) {
+  const std::string key = kept_key(spec.name, spec.hash, shape);
   if (auto it = kernels.find(key); it != kernels.end()) {
-    answer(it->second);
-    return it->second;
+    Kept& kept = it->second;
+    answer(kept);
+    // Kept until now as an operation's implementation only: on its own, its shape is wanted and tuned like any.
+    if (alone && !kept.noted) note_untuned(kept, spec, shape, name_or_spec);
+    return kept;
   }
-  Kept kept;
-  kept.kernel = make(spec, shape, choose(spec, shape));
+  Kept made;
+  made.kernel = make(spec, shape, choose(spec, shape));
+  Kept& kept = kernels[key] = std::move(made);
+  if (alone) note_untuned(kept, spec, shape, name_or_spec);
+  return kept;
+}
+
+void Runtime::Impl::note_untuned(Kept& kept, const KernelSpec& spec, const Shape& shape,
+                                 const std::string_view* name_or_spec) {
+  kept.noted = true;
   const BestConfig& choice = kept.kernel->choice();
-  if (choice.match != Match::Exact) {
-    WantedShape key;
-    key.kernel = {spec.name, spec.hash};
-    key.device = device.identity();
-    key.flush = choice.flush;
-    key.shape = shape.str();
-    kept.wanted = &wanted.note(std::move(key), db ? &*db : nullptr);
-    if (on_demand != nullptr) {
-      if (std::string tune_as = tune_name(name_or_spec, spec); !tune_as.empty()) {
-        kept.tuning = on_demand->submit(std::move(tune_as), spec, shape, choice.flush);
-      } else {
-        detail::logger()->warn("runtime: {} at {} is not tuned on demand: a spec of one's own is, when asked for by "
-                               "its file", spec.name, shape.str());
-      }
-    }
+  if (choice.match == Match::Exact) return;
+  WantedShape key;
+  key.kernel = {spec.name, spec.hash};
+  key.device = device.identity();
+  key.flush = choice.flush;
+  key.shape = shape.str();
+  kept.wanted = &wanted.note(std::move(key), db ? &*db : nullptr);
+  if (on_demand == nullptr) return;
+  if (std::string tune_as = tune_name(name_or_spec, spec); !tune_as.empty()) {
+    kept.tuning = on_demand->submit(std::move(tune_as), spec, shape, choice.flush);
+  } else {
+    detail::logger()->warn("runtime: {} at {} is not tuned on demand: a spec of one's own is, when asked for by "
+                           "its file", spec.name, shape.str());
   }
-  return kernels[key] = std::move(kept);
 }
 
 std::unique_ptr<RuntimeKernel> Runtime::Impl::make(const KernelSpec& spec, const Shape& shape, BestConfig choice) {
@@ -282,16 +298,16 @@ const RuntimeKernel& Runtime::kernel(std::string_view name_or_spec, std::string_
   request += '\0';
   request += shape;
   const std::lock_guard lock(impl_->mutex);
-  if (auto it = impl_->requests.find(request); it != impl_->requests.end()) return impl_->answer(*it->second);
-  if (is_operation(name_or_spec)) {  // the implementation the rule picks, kept and counted under its own name
+  if (auto it = impl_->requests.find(request); it != impl_->requests.end()) return impl_->answer(it->second);
+  if (is_operation(name_or_spec)) {  // the implementation the rule picks; wanted and tuned as the operation
     const OperationSpec operation = load_operation(name_or_spec);
-    Impl::Kept& kept = impl_->get_operation(operation, operation.parse_shape(shape));
-    impl_->requests.emplace(std::move(request), &kept);
-    return *kept.kernel;
+    Impl::OperationKept& op = impl_->get_operation(operation, operation.parse_shape(shape), &name_or_spec);
+    impl_->requests.emplace(std::move(request), Impl::Asked{nullptr, &op});
+    return *op.chosen->kernel;
   }
   const KernelSpec spec = load_kernel(name_or_spec);
   Impl::Kept& kept = impl_->get(spec, spec.parse_shape(shape), &name_or_spec);
-  impl_->requests.emplace(std::move(request), &kept);
+  impl_->requests.emplace(std::move(request), Impl::Asked{&kept, nullptr});
   return *kept.kernel;
 }
 

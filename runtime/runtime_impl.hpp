@@ -54,11 +54,25 @@ struct Runtime::Impl {
     std::unique_ptr<RuntimeKernel> kernel;
     detail::WantedLog::Entry* wanted = nullptr;
     std::shared_ptr<detail::TuneJob> tuning;  // tuning on demand, until its end was seen
+    bool noted = false;  // asked for on its own (not only as an operation's implementation): wanted, tuned on demand
+  };
+  // An operation at a shape: the kept kernel of the implementation its rule launches, and the operation's own wanted
+  // shape and tuning on demand (every implementation) when none of them had a result of the shape's own.
+  struct OperationKept {
+    Kept* chosen = nullptr;
+    detail::WantedLog::Entry* wanted = nullptr;
+    std::shared_ptr<detail::TuneJob> tuning;
+  };
+  // A request by its text: a kernel's, or an operation's.
+  struct Asked {
+    Kept* kept = nullptr;
+    OperationKept* operation = nullptr;
   };
   // By (name, version, shape); requests by name are also remembered by their own text, so that a repeated request
   // neither parses the spec again nor formats the shape.
   std::unordered_map<std::string, Kept> kernels;
-  std::unordered_map<std::string, Kept*> requests;  // elements of an unordered_map keep their address
+  std::unordered_map<std::string, OperationKept> operations;
+  std::unordered_map<std::string, Asked> requests;  // elements of an unordered_map keep their address
   detail::WantedLog wanted;
   // Kernels handed out before tuning on demand replaced them: references to them stay valid.
   std::vector<std::unique_ptr<RuntimeKernel>> replaced;
@@ -67,10 +81,23 @@ struct Runtime::Impl {
 
   explicit Impl(int ordinal) : device(ordinal) {}
   /// `name_or_spec`: what the application asked for, when it gave a name or a spec file (for tuning on demand).
-  Kept& get(const KernelSpec& spec, const Shape& shape, const std::string_view* name_or_spec);
+  /// `alone`: asked for on its own, not as an operation's implementation (whose wanted shape and tuning on demand are
+  /// the operation's).
+  Kept& get(const KernelSpec& spec, const Shape& shape, const std::string_view* name_or_spec, bool alone = true);
+  /// A shape asked for on its own without a result of its own: noted as wanted, and tuned on demand.
+  void note_untuned(Kept& kept, const KernelSpec& spec, const Shape& shape, const std::string_view* name_or_spec);
+  /// The operation at `shape`, as first asked for (`name_or_file`: the operation's name or file, for tuning on demand;
+  /// null for an OperationSpec passed as such).
+  OperationKept& get_operation(const OperationSpec& operation, const Shape& shape, const std::string_view* name_or_file);
   /// The kept kernel of the implementation launched at `shape`: implementation_at()'s, or where that is the untuned
   /// implementation and it cannot run there, the other one.
-  Kept& get_operation(const OperationSpec& operation, const Shape& shape);
+  Kept& implementation_kernel(const OperationSpec& operation, const Shape& shape);
+  /// An operation asked for again: the winner once its tuning on demand ended, counted when its shape is wanted.
+  const RuntimeKernel& answer_operation(OperationKept& op);
+  const RuntimeKernel& answer(Asked& asked) { return asked.kept ? answer(*asked.kept) : answer_operation(*asked.operation); }
+  /// The operation's tuning ended: its winner's kernel, made ready on the tuning thread, is kept as its
+  /// implementation's at the shape, and launched for the operation from now on.
+  void adopt_operation(OperationKept& op);
   /// The implementation of `operation` launched at `shape` (choose_implementation()'s rule over choose()'s answers).
   std::size_t implementation_at(const OperationSpec& operation, const Shape& shape);
   BestConfig choose(const KernelSpec& spec, const Shape& shape) {
@@ -99,6 +126,12 @@ struct Runtime::Impl {
     kept.tuning.reset();
   }
 };
+
+/// What `tune --kernel` is given for an operation asked for by name or file: its name, or the file's absolute path;
+/// for an OperationSpec passed as such (null), its name when it is a built-in operation of this version, else nothing.
+std::string operation_tune_name(const std::string_view* name_or_file, const OperationSpec& operation);
+/// The key of a kept kernel: (name, version, shape).
+std::string kept_key(const std::string& name, const std::string& hash, const Shape& shape);
 
 /// What `tune --kernel` is given for a spec asked for by name or file (as load_kernel() tells them apart): the name
 /// of a built-in, a spec file's absolute path; for a spec passed as such (null), its name when it is a built-in.

@@ -193,10 +193,19 @@ void export_command(const std::string& db, const std::string& format, const std:
 /// Kernel Tuner caches do not.
 ImportSummary import_command(const std::string& file, const std::string& db, const std::string& format,
                              const ForeignContext& foreign);
-/// Whether the wanted shape has a result of its own for its kernel version, GPU and convention.
+/// Whether the wanted shape has a result of its own for its kernel version, GPU and convention; a built-in operation's
+/// (as the runtime records them, under the operation's name): operation_tuned_at().
 bool wanted_shape_tuned(Database& db, const WantedShape& w);
+/// Whether every implementation of the operation (its version now) has a stored result at the shape, whatever its
+/// status: the operation was tuned there.
+bool operation_tuned_at(Database& db, const OperationSpec& operation, const DeviceIdentity& device,
+                        const std::string& shape, L2Flush flush);
 /// The shapes wanted on `device` under `flush` that the kernel's version `spec` has no result of its own for.
 std::vector<std::string> untuned_wanted_shapes(Database& db, const KernelSpec& spec, const DeviceIdentity& device,
                                                L2Flush flush);
+/// The shapes wanted of the operation (under its name, by any of its versions) on `device` under `flush` where it is
+/// not tuned (operation_tuned_at()).
+std::vector<std::string> untuned_wanted_shapes(Database& db, const OperationSpec& operation,
+                                               const DeviceIdentity& device, L2Flush flush);
 
 }  // namespace cutune
