@@ -139,8 +139,15 @@ struct FoundBest {
   L2Flush flush = L2Flush::Read;
   BestConfig found;
   std::string rule;       ///< which rule chose it, in words: "exact", "nearest shape (4096x4096, log distance 0.3)"
+  /// Set when the request named an operation: its name. The answer above is then the implementation the runtime
+  /// launches at the shape (choose_operation(); with --exact, the fastest measured there), `reason` says why, and
+  /// `implementations` holds each implementation's own answer, in the operation's order (with --exact, those
+  /// measured at the shape).
+  std::string operation;
+  std::string reason;
+  std::vector<FoundBest> implementations;
 };
-/// Throws InputError when there is none.
+/// Throws InputError when there is none (for an operation: when no implementation has one).
 FoundBest find_best(const BestRequest& request);
 
 struct SpaceRequest {
@@ -167,7 +174,11 @@ struct CountedSpace {
   std::optional<SpaceCount> lazily;  ///< the count of a space not enumerated
   std::uint64_t combinations = 0;    ///< its cartesian size
 };
+/// Throws InputError for an operation (its implementations' spaces: count_operation_space()).
 CountedSpace count_space(const SpaceRequest& request);
+/// An operation's (request.kernel names one): each implementation's space at the shape, in the operation's order.
+/// Throws InputError for --where (one kernel's parameters), --spec or --problem.
+std::vector<CountedSpace> count_operation_space(const SpaceRequest& request);
 /// The launch limits of compute capability 9.0 with the targets and clusters of `arch` (--arch: sm_80, sm_90a, ...);
 /// throws InputError for another text.
 DeviceLimits arch_limits(const std::string& arch);
