@@ -36,6 +36,16 @@ class OnDemandTest : public TempDirTest {
     ::chmod(file.c_str(), 0755);
     return file;
   }
+  // A Runtime's options for tuning on demand with the real `tune` into a fresh database t.db.
+  RuntimeOptions tuning_options(int budget) {
+    { Database db(path("t.db")); }
+    RuntimeOptions options;
+    options.database = path("t.db");
+    options.cache_directory = path("cubins");
+    options.tune_budget = budget;
+    options.tune_program = CUTUNE_TUNE_EXE;
+    return options;
+  }
   OnDemandSettings settings(const fs::path& program) {
     OnDemandSettings s;
     s.budget = 7;
@@ -140,12 +150,7 @@ TEST_F(OnDemandTest, TheTuneProgramIsFoundOrNamedInTheError) {
 // handed out tuned; the first kernel stays valid; a second Runtime on the database tunes nothing again.
 TEST_F(OnDemandTest, AnUntunedShapeIsTunedInTheBackgroundAndThenLaunched) {
   REQUIRE_GPU();
-  { Database db(path("t.db")); }
-  RuntimeOptions options;
-  options.database = path("t.db");
-  options.cache_directory = path("cubins");
-  options.tune_budget = 4;
-  options.tune_program = CUTUNE_TUNE_EXE;
+  const RuntimeOptions options = tuning_options(4);
   const int m = 1000, n = 700;
   Runtime runtime(options);
   // First: kernel() makes the GPU's primary context current, which the check's memory uses.
@@ -181,12 +186,7 @@ TEST_F(OnDemandTest, AnUntunedShapeIsTunedInTheBackgroundAndThenLaunched) {
 // handed out.
 TEST_F(OnDemandTest, AnOperationsUntunedShapeIsTunedForEveryImplementation) {
   REQUIRE_GPU();
-  { Database db(path("t.db")); }
-  RuntimeOptions options;
-  options.database = path("t.db");
-  options.cache_directory = path("cubins");
-  options.tune_budget = 6;
-  options.tune_program = CUTUNE_TUNE_EXE;
+  const RuntimeOptions options = tuning_options(6);
   Runtime runtime(options);
   const RuntimeKernel& first = runtime.kernel("matmul_bf16", "320x192x256");
   EXPECT_NE(first.choice().match, Match::Exact);
