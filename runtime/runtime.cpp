@@ -186,7 +186,7 @@ Runtime::Impl::Kept& Runtime::Impl::get(const KernelSpec& spec, const Shape& sha
   if (auto it = kernels.find(key); it != kernels.end()) {
     Kept& kept = it->second;
     answer(kept);
-    // Kept until now as an operation's implementation only: on its own, its shape is wanted and tuned like any.
+    // Kept only as an operation's implementation so far: asked for on its own, its shape is wanted and tuned like any.
     if (alone && !kept.noted) note_untuned(kept, spec, shape, name_or_spec);
     return kept;
   }
