@@ -262,10 +262,16 @@ inline void tune_operation_shapes(Device& device, Database& db, const std::strin
   const OperationSpec op = load_operation(name);
   std::vector<Shape> extents;
   for (const auto& text : shapes) extents.push_back(op.parse_shape(text));
-  Tuner tuner(device, db, options);
+  ProgressTap tap;  // the budget's rule hears each turn's search, as under `tune`
+  TuneOptions tapped = options;
+  tapped.on_progress = [&tap, given = options.on_progress](const Progress& p) {
+    if (tap) tap(p);
+    if (given) given(p);
+  };
+  Tuner tuner(device, db, tapped);
   const Shape* current = nullptr;
   const std::vector<ShapeReport> reports = tune_operation(tuner, op, extents, options.budget, device.identity(),
-                                                          current, {});
+                                                          current, {}, &tap);
   const std::vector<std::size_t> order = operation_tuning_order(op);
   std::map<std::string, double> fastest;  // per shape: the best median so far, ms
   for (std::size_t i = 0; i < reports.size(); ++i) {

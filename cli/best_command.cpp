@@ -1,4 +1,5 @@
-// `tune best`: the stored best configuration of a kernel at a shape, by the runtime's fallback chain.
+// `tune best`: the stored best configuration of a kernel at a shape, by the runtime's fallback chain; of an operation,
+// the implementation the runtime launches there, and each implementation's own answer.
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
@@ -44,8 +45,10 @@ void print_resources(const Result& r, const DeviceIdentity& device, std::string_
 
 void add_best_command(CLI::App& app, Subcommands& out) {
   auto args = std::make_shared<BestRequest>();
-  auto* cmd = app.add_subcommand("best", "print the stored best configuration for a kernel and shape");
-  cmd->add_option("--kernel,-k", args->kernel, "kernel name or spec file")->required();
+  auto* cmd = app.add_subcommand("best", "print the stored best configuration for a kernel (or operation) and shape");
+  cmd->add_option("--kernel,-k", args->kernel,
+                  "kernel name or spec file; an operation: the implementation the runtime launches, and each one's")
+      ->required();
   cmd->add_option("--shape,-s", args->shape, "shape, e.g. 8192x8192")->required();
   cmd->add_option("--db", args->db, "SQLite database file")->capture_default_str();
   cmd->add_option("--gpu", args->gpu, "device name as stored (default: this machine's GPU, or the only one stored)");
@@ -56,17 +59,18 @@ void add_best_command(CLI::App& app, Subcommands& out) {
   out.push_back({cmd, [args] { return run_best(*args); }});
 }
 
-int run_best(const BestRequest& args) {
-  const FoundBest best = find_best(args);
+namespace {
+
+// One answer, as `tune best` prints a kernel's.
+void print_best(const FoundBest& best) {
   const KernelSpec& spec = best.spec;
   const BestConfig* found = &best.found;
-  const L2Flush flush = best.flush;
   const Result& r = found->result;
   std::cout << "kernel   " << spec.name << " (" << found->kernel.hash << ")\n"
             << "device   " << found->device.name << " (" << found->device.arch() << ", " << found->device.sm_count << " SMs)\n"
             << "shape    " << found->shape << "\n"
             << "rule     " << best.rule << "\n"
-            << "flush    " << to_string(flush) << " (the L2 state before each timed launch)\n"
+            << "flush    " << to_string(best.flush) << " (the L2 state before each timed launch)\n"
             << "config   " << r.config << "\n";
   if (r.status == Status::Unverified) {
     std::cout << "verified no: measured with --verify none, its outputs were never compared with a reference\n";
@@ -76,6 +80,37 @@ int run_best(const BestRequest& args) {
               << "spent    " << result_times(r) << "\n";
     if (spec.metric.has_rate()) std::cout << "metric   " << r.metric << " " << spec.metric.unit() << "\n";
     print_resources(r, found->device, spec.metric.unit());
+  }
+}
+
+// An operation's: the implementation launched and why, its answer, then each implementation's beside it.
+void print_operation_best(const FoundBest& best) {
+  std::cout << "operation " << best.operation << ": launches " << best.spec.name << ", " << best.reason << "\n\n";
+  print_best(best);
+  std::cout << "\n" << std::left << std::setw(24) << "implementation" << std::setw(12) << "time ms" << std::setw(10)
+            << "vs best" << "rule\n";
+  for (const FoundBest& each : best.implementations) {
+    const bool measured = each.found.match != Match::Default;
+    std::ostringstream time, ratio;
+    if (measured) time << std::fixed << std::setprecision(4) << each.found.result.median_ms;
+    if (measured && best.found.match != Match::Default && each.found.result.median_ms > 0.0) {
+      ratio << std::fixed << std::setprecision(3) << best.found.result.median_ms / each.found.result.median_ms << "x";
+    }
+    std::cout << std::setw(24) << each.spec.name << std::setw(12) << (measured ? time.str() : "-") << std::setw(10)
+              << (ratio.str().empty() ? "-" : ratio.str()) << each.rule
+              << (each.spec.name == best.spec.name ? "  <- launched" : "") << "\n";
+  }
+  std::cout << std::right;
+}
+
+}  // namespace
+
+int run_best(const BestRequest& args) {
+  const FoundBest best = find_best(args);
+  if (best.operation.empty()) {
+    print_best(best);
+  } else {
+    print_operation_best(best);
   }
   return 0;
 }

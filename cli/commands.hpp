@@ -56,10 +56,13 @@ int run_wanted(const TuneRequest& args);
 
 
 int run_tune(const TuneRequest& args);
-/// Tunes every shape with `tuner`, printing each shape's report, a summary and where the run's time went since
-/// `started` (when the command began); 1 when a shape has nothing correct.
-int tune_shapes(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes, const DeviceIdentity& identity,
-                const Shape*& current, const std::string& db, std::chrono::steady_clock::time_point started);
+/// Tunes every shape of `plan` (a kernel's, or an operation's in turns) with `tuner`, printing each shape's report, a
+/// summary and where the run's time went since `started` (when the command began); 1 when a shape has nothing
+/// correct. `tuning` follows an operation's turns and `tap` is the ProgressTap the tuner's on_progress calls (both
+/// for the caller's progress line).
+int tune_shapes(Tuner& tuner, const TunePlan& plan, const DeviceIdentity& identity, const Shape*& current,
+                const KernelSpec*& tuning, ProgressTap* tap, const std::string& db,
+                std::chrono::steady_clock::time_point started);
 /// `tune` as one rank of an MPI job (mpirun / srun): rank 0 tunes and stores, the others measure for it.
 int run_cluster_tune(const TuneRequest& args, const TunePlan& plan, std::chrono::steady_clock::time_point started);
 /// The summary table, where the run's `total_s` seconds went (`before_s` of them before the first shape) and where the

@@ -1,14 +1,16 @@
-// `tune space`: the valid configurations of a kernel, counted (or listed) for a shape and an architecture.
+// `tune space`: the valid configurations of a kernel (or of each implementation of an operation), counted (or listed)
+// for a shape and an architecture.
 #include <iostream>
 
 #include "commands.hpp"
+#include "cutune/operation.hpp"
 #include "cutune/space.hpp"
 
 namespace cutune::cli {
 
 void add_space_command(CLI::App& app, Subcommands& out) {
   auto args = std::make_shared<SpaceRequest>();
-  auto* cmd = app.add_subcommand("space", "count (or list) the valid configurations of a kernel");
+  auto* cmd = app.add_subcommand("space", "count (or list) the valid configurations of a kernel, or of each implementation of an operation");
   add_kernel_options(*cmd, args->kernel, args->spec, args->problem);
   cmd->add_option("--shape,-s", args->shape, "shape, for constraints and grid limits that depend on it "
                                              "(a T1 problem: its ProblemSize)");
@@ -20,8 +22,9 @@ void add_space_command(CLI::App& app, Subcommands& out) {
   out.push_back({cmd, [args] { return run_space(*args); }});
 }
 
-int run_space(const SpaceRequest& args) {
-  const CountedSpace counted = count_space(args);
+namespace {
+
+int run_one_space(const SpaceRequest& args, const CountedSpace& counted) {
   const KernelSpec& spec = counted.spec;
   const Space& space = counted.space;
   if (args.list && counted.lazily) {  // too many to hold: printed as the walk finds them, then counted exactly
@@ -37,6 +40,20 @@ int run_space(const SpaceRequest& args) {
     for (const auto& c : space.configs()) std::cout << spec.format(c) << "\n";
   }
   std::cout << space_summary(args, counted) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int run_space(const SpaceRequest& args) {
+  if (!is_operation(args.kernel)) return run_one_space(args, count_space(args));
+  // An operation: each implementation's space in turn, a header before each list.
+  const std::vector<CountedSpace> spaces = count_operation_space(args);
+  for (const CountedSpace& counted : spaces) {
+    if (args.list) std::cout << "# " << counted.spec.name << "\n";
+    run_one_space(args, counted);
+  }
+  std::cout << args.kernel << ": " << spaces.size() << " implementations, each tuned in its own space\n";
   return 0;
 }
 

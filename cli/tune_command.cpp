@@ -10,36 +10,49 @@
 
 namespace cutune::cli {
 
-int run_tune(const TuneRequest& args) {
-  const auto started = std::chrono::steady_clock::now();
-  const TunePlan job = prepare_tune(args);
-#ifdef CUTUNE_HAVE_MPI
-  if (cluster::launched_by_mpi()) {
-    if (job.operation) throw InputError(args.kernel + " is an operation: tune its implementations by name under MPI");
-    return run_cluster_tune(args, job, started);
-  }
-#endif
-  double before_s = 0.0;  // start-up: the kernel, the database, the GPUs
+namespace {
+
+// The hooks that print a run as it goes; `tuning` follows an operation's turns (the implementation whose turn it is).
+TuneHooks printing_hooks(const KernelSpec*& tuning) {
   TuneHooks hooks;
-  const KernelSpec* tuning = &job.spec;  // an operation's: the implementation whose turn it is
-  hooks.starting = [&] { before_s = seconds_since(started); };
   hooks.implementation = [&tuning](const KernelSpec& spec) { tuning = &spec; };
   hooks.progress = [&tuning](const Shape& shape, const Progress& p) { print_progress(*tuning, shape, p); };
   hooks.report = [&tuning](const DeviceIdentity& device, const ShapeReport& r) {
     print_shape_report(*tuning, device, r);
   };
+  return hooks;
+}
+
+}  // namespace
+
+int run_tune(const TuneRequest& args) {
+  const auto started = std::chrono::steady_clock::now();
+  const TunePlan job = prepare_tune(args);
+#ifdef CUTUNE_HAVE_MPI
+  if (cluster::launched_by_mpi()) return run_cluster_tune(args, job, started);
+#endif
+  double before_s = 0.0;  // start-up: the kernel, the database, the GPUs
+  const KernelSpec* tuning = &job.spec;
+  TuneHooks hooks = printing_hooks(tuning);
+  hooks.starting = [&] { before_s = seconds_since(started); };
   const std::vector<ShapeReport> reports = tune_on_this_machine(args, job, hooks);
   if (job.operation) return finish_operation_tune(*job.operation, reports, args.db, seconds_since(started), before_s);
   return finish_tune(job.spec, reports, args.db, seconds_since(started), before_s);
 }
 
-int tune_shapes(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes, const DeviceIdentity& identity,
-                const Shape*& current, const std::string& db, std::chrono::steady_clock::time_point started) {
+int tune_shapes(Tuner& tuner, const TunePlan& plan, const DeviceIdentity& identity, const Shape*& current,
+                const KernelSpec*& tuning, ProgressTap* tap, const std::string& db,
+                std::chrono::steady_clock::time_point started) {
   const double before_s = seconds_since(started);
-  TuneHooks hooks;
-  hooks.report = [&spec](const DeviceIdentity& device, const ShapeReport& r) { print_shape_report(spec, device, r); };
-  const std::vector<ShapeReport> reports = tune_each(tuner, spec, shapes, identity, current, hooks);
-  return finish_tune(spec, reports, db, seconds_since(started), before_s);
+  TuneHooks hooks = printing_hooks(tuning);
+  hooks.progress = nullptr;  // the tuner's on_progress prints it
+  if (plan.operation) {
+    const std::vector<ShapeReport> reports =
+        tune_operation(tuner, *plan.operation, plan.shapes, plan.options.budget, identity, current, hooks, tap);
+    return finish_operation_tune(*plan.operation, reports, db, seconds_since(started), before_s);
+  }
+  const std::vector<ShapeReport> reports = tune_each(tuner, plan.spec, plan.shapes, identity, current, hooks);
+  return finish_tune(plan.spec, reports, db, seconds_since(started), before_s);
 }
 
 int finish_tune(const KernelSpec& spec, const std::vector<ShapeReport>& reports, const std::string& db, double total_s,

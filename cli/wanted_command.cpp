@@ -1,5 +1,5 @@
 // `tune wanted` (the shapes applications asked the runtime for and found no result of their own for) and
-// `tune --wanted` (tunes those not tuned yet, a run of `tune` per kernel with the shapes filled in).
+// `tune --wanted` (tunes those not tuned yet, a run of `tune` per kernel or operation with the shapes filled in).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -13,6 +13,7 @@
 #include "cutune/device.hpp"
 #include "cutune/error.hpp"
 #include "cutune/lookup_keys.hpp"
+#include "cutune/operation.hpp"
 #include "cutune/templates.hpp"
 
 namespace cutune::cli {
@@ -61,23 +62,39 @@ void add_wanted_command(CLI::App& app, Subcommands& out) {
 
 namespace {
 
-// The kernels to tune: the one named, else every built-in kernel with wanted shapes on this device.
+// The kernels to tune: the one named, else every built-in kernel and operation with wanted shapes on this device.
 std::vector<std::string> wanted_kernels(const TuneRequest& args, Database& db, const DeviceIdentity& device) {
   if (!args.kernel.empty() || !args.spec.empty() || !args.problem.empty()) return {""};
   std::set<std::string> builtin;
   for (const auto& name : builtin_kernels()) builtin.insert(name);
+  for (const auto& name : builtin_operations()) builtin.insert(name);
   std::vector<std::string> names;
   std::set<std::string> seen;
   for (const auto& w : db.wanted()) {
     if (!same_device_key(w.device, device) || !seen.insert(w.kernel.name).second) continue;
     if (builtin.count(w.kernel.name) == 0) {
       std::cout << w.kernel.name
-                << ": not a built-in kernel; tune its wanted shapes with --kernel FILE.json --wanted\n";
+                << ": not a built-in kernel or operation; tune its wanted shapes with --kernel FILE.json --wanted\n";
       continue;
     }
     names.push_back(w.kernel.name);
   }
   return names;
+}
+
+// The wanted shapes a run of `tune` covers, of the operation or kernel it names (`name` receives its name): an
+// operation's those the runtime recorded under the operation's name, where not every implementation is tuned.
+std::vector<std::string> wanted_shapes_of(const TuneRequest& run, Database& db, const DeviceIdentity& device,
+                                          std::optional<L2Flush> flush, std::string& name) {
+  if (!run.kernel.empty() && is_operation(run.kernel)) {
+    const OperationSpec operation = load_operation(run.kernel);
+    name = operation.name;
+    return untuned_wanted_shapes(db, operation, device, operation.implementations.front().l2_flush(flush));
+  }
+  std::optional<Shape> problem_shape;
+  const KernelSpec spec = load_chosen_kernel(run.kernel, run.spec, run.problem, &problem_shape, true);
+  name = spec.name;
+  return untuned_wanted_shapes(db, spec, device, spec.l2_flush(flush));
 }
 
 }  // namespace
@@ -95,13 +112,12 @@ int run_wanted(const TuneRequest& args) {
     TuneRequest run = args;
     run.wanted = false;
     if (!name.empty()) run.kernel = name;
-    std::optional<Shape> problem_shape;
-    const KernelSpec spec = load_chosen_kernel(run.kernel, run.spec, run.problem, &problem_shape, true);
-    const auto shapes = untuned_wanted_shapes(db, spec, device, spec.l2_flush(flush));
+    std::string name_tuned;
+    const auto shapes = wanted_shapes_of(run, db, device, flush, name_tuned);
     if (shapes.empty()) continue;
     any = true;
     for (const auto& s : shapes) run.shapes += (run.shapes.empty() ? "" : ",") + s;
-    std::cout << spec.name << ": " << shapes.size() << " wanted shape(s) not tuned on " << device.name << ": "
+    std::cout << name_tuned << ": " << shapes.size() << " wanted shape(s) not tuned on " << device.name << ": "
               << run.shapes << "\n";
     status = std::max(status, run_tune(run));
   }

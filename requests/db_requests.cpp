@@ -1,5 +1,6 @@
 // The database requests (`tune db merge|export|import`, cutune.db) and the wanted shapes `tune --wanted` tunes.
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -24,11 +25,48 @@ bool parses(const KernelSpec& spec, const std::string& shape) {
   }
 }
 
+// The built-in operation named `name`, if there is one.
+std::optional<OperationSpec> builtin_operation(const std::string& name) {
+  for (const std::string& op : builtin_operations()) {
+    if (op == name) return load_operation(name);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
+bool operation_tuned_at(Database& db, const OperationSpec& operation, const DeviceIdentity& device,
+                        const std::string& shape, L2Flush flush) {
+  for (const KernelSpec& spec : operation.implementations) {
+    if (db.measured(device, {spec.name, spec.hash}, shape, flush).empty()) return false;
+  }
+  return true;
+}
+
 bool wanted_shape_tuned(Database& db, const WantedShape& w) {
+  if (const std::optional<OperationSpec> operation = builtin_operation(w.kernel.name)) {
+    return operation_tuned_at(db, *operation, w.device, w.shape, w.flush);
+  }
   return db.best({w.kernel.name, w.kernel.hash, w.device, w.shape, w.flush}).has_value();
 }
+
+namespace {
+
+// The wanted shapes of `name` on `device` under `flush` that parse for `spec` and `tuned` says are not tuned, each once.
+template <typename Tuned>
+std::vector<std::string> untuned_wanted(Database& db, const std::string& name, const KernelSpec& spec,
+                                        const DeviceIdentity& device, L2Flush flush, const Tuned& tuned) {
+  std::vector<std::string> shapes;
+  std::set<std::string> seen;
+  for (const auto& w : db.wanted()) {
+    if (w.kernel.name != name || w.flush != flush || !same_device_key(w.device, device)) continue;
+    if (!parses(spec, w.shape) || tuned(w) || !seen.insert(w.shape).second) continue;
+    shapes.push_back(w.shape);
+  }
+  return shapes;
+}
+
+}  // namespace
 
 Database open_existing(const std::string& path) {
   if (!std::filesystem::exists(path)) throw InputError("database '" + path + "' does not exist");
@@ -76,17 +114,18 @@ ImportSummary import_command(const std::string& file, const std::string& db, con
 
 std::vector<std::string> untuned_wanted_shapes(Database& db, const KernelSpec& spec, const DeviceIdentity& device,
                                                L2Flush flush) {
-  std::vector<std::string> shapes;
-  std::set<std::string> seen;
-  for (const auto& w : db.wanted()) {
-    if (w.kernel.name != spec.name || w.flush != flush || !same_device_key(w.device, device)) continue;
-    // Asked for by any version of the kernel; tuned means a result of the version that tunes now.
+  // Asked for by any version of the kernel; tuned means a result of the version that tunes now.
+  return untuned_wanted(db, spec.name, spec, device, flush, [&](const WantedShape& w) {
     WantedShape now = w;
     now.kernel.hash = spec.hash;
-    if (!parses(spec, w.shape) || wanted_shape_tuned(db, now) || !seen.insert(w.shape).second) continue;
-    shapes.push_back(w.shape);
-  }
-  return shapes;
+    return db.best({now.kernel.name, now.kernel.hash, now.device, now.shape, now.flush}).has_value();
+  });
+}
+
+std::vector<std::string> untuned_wanted_shapes(Database& db, const OperationSpec& operation,
+                                               const DeviceIdentity& device, L2Flush flush) {
+  return untuned_wanted(db, operation.name, operation.implementations.front(), device, flush,
+                        [&](const WantedShape& w) { return operation_tuned_at(db, operation, w.device, w.shape, w.flush); });
 }
 
 }  // namespace cutune

@@ -1,31 +1,68 @@
-// Tuning an operation (cutune/operation.hpp): every implementation at each shape, under one budget and one tuner.
+// Tuning an operation (cutune/operation.hpp): every implementation at each shape, under one budget and one tuner,
+// divided among them in turns by OperationBudget's rule.
 #include <algorithm>
 
+#include "base/log.hpp"
+#include "cutune/operation_budget.hpp"
 #include "cutune/requests.hpp"
 
 namespace cutune {
+namespace {
 
-std::vector<std::size_t> operation_budgets(const OperationSpec& operation, std::size_t budget) {
-  const auto& impls = operation.implementations;
-  std::vector<std::size_t> out(impls.size(), 0);
-  if (budget == 0) return out;
-  const auto libraries = static_cast<std::size_t>(
-      std::count_if(impls.begin(), impls.end(), [](const KernelSpec& s) { return s.library != nullptr; }));
-  const std::size_t templates = impls.size() - libraries;
-  const std::size_t library_share = templates == 0 ? budget : std::max<std::size_t>(1, budget / 4);
-  std::size_t left = budget > library_share * libraries ? budget - library_share * libraries : 0;
-  std::size_t template_index = 0;
-  for (std::size_t i = 0; i < impls.size(); ++i) {
-    if (impls[i].library) {
-      out[i] = templates == 0 ? std::max<std::size_t>(1, budget / libraries) : library_share;
-      continue;
-    }
-    // The rest evenly, the first templates taking what does not divide; each at least one configuration.
-    const std::size_t share = left / templates + (template_index++ < left % templates ? 1 : 0);
-    out[i] = std::max<std::size_t>(1, share);
+// One implementation's report of a shape over its turns: what each turn measured added up, the rest (best, space,
+// failures among everything held) as the last turn found it.
+void merge_turn(std::optional<ShapeReport>& into, ShapeReport turn) {
+  if (!into) {
+    into = std::move(turn);
+    return;
   }
-  return out;
+  ShapeReport& r = *into;
+  turn.evaluated += r.evaluated;
+  turn.resumed = r.resumed;  // a later turn's resumed are the earlier turns' measurements
+  turn.interrupted += r.interrupted;
+  turn.cache_hits += r.cache_hits;
+  turn.compiled_ahead += r.compiled_ahead;
+  turn.retimed += r.retimed;
+  turn.seconds += r.seconds;
+  turn.measure_seconds += r.measure_seconds;
+  turn.verify_seconds += r.verify_seconds;
+  turn.benchmark_seconds += r.benchmark_seconds;
+  turn.idle_seconds += r.idle_seconds;
+  PhaseTimes& p = turn.phases;
+  const PhaseTimes& q = r.phases;
+  p.wall_s += q.wall_s, p.startup_s += q.startup_s, p.compile_wait_s += q.compile_wait_s, p.measure_s += q.measure_s;
+  p.search_s += q.search_s, p.store_s += q.store_s, p.other_s += q.other_s, p.compile_cpu_s += q.compile_cpu_s;
+  for (std::size_t d = 0; d < turn.devices.size() && d < r.devices.size(); ++d) {
+    turn.devices[d].measured += r.devices[d].measured;
+    turn.devices[d].measure_seconds += r.devices[d].measure_seconds;
+  }
+  r = std::move(turn);
 }
+
+// One turn: the implementation tuned up to its share, and what the budget rule learns of it.
+ShapeReport tune_turn(Tuner& tuner, const KernelSpec& spec, const Shape& shape, std::size_t share, ProgressTap* tap,
+                      TurnOutcome& outcome) {
+  if (tap != nullptr) {
+    *tap = [&outcome](const Progress& p) {  // the best right after the turn's first measurement
+      if (!outcome.first_ms && p.done > p.resumed && p.best != nullptr) outcome.first_ms = p.best->median_ms;
+    };
+  }
+  ShapeReport report;
+  try {
+    report = tuner.tune(spec, shape, share);
+  } catch (...) {
+    if (tap != nullptr) *tap = nullptr;
+    throw;
+  }
+  if (tap != nullptr) *tap = nullptr;
+  outcome.measured = report.evaluated;
+  outcome.held = report.evaluated + report.resumed;
+  outcome.seconds = report.seconds;
+  if (report.best) outcome.best_ms = report.best->median_ms;
+  return report;
+}
+
+}  // namespace
 
 std::vector<std::size_t> operation_tuning_order(const OperationSpec& operation) {
   std::vector<std::size_t> order(operation.implementations.size());
@@ -35,21 +72,39 @@ std::vector<std::size_t> operation_tuning_order(const OperationSpec& operation) 
   return order;
 }
 
+std::vector<ShapeReport> tune_operation_shape(Tuner& tuner, const OperationSpec& operation, const Shape& shape,
+                                              std::size_t budget, const TuneHooks& hooks, ProgressTap* tap) {
+  const std::vector<std::size_t> order = operation_tuning_order(operation);
+  OperationBudget rule(order, budget);
+  std::vector<std::optional<ShapeReport>> merged(operation.implementations.size());
+  while (const std::optional<BudgetTurn> turn = rule.next()) {
+    const KernelSpec& spec = operation.implementations[turn->implementation];
+    detail::logger()->info("{} {}: {} to {} configurations ({})", operation.name, shape.str(), spec.name,
+                           turn->share, turn->why);
+    if (hooks.implementation) hooks.implementation(spec);
+    TurnOutcome outcome;
+    merge_turn(merged[turn->implementation], tune_turn(tuner, spec, shape, turn->share, tap, outcome));
+    rule.record(turn->implementation, outcome);
+  }
+  std::vector<ShapeReport> reports;
+  for (const std::size_t i : order) reports.push_back(std::move(*merged[i]));  // every one had its first share
+  return reports;
+}
+
 std::vector<ShapeReport> tune_operation(Tuner& tuner, const OperationSpec& operation, const std::vector<Shape>& shapes,
                                         std::size_t budget, const DeviceIdentity& identity, const Shape*& current,
-                                        const TuneHooks& hooks) {
+                                        const TuneHooks& hooks, ProgressTap* tap) {
   std::vector<ShapeReport> reports;
-  const std::vector<std::size_t> budgets = operation_budgets(operation, budget);
   const std::vector<std::size_t> order = operation_tuning_order(operation);
   if (hooks.starting) hooks.starting();
   for (const std::size_t i : order) tuner.expect(operation.implementations[i], shapes);
   for (const Shape& shape : shapes) {
     current = &shape;
-    for (const std::size_t i : order) {
-      const KernelSpec& spec = operation.implementations[i];
-      if (hooks.implementation) hooks.implementation(spec);
-      reports.push_back(tuner.tune(spec, shape, budgets[i]));
-      if (hooks.report) hooks.report(identity, reports.back());
+    std::vector<ShapeReport> at_shape = tune_operation_shape(tuner, operation, shape, budget, hooks, tap);
+    for (std::size_t j = 0; j < at_shape.size(); ++j) {
+      if (hooks.implementation) hooks.implementation(operation.implementations[order[j]]);
+      if (hooks.report) hooks.report(identity, at_shape[j]);
+      reports.push_back(std::move(at_shape[j]));
     }
   }
   return reports;

@@ -1,5 +1,7 @@
-// `tune space` and cutune.space(): the valid configurations of a kernel, counted for a shape and an architecture.
+// `tune space` and cutune.space(): the valid configurations of a kernel (or each implementation of an operation),
+// counted for a shape and an architecture.
 #include "cutune/error.hpp"
+#include "cutune/operation.hpp"
 #include "cutune/requests.hpp"
 #include "cutune/space.hpp"
 #include "cutune/target.hpp"
@@ -12,9 +14,10 @@ DeviceLimits arch_limits(const std::string& arch) {
   return limits_of_compute_capability(*cc);
 }
 
-CountedSpace count_space(const SpaceRequest& args) {
-  std::optional<Shape> problem_shape;
-  KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, false);
+namespace {
+
+// The space of `spec` (--where applied) at the request's shape (a T1 problem's at its size unless --shape repeats it).
+CountedSpace count_space_of(const SpaceRequest& args, KernelSpec spec, std::optional<Shape> problem_shape) {
   for (const auto& w : args.where) spec.restrict_to(w);
   std::optional<Shape> shape = problem_shape;  // a T1 problem is counted at its size, grid limits included
   if (!args.shape.empty()) shape = problem_shape ? problem_shapes(spec, *problem_shape, args.shape).front()
@@ -30,6 +33,26 @@ CountedSpace count_space(const SpaceRequest& args) {
   Space space = Space::enumerate(spec, shape, arch_limits(args.arch)).shard(parse_shard(args.shard));
   const std::uint64_t combinations = space.cartesian_size();
   return {std::move(spec), shape, std::move(space), std::nullopt, combinations};
+}
+
+}  // namespace
+
+CountedSpace count_space(const SpaceRequest& args) {
+  std::optional<Shape> problem_shape;
+  KernelSpec spec = load_chosen_kernel(args.kernel, args.spec, args.problem, &problem_shape, false);
+  return count_space_of(args, std::move(spec), problem_shape);
+}
+
+std::vector<CountedSpace> count_operation_space(const SpaceRequest& args) {
+  if (!args.spec.empty() || !args.problem.empty()) throw InputError("give one of --kernel, --spec and --problem");
+  if (!args.where.empty()) {
+    throw InputError("--where names one kernel's parameters: give it with --kernel <implementation> (" + args.kernel +
+                     " is an operation)");
+  }
+  const OperationSpec operation = load_operation(args.kernel);
+  std::vector<CountedSpace> spaces;
+  for (const KernelSpec& spec : operation.implementations) spaces.push_back(count_space_of(args, spec, std::nullopt));
+  return spaces;
 }
 
 std::uint64_t walk_lazily(const SpaceRequest& args, const CountedSpace& counted,

@@ -198,12 +198,16 @@ std::vector<ShapeReport> tune_on_this_machine(const TuneRequest& request, const 
 
   const Shape* current = nullptr;
   TuneOptions options = plan.options;
-  if (hooks.progress) options.on_progress = [&hooks, &current](const Progress& p) { hooks.progress(*current, p); };
+  ProgressTap tap;
+  options.on_progress = [&hooks, &current, &tap](const Progress& p) {
+    if (tap) tap(p);
+    if (hooks.progress) hooks.progress(*current, p);
+  };
   // One tuner for every shape: its worker processes stay up from one shape to the next.
   Tuner tuner = choice.ordinals.size() == 1 ? Tuner(*devices.front(), db, options)
                                             : Tuner(choice.identity, choice.limits, choice.ordinals, db, options);
   if (plan.operation) {
-    return tune_operation(tuner, *plan.operation, plan.shapes, options.budget, choice.identity, current, hooks);
+    return tune_operation(tuner, *plan.operation, plan.shapes, options.budget, choice.identity, current, hooks, &tap);
   }
   return tune_each(tuner, plan.spec, plan.shapes, choice.identity, current, hooks);
 }

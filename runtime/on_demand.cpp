@@ -120,10 +120,11 @@ OnDemandTuner::~OnDemandTuner() {
 }
 
 std::shared_ptr<TuneJob> OnDemandTuner::submit(std::string kernel, const KernelSpec& spec, const Shape& shape,
-                                               L2Flush flush) {
+                                               L2Flush flush, std::optional<OperationSpec> operation) {
   auto job = std::make_shared<TuneJob>();
   job->kernel = std::move(kernel);
   job->spec = spec;
+  job->operation = std::move(operation);
   job->shape = shape;
   job->flush = flush;
   {
@@ -147,7 +148,7 @@ void OnDemandTuner::run() {
     try {
       tune(*job);
     } catch (const std::exception& e) {
-      logger()->warn("runtime: tuning {} at {} on demand failed; the fallback stays: {}", job->spec.name,
+      logger()->warn("runtime: tuning {} at {} on demand failed; the fallback stays: {}", job->name(),
                      job->shape.str(), e.what());
     }
     job->finished.store(true, std::memory_order_release);
@@ -160,7 +161,7 @@ void OnDemandTuner::tune(TuneJob& job) {
                                     ("cutune-on-demand-" + std::to_string(::getpid()) + "-" +
                                      std::to_string(runs.fetch_add(1)) + ".log");
   const auto start = Clock::now();
-  logger()->info("runtime: tuning {} at {} in the background (budget {})", job.spec.name, job.shape.str(),
+  logger()->info("runtime: tuning {} at {} in the background (budget {})", job.name(), job.shape.str(),
                  settings_.budget);
   const pid_t pid = spawn(settings_.program, tune_arguments(settings_, job, std::thread::hardware_concurrency()), log);
   int status = 0;
@@ -176,7 +177,7 @@ void OnDemandTuner::tune(TuneJob& job) {
   }
   const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (!ok && !stop_.load()) {
-    logger()->warn("runtime: `tune` for {} at {} {}; the fallback stays. Its output ends:\n{}", job.spec.name,
+    logger()->warn("runtime: `tune` for {} at {} {}; the fallback stays. Its output ends:\n{}", job.name(),
                    job.shape.str(), exit_text(status), tail_of(log));
   }
   std::error_code ignored;
@@ -185,8 +186,8 @@ void OnDemandTuner::tune(TuneJob& job) {
   job.ready = prepare_(job);
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (job.ready) {
-    logger()->info("runtime: {} at {} tuned in the background in {:.1f} s: {}", job.spec.name, job.shape.str(),
-                   seconds, job.ready->choice().result.config);
+    logger()->info("runtime: {} at {} tuned in the background in {:.1f} s: {} {}", job.name(), job.shape.str(),
+                   seconds, job.ready->spec().name, job.ready->choice().result.config);
   }
 }
 

@@ -1,5 +1,5 @@
 // Tuning on demand (RuntimeOptions::tune_budget): a shape the runtime answered with a fallback is tuned in the
-// background by the `tune` program, one shape at a time, into the Runtime's database, on the Runtime's GPU. `tune`
+// background by the `tune` program (an operation's shape: every implementation, `tune --kernel OPERATION`), one shape at a time, into the Runtime's database, on the Runtime's GPU. `tune`
 // measures each candidate in its worker process, so a candidate that faults stops only that worker; it stores only
 // verified results, and only those can become a shape's best. When a shape's tuning ends, the kernel of the stored
 // best is prepared here too (lookup, cubin, module load), so that the Runtime's next request for the shape swaps
@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -27,14 +28,17 @@ namespace cutune::detail {
 /// One shape to tune; done() once tuning ended, with the kernel of its new best in `ready` (null when tuning stored
 /// no result of the shape's own, or failed: the Runtime keeps the fallback then).
 struct TuneJob {
-  std::string kernel;  // as `tune --kernel` takes it: a built-in's name or a spec file's absolute path
-  KernelSpec spec;
+  std::string kernel;  // as `tune --kernel` takes it: a built-in's name or a spec (or operation) file's absolute path
+  KernelSpec spec;     // an operation's: the implementation launched until its tuning ends
+  std::optional<OperationSpec> operation;  // set when the job tunes an operation (every implementation)
   Shape shape;
   L2Flush flush = L2Flush::Read;
   std::unique_ptr<RuntimeKernel> ready;
   std::atomic<bool> finished{false};
 
   bool done() const { return finished.load(std::memory_order_acquire); }
+  /// What is tuned, for messages: the operation's name, else the kernel's.
+  const std::string& name() const { return operation ? operation->name : spec.name; }
 };
 
 struct OnDemandSettings {
@@ -63,8 +67,10 @@ class OnDemandTuner {
   OnDemandTuner(const OnDemandTuner&) = delete;
   OnDemandTuner& operator=(const OnDemandTuner&) = delete;
 
-  /// Queues a shape; tuned after those queued before it.
-  std::shared_ptr<TuneJob> submit(std::string kernel, const KernelSpec& spec, const Shape& shape, L2Flush flush);
+  /// Queues a shape; tuned after those queued before it. `operation`: set to tune an operation's implementations
+  /// (`kernel` then names the operation; `spec` is the implementation launched meanwhile).
+  std::shared_ptr<TuneJob> submit(std::string kernel, const KernelSpec& spec, const Shape& shape, L2Flush flush,
+                                  std::optional<OperationSpec> operation = std::nullopt);
 
  private:
   void run();

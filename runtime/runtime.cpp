@@ -1,32 +1,24 @@
-// The runtime API: picks a kernel's configuration from the database, loads its cubin, and launches it.
+// The runtime API: picks a kernel's configuration from the database and makes it ready to launch (a compiled kernel,
+// or a library family's call); tuning on demand of the shapes it had no result for.
 #include "cutune/runtime.hpp"
 
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
-#include "driver/cluster_launch.hpp"
-#include "driver/cuda_driver.hpp"
-#include "cutune/device.hpp"
+#include "base/log.hpp"
 #include "cutune/error.hpp"
 #include "cutune/space.hpp"
 #include "cutune/templates.hpp"
-#include "cutune/tensor_map.hpp"
-#include "base/log.hpp"
-#include "fallback_model.hpp"
-#include "library_launch.hpp"
-#include "operation_choice.hpp"
-#include "on_demand.hpp"
-#include "wanted_log.hpp"
+#include "driver/cluster_launch.hpp"
 #include "driver/constant_symbol.hpp"
-#include "driver/device_memory.hpp"
-#include "driver/tensor_map_encode.hpp"
+#include "fallback_model.hpp"
+#include "runtime_impl.hpp"
 
 namespace cutune {
 namespace {
@@ -70,11 +62,6 @@ Config default_at(const KernelSpec& spec, const Shape& shape, const DeviceLimits
   return best != nullptr ? *best : preferred;  // no valid configuration at all: the default itself
 }
 
-std::string type_name(const Argument& a) {
-  if (a.tensor_map) return "CUtensorMap (passed as the device pointer of its tensor)";
-  return std::string(to_string(a.type)) + (a.is_buffer ? "*" : "");
-}
-
 // What `tune --kernel` is given for a spec passed as such: its name when it is a built-in kernel of this version,
 // else nothing (a spec of one's own is tuned on demand when asked for by its file).
 std::string builtin_tune_name(const KernelSpec& spec) {
@@ -84,7 +71,6 @@ std::string builtin_tune_name(const KernelSpec& spec) {
   return {};
 }
 
-constexpr std::size_t kTensorAlignment = 16;  // cuTensorMapEncodeTiled: the tensor's address, in bytes
 
 }  // namespace
 
@@ -124,26 +110,6 @@ BestConfig choose_config(Database* db, const KernelSpec& spec, const DeviceIdent
   return fallback;
 }
 
-struct RuntimeKernel::Impl {
-  KernelSpec spec;
-  Shape shape;
-  BestConfig choice;
-  Config config;
-  Launch geometry;
-  const Device* device = nullptr;
-  detail::Module module;
-  CUfunction function = nullptr;
-  std::vector<std::size_t> arg_bytes;
-  std::vector<std::optional<TensorMapLayout>> tensor_maps;  // per argument: the layout of a tensor map at this shape
-  std::vector<char> unread_maps;  // per argument: a tensor map the configuration does not read (passed as zeros)
-  std::size_t tensor_map_count = 0;
-  /// Per argument: a constant-memory argument's __constant__ symbol (0 for the others) and the bytes copied into it.
-  std::vector<CUdeviceptr> constant_symbols;
-  std::vector<std::size_t> constant_bytes;
-  bool from_cache = false;
-  double ready_ms = 0.0;
-  std::unique_ptr<detail::LibraryLaunch> library;  // a library family's call, in place of the module's kernel
-};
 
 namespace {
 
@@ -165,141 +131,8 @@ void find_constant_symbols(const KernelSpec& spec, const Config& config, const S
 
 }  // namespace
 
-RuntimeKernel::RuntimeKernel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-RuntimeKernel::~RuntimeKernel() = default;
-const KernelSpec& RuntimeKernel::spec() const { return impl_->spec; }
-const Shape& RuntimeKernel::shape() const { return impl_->shape; }
-const BestConfig& RuntimeKernel::choice() const { return impl_->choice; }
-const Config& RuntimeKernel::config() const { return impl_->config; }
-const Launch& RuntimeKernel::geometry() const { return impl_->geometry; }
-void* RuntimeKernel::function() const { return impl_->function; }
-void RuntimeKernel::make_current() const { impl_->device->make_current(); }
-bool RuntimeKernel::from_cache() const { return impl_->from_cache; }
-double RuntimeKernel::ready_ms() const { return impl_->ready_ms; }
 
-void RuntimeKernel::launch(void* stream, const KernelArg* data, std::size_t count) const {
-  const std::span<const KernelArg> args(data, count);
-  const Impl& k = *impl_;
-  if (args.size() != k.arg_bytes.size()) {
-    throw InputError(k.spec.name + " takes " + std::to_string(k.arg_bytes.size()) + " arguments, got " +
-                     std::to_string(args.size()));
-  }
-  // cuLaunchKernel reads each argument through a pointer; it copies them before returning.
-  std::array<void*, 16> small{};
-  std::vector<void*> large(args.size() > small.size() ? args.size() : 0);
-  void** params = large.empty() ? small.data() : large.data();
-  // Tensor maps are encoded here, over the pointer passed in their place: a host-side call of about a microsecond,
-  // and nothing shared between threads launching at once.
-  std::vector<CUtensorMap> maps(k.tensor_map_count, CUtensorMap{});
-  std::size_t next_map = 0;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const Argument& a = k.spec.arguments[i];
-    if (args[i].bytes != k.arg_bytes[i]) {
-      throw InputError("argument " + std::to_string(i + 1) + " (" + a.name + ") of " + k.spec.name + " is a " +
-                       type_name(a) + " of " + std::to_string(k.arg_bytes[i]) + " bytes, got " +
-                       std::to_string(args[i].bytes) + " bytes");
-    }
-  }
-  k.device->make_current();
-  if (k.library) {
-    k.library->launch(stream, data);
-    return;
-  }
-  std::size_t next_param = 0;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const Argument& a = k.spec.arguments[i];
-    if (k.constant_symbols[i] != 0) {  // constant memory: the data at the address passed, copied in on the stream
-      CUdeviceptr data = 0;
-      std::memcpy(&data, args[i].address, sizeof data);
-      if (data == 0) throw InputError("argument " + std::to_string(i + 1) + " (" + a.name + ") of " + k.spec.name +
-                                      " is a null pointer; constant memory is copied from it");
-      detail::check(detail::driver().cuMemcpyAsync(k.constant_symbols[i], data, k.constant_bytes[i],
-                                                    static_cast<CUstream>(stream)),
-                    "cuMemcpyAsync(constant memory)");
-      if (!a.is_parameter()) continue;
-    }
-    params[next_param] = const_cast<void*>(args[i].address);
-    if (k.unread_maps[i]) {
-      params[next_param++] = &maps[next_map++];  // zero bytes in the place of a map this configuration never reads
-      continue;
-    }
-    if (!k.tensor_maps[i]) {
-      ++next_param;
-      continue;
-    }
-    CUdeviceptr tensor = 0;
-    std::memcpy(&tensor, args[i].address, sizeof tensor);
-    if (tensor % kTensorAlignment != 0) {
-      throw InputError("argument " + std::to_string(i + 1) + " (" + a.name + ") of " + k.spec.name +
-                       ": the tensor's address must be a multiple of 16 bytes for TMA");
-    }
-    CUtensorMap& map = maps[next_map++];
-    detail::check(detail::encode_tensor_map(*k.tensor_maps[i], tensor, &map), "cuTensorMapEncodeTiled");
-    params[next_param++] = &map;
-  }
-  detail::check(detail::launch_kernel(k.function, k.geometry, static_cast<CUstream>(stream), params),
-                k.geometry.cluster_size() > 1 ? "cuLaunchKernelEx" : "cuLaunchKernel");
-}
 
-struct Runtime::Impl {
-  Device device;
-  std::optional<Database> db;
-  std::optional<CubinCache> cache;
-  std::optional<L2Flush> flush;  // RuntimeOptions::flush
-  std::mutex mutex;
-  // A kernel handed out, and the wanted shape it counts requests of when its shape had no result of its own.
-  struct Kept {
-    std::unique_ptr<RuntimeKernel> kernel;
-    detail::WantedLog::Entry* wanted = nullptr;
-    std::shared_ptr<detail::TuneJob> tuning;  // tuning on demand, until its end was seen
-  };
-  // By (name, version, shape); requests by name are also remembered by their own text, so that a repeated request
-  // neither parses the spec again nor formats the shape.
-  std::unordered_map<std::string, Kept> kernels;
-  std::unordered_map<std::string, Kept*> requests;  // elements of an unordered_map keep their address
-  detail::WantedLog wanted;
-  // Kernels handed out before tuning on demand replaced them: references to them stay valid.
-  std::vector<std::unique_ptr<RuntimeKernel>> replaced;
-  // Last, so that it stops (and with it the preparing of kernels, which uses the members above) before they go.
-  std::unique_ptr<detail::OnDemandTuner> on_demand;
-
-  explicit Impl(int ordinal) : device(ordinal) {}
-  /// `name_or_spec`: what the application asked for, when it gave a name or a spec file (for tuning on demand).
-  Kept& get(const KernelSpec& spec, const Shape& shape, const std::string_view* name_or_spec);
-  /// The kept kernel of the implementation launched at `shape`: implementation_at()'s, or where that is the untuned
-  /// implementation and it cannot run there, the other one.
-  Kept& get_operation(const OperationSpec& operation, const Shape& shape);
-  /// The implementation of `operation` launched at `shape` (choose_implementation()'s rule over choose()'s answers).
-  std::size_t implementation_at(const OperationSpec& operation, const Shape& shape);
-  BestConfig choose(const KernelSpec& spec, const Shape& shape) {
-    return choose_config(db ? &*db : nullptr, spec, device.identity(), shape, flush);
-  }
-  std::unique_ptr<RuntimeKernel> make(const KernelSpec& spec, const Shape& shape, BestConfig choice);
-  // make()'s end for a library family: its call planned at the shape in place of a compiled kernel.
-  std::unique_ptr<RuntimeKernel> make_library(std::unique_ptr<RuntimeKernel::Impl> k,
-                                              std::chrono::steady_clock::time_point start);
-  void start_on_demand(const RuntimeOptions& options);
-  std::unique_ptr<RuntimeKernel> prepare_tuned(const detail::TuneJob& job);
-
-  // A request answered: the tuned kernel once tuning on demand prepared it, and counted when its shape is a wanted
-  // one.
-  const RuntimeKernel& answer(Kept& kept) {
-    if (kept.tuning != nullptr && kept.tuning->done()) adopt_tuned(kept);
-    if (kept.wanted != nullptr) detail::WantedLog::count(*kept.wanted);
-    return *kept.kernel;
-  }
-  void adopt_tuned(Kept& kept) {
-    if (kept.tuning->ready != nullptr) {
-      replaced.push_back(std::move(kept.kernel));
-      kept.kernel = std::move(kept.tuning->ready);
-      kept.wanted = nullptr;  // the shape has a result of its own now
-    }
-    kept.tuning.reset();
-  }
-};
-
-// What `tune --kernel` is given for a spec asked for by name or file (as load_kernel() tells them apart): the name
-// of a built-in, a spec file's absolute path; for a spec passed as such (null), its name when it is a built-in.
 std::string tune_name(const std::string_view* name_or_spec, const KernelSpec& spec) {
   if (name_or_spec == nullptr) return builtin_tune_name(spec);
   if (!name_or_spec->ends_with(".json")) return spec.name;
@@ -324,48 +157,64 @@ void Runtime::Impl::start_on_demand(const RuntimeOptions& options) {
       std::move(settings), [this](const detail::TuneJob& job) { return prepare_tuned(job); });
 }
 
-// On the tuning thread: the stored best of the shape, if tuning stored one, made ready while the application goes on.
+// On the tuning thread: the stored best of the shape, if tuning stored one, made ready while the application goes on;
+// an operation's: that of the implementation its rule now launches there.
 std::unique_ptr<RuntimeKernel> Runtime::Impl::prepare_tuned(const detail::TuneJob& job) {
+  const KernelSpec* spec = &job.spec;
   BestConfig choice;
   {
     const std::lock_guard lock(mutex);  // the database connection is the requests' too
-    choice = choose(job.spec, job.shape);
+    if (job.operation) spec = &job.operation->implementations[implementation_at(*job.operation, job.shape)];
+    choice = choose(*spec, job.shape);
   }
   if (choice.match != Match::Exact) return nullptr;
-  return make(job.spec, job.shape, std::move(choice));
+  return make(*spec, job.shape, std::move(choice));
+}
+
+std::string kept_key(const std::string& name, const std::string& hash, const Shape& shape) {
+  std::string key = name;
+  key += '\0';
+  key += hash;
+  key += '\0';
+  key += shape.str();
+  return key;
 }
 
 Runtime::Impl::Kept& Runtime::Impl::get(const KernelSpec& spec, const Shape& shape,
-                                        const std::string_view* name_or_spec) {
-  std::string key = spec.name;
-  key += '\0';
-  key += spec.hash;
-  key += '\0';
-  key += shape.str();
+                                        const std::string_view* name_or_spec, bool alone) {
+  const std::string key = kept_key(spec.name, spec.hash, shape);
   if (auto it = kernels.find(key); it != kernels.end()) {
-    answer(it->second);
-    return it->second;
+    Kept& kept = it->second;
+    answer(kept);
+    // Kept only as an operation's implementation so far: asked for on its own, its shape is wanted and tuned like any.
+    if (alone && !kept.noted) note_untuned(kept, spec, shape, name_or_spec);
+    return kept;
   }
-  Kept kept;
-  kept.kernel = make(spec, shape, choose(spec, shape));
+  Kept made;
+  made.kernel = make(spec, shape, choose(spec, shape));
+  Kept& kept = kernels[key] = std::move(made);
+  if (alone) note_untuned(kept, spec, shape, name_or_spec);
+  return kept;
+}
+
+void Runtime::Impl::note_untuned(Kept& kept, const KernelSpec& spec, const Shape& shape,
+                                 const std::string_view* name_or_spec) {
+  kept.noted = true;
   const BestConfig& choice = kept.kernel->choice();
-  if (choice.match != Match::Exact) {
-    WantedShape key;
-    key.kernel = {spec.name, spec.hash};
-    key.device = device.identity();
-    key.flush = choice.flush;
-    key.shape = shape.str();
-    kept.wanted = &wanted.note(std::move(key), db ? &*db : nullptr);
-    if (on_demand != nullptr) {
-      if (std::string tune_as = tune_name(name_or_spec, spec); !tune_as.empty()) {
-        kept.tuning = on_demand->submit(std::move(tune_as), spec, shape, choice.flush);
-      } else {
-        detail::logger()->warn("runtime: {} at {} is not tuned on demand: a spec of one's own is, when asked for by "
-                               "its file", spec.name, shape.str());
-      }
-    }
+  if (choice.match == Match::Exact) return;
+  WantedShape key;
+  key.kernel = {spec.name, spec.hash};
+  key.device = device.identity();
+  key.flush = choice.flush;
+  key.shape = shape.str();
+  kept.wanted = &wanted.note(std::move(key), db ? &*db : nullptr);
+  if (on_demand == nullptr) return;
+  if (std::string tune_as = tune_name(name_or_spec, spec); !tune_as.empty()) {
+    kept.tuning = on_demand->submit(std::move(tune_as), spec, shape, choice.flush);
+  } else {
+    detail::logger()->warn("runtime: {} at {} is not tuned on demand: a spec of one's own is, when asked for by "
+                           "its file", spec.name, shape.str());
   }
-  return kernels[key] = std::move(kept);
 }
 
 std::unique_ptr<RuntimeKernel> Runtime::Impl::make(const KernelSpec& spec, const Shape& shape, BestConfig choice) {
@@ -413,19 +262,6 @@ std::unique_ptr<RuntimeKernel> Runtime::Impl::make(const KernelSpec& spec, const
   return std::make_unique<RuntimeKernel>(std::move(k));
 }
 
-std::unique_ptr<RuntimeKernel> Runtime::Impl::make_library(std::unique_ptr<RuntimeKernel::Impl> k,
-                                                           std::chrono::steady_clock::time_point start) {
-  device.make_current();
-  k->library = std::make_unique<detail::LibraryLaunch>(k->spec, k->config, k->shape);
-  k->constant_symbols.assign(k->spec.arguments.size(), 0);
-  k->constant_bytes.assign(k->spec.arguments.size(), 0);
-  k->ready_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  detail::logger()->info("runtime: {} {} on {}: {} ({}), {} in {:.2f} ms", k->spec.name, k->shape.str(),
-                         device.identity().name, k->choice.result.config, to_string(k->choice.match),
-                         k->library->description(), k->ready_ms);
-  return std::make_unique<RuntimeKernel>(std::move(k));
-}
-
 Runtime::Runtime(RuntimeOptions options)
     : impl_(std::make_unique<Impl>(options.device >= 0 ? options.device : current_device())) {
   // Held for the Runtime's whole life, as the CUDA runtime holds it: otherwise, in a program whose own context is
@@ -462,56 +298,17 @@ const RuntimeKernel& Runtime::kernel(std::string_view name_or_spec, std::string_
   request += '\0';
   request += shape;
   const std::lock_guard lock(impl_->mutex);
-  if (auto it = impl_->requests.find(request); it != impl_->requests.end()) return impl_->answer(*it->second);
-  if (is_operation(name_or_spec)) {  // the implementation the rule picks, kept and counted under its own name
+  if (auto it = impl_->requests.find(request); it != impl_->requests.end()) return impl_->answer(it->second);
+  if (is_operation(name_or_spec)) {  // the implementation the rule picks; wanted and tuned as the operation
     const OperationSpec operation = load_operation(name_or_spec);
-    Impl::Kept& kept = impl_->get_operation(operation, operation.parse_shape(shape));
-    impl_->requests.emplace(std::move(request), &kept);
-    return *kept.kernel;
+    Impl::OperationKept& op = impl_->get_operation(operation, operation.parse_shape(shape), &name_or_spec);
+    impl_->requests.emplace(std::move(request), Impl::Asked{nullptr, &op});
+    return *op.chosen->kernel;
   }
   const KernelSpec spec = load_kernel(name_or_spec);
   Impl::Kept& kept = impl_->get(spec, spec.parse_shape(shape), &name_or_spec);
-  impl_->requests.emplace(std::move(request), &kept);
+  impl_->requests.emplace(std::move(request), Impl::Asked{&kept, nullptr});
   return *kept.kernel;
-}
-
-const RuntimeKernel& Runtime::kernel(const OperationSpec& operation, const Shape& shape) {
-  const std::lock_guard lock(impl_->mutex);
-  return *impl_->get_operation(operation, shape).kernel;
-}
-
-Runtime::Impl::Kept& Runtime::Impl::get_operation(const OperationSpec& operation, const Shape& shape) {
-  const std::size_t chosen = implementation_at(operation, shape);
-  try {
-    return get(operation.implementations[chosen], shape, nullptr);
-  } catch (const CudaError& e) {
-    // The library's own choice where nothing was measured: a problem it has no algorithm for, or no library at all,
-    // leaves the templates.
-    if (!operation.untuned || chosen != *operation.untuned || operation.implementations.size() < 2) throw;
-    const std::size_t other = chosen == 0 ? 1 : 0;  // the first implementation that is not the untuned one
-    detail::logger()->warn("runtime: {} at {}: {}; launching {}", operation.name, shape.str(), e.what(),
-                           operation.implementations[other].name);
-    return get(operation.implementations[other], shape, nullptr);
-  }
-}
-
-std::size_t Runtime::Impl::implementation_at(const OperationSpec& operation, const Shape& shape) {
-  std::vector<detail::ImplementationAnswer> answers;
-  for (const KernelSpec& spec : operation.implementations) {
-    detail::ImplementationAnswer a{choose(spec, shape), std::nullopt};
-    // A prediction from another shape: how the untuned implementation (the library) did there, for the rule.
-    if (a.choice.match == Match::Predicted && operation.untuned && db) {
-      const KernelSpec& untuned = operation.implementations[*operation.untuned];
-      if (auto there = db->best({untuned.name, untuned.hash, device.identity(), a.choice.shape, a.choice.flush})) {
-        a.untuned_ms_there = there->result.median_ms;
-      }
-    }
-    answers.push_back(std::move(a));
-  }
-  const std::size_t chosen = detail::choose_implementation(operation, answers);
-  detail::logger()->debug("runtime: {} at {}: {} ({})", operation.name, shape.str(),
-                          operation.implementations[chosen].name, to_string(answers[chosen].choice.match));
-  return chosen;
 }
 
 const RuntimeKernel& Runtime::kernel(const KernelSpec& spec, const Shape& shape) {

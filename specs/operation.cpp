@@ -142,6 +142,13 @@ const KernelSpec* OperationSpec::find(std::string_view name) const {
   return nullptr;
 }
 
+std::string OperationSpec::hash() const {
+  std::string text = "operation\n" + name + "\n";
+  for (const KernelSpec& s : implementations) text += s.name + " " + s.hash + "\n";
+  if (untuned) text += "untuned " + std::to_string(*untuned) + "\n";
+  return hash_hex(text);
+}
+
 OperationSpec operation_from_json(std::string_view text, const std::function<KernelSpec(const std::string&)>& load) {
   return OperationReader(load).read(text);
 }

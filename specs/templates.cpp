@@ -99,8 +99,8 @@ KernelSpec load_kernel(std::string_view name_or_path) {
     for (const auto& s : load_operation(name).implementations) {
       implementations += (implementations.empty() ? "" : ", ") + s.name;
     }
-    throw InputError("'" + name + "' is an operation, which only `tune --kernel` and the runtime take: name one of its "
-                     "implementations (" + implementations + ")");
+    throw InputError("'" + name + "' is an operation, which `tune --kernel`, `tune best`, `tune space` and the runtime "
+                     "take, but not this: name one of its implementations (" + implementations + ")");
   }
   std::string known;
   for (const auto& k : builtin_kernels()) known += (known.empty() ? "" : ", ") + k;

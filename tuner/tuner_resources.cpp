@@ -108,11 +108,23 @@ void TunerResources::expect(const KernelSpec& spec, const std::vector<Shape>& sh
 }
 
 Space TunerResources::tuning_space_of(const KernelSpec& spec, const Shape& shape) {
-  const auto ahead = upcoming_.find({&spec, shape.str()});
-  if (ahead == upcoming_.end()) return tuning_space(spec, shape, limits_);
-  auto future = std::move(ahead->second);
-  upcoming_.erase(ahead);
-  return future.get();
+  const std::string key = shape.str();
+  for (const KeptSpace& k : kept_) {
+    if (k.spec == &spec && k.hash == spec.hash && k.constraints == spec.constraints.size() && k.shape == key) {
+      return k.space;
+    }
+  }
+  Space space;
+  if (const auto ahead = upcoming_.find({&spec, key}); ahead != upcoming_.end()) {
+    auto future = std::move(ahead->second);
+    upcoming_.erase(ahead);
+    space = future.get();
+  } else {
+    space = tuning_space(spec, shape, limits_);
+  }
+  if (kept_.size() == kKeptSpaces) kept_.pop_front();
+  kept_.push_back({&spec, spec.hash, spec.constraints.size(), key, space});
+  return space;
 }
 
 }  // namespace cutune::detail

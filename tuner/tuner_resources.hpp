@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <deque>
 #include <future>
 #include <map>
 #include <memory>
@@ -49,8 +50,12 @@ class TunerResources {
 
   /// Starts the workers and enumerates the shapes' spaces in the background (Tuner::expect).
   void expect(const KernelSpec& spec, const std::vector<Shape>& shapes);
-  /// The space of `spec` at `shape` within the device's limits: the one expect() enumerated, else enumerated now.
+  /// The space of `spec` at `shape` within the device's limits: the one expect() enumerated, else enumerated now. The
+  /// last few are kept, so that an operation's later turns at a shape (the same spec object, version, constraints and
+  /// shape) do not enumerate the space again.
   Space tuning_space_of(const KernelSpec& spec, const Shape& shape);
+  /// How many spaces tuning_space_of() keeps: an operation's implementations at one shape, and some to spare.
+  static constexpr std::size_t kKeptSpaces = 4;
 
  private:
   // Where the compile threads compile (compiler processes, or this process), chosen once; warns when the process may
@@ -72,6 +77,15 @@ class TunerResources {
   std::unique_ptr<CompilePool> pool_;
   std::size_t shapes_ = 0;  // shapes tuned so far: ShapeTask ids
   std::map<std::pair<const KernelSpec*, std::string>, std::future<Space>> upcoming_;  // expect()'s enumerations
+  // The spaces tuning_space_of() handed out last, newest last.
+  struct KeptSpace {
+    const KernelSpec* spec = nullptr;
+    std::string hash;
+    std::size_t constraints = 0;  // --where adds to them without changing the version
+    std::string shape;
+    Space space;
+  };
+  std::deque<KeptSpace> kept_;
 };
 
 }  // namespace cutune::detail

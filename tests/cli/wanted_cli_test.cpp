@@ -2,6 +2,8 @@
 // recorded, then tuned by `tune --wanted` and no longer wanted.
 #include "cli_support.hpp"
 #include "cutune/device.hpp"
+#include "cutune/operation.hpp"
+#include "cutune/requests.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/templates.hpp"
 #include "db_test_support.hpp"
@@ -64,6 +66,37 @@ TEST_F(WantedCliTest, ListsTheWantedShapesAndWhetherEachIsTuned) {
   EXPECT_EQ(Database(dir_ / "w.db").wanted().size(), 3u);
 }
 
+// An operation's wanted shape (recorded by the runtime under the operation's name) is tuned once every implementation
+// has a result there.
+TEST_F(WantedCliTest, AnOperationsWantedShapeIsTunedWhenEveryImplementationIsMeasured) {
+  const OperationSpec op = load_operation("matmul_bf16");
+  const KernelSpec& tpl = *op.find("gemm_bf16");
+  const KernelSpec& lib = *op.find("gemm_bf16_cublaslt");
+  const DeviceIdentity h100 = synthetic_device("NVIDIA H100 80GB HBM3", 9, 0, 132);
+  {
+    Database db(dir_ / "w.db");
+    db.add_wanted({wanted_at(h100, op.name, op.hash(), "256x256x256"), wanted_at(h100, op.name, op.hash(), "96x96x96")});
+    db.record(db.begin_run(h100, {lib.name, lib.hash}, "test"), "256x256x256", ok_result("RANK=0,REDUCTION=0", 0.01));
+    db.record(db.begin_run(h100, {tpl.name, tpl.hash}, "test"), "256x256x256", ok_result(tpl.format(tpl.default_config()), 0.02));
+    db.record(db.begin_run(h100, {lib.name, lib.hash}, "test"), "96x96x96", ok_result("RANK=0,REDUCTION=0", 0.01));
+  }
+  auto r = tune("wanted --db w.db");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string line;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    if (line.find("matmul_bf16") == std::string::npos) continue;
+    ++rows;
+    const bool tuned = line.find("256x256x256") != std::string::npos;
+    EXPECT_NE(line.find(tuned ? " yes" : " no"), std::string::npos) << line;
+  }
+  EXPECT_EQ(rows, 2) << r.out;
+  Database db(dir_ / "w.db");
+  EXPECT_EQ(untuned_wanted_shapes(db, op, h100, L2Flush::Read), (std::vector<std::string>{"96x96x96"}));
+  EXPECT_TRUE(untuned_wanted_shapes(db, tpl, h100, L2Flush::Read).empty());  // the template itself is not wanted
+}
+
 TEST_F(WantedCliTest, RefusesWhatItCannotDo) {
   auto r = tune("wanted --db missing.db");
   EXPECT_EQ(r.code, 1);
@@ -109,6 +142,32 @@ TEST_F(WantedCliTest, ARuntimesUntunedShapesAreTunedByTuneWanted) {
   r = tune("--wanted --budget 3 --db w.db");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("nothing to tune"), std::string::npos) << r.out;
+}
+
+// On the GPU: a Runtime asked for an operation at an untuned shape records it under the operation's name; `tune
+// --wanted` tunes every implementation there, after which the Runtime launches the winner measured at the shape.
+TEST_F(WantedCliTest, AnOperationsUntunedShapeIsTunedByTuneWanted) {
+  REQUIRE_GPU();
+  { Database db(dir_ / "w.db"); }
+  RuntimeOptions options;
+  options.database = dir_ / "w.db";
+  options.cache_directory = dir_ / "cubins";
+  {
+    Runtime runtime(options);
+    EXPECT_NE(runtime.kernel("matmul_bf16", "192x160x128").choice().match, Match::Exact);
+    const auto wanted = runtime.wanted();
+    ASSERT_EQ(wanted.size(), 1u);
+    EXPECT_EQ(wanted.front().kernel.name, "matmul_bf16");
+  }
+  auto r = tune("--wanted --budget 4 --db w.db");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("matmul_bf16: 1 wanted shape(s)"), std::string::npos) << r.out;
+  const OperationSpec op = load_operation("matmul_bf16");
+  Database db(dir_ / "w.db");
+  EXPECT_TRUE(operation_tuned_at(db, op, Device(0).identity(), "192x160x128", L2Flush::Read));
+  Runtime again(options);
+  EXPECT_EQ(again.kernel("matmul_bf16", "192x160x128").choice().match, Match::Exact);
+  EXPECT_TRUE(again.wanted().empty());
 }
 
 }  // namespace

@@ -125,6 +125,30 @@ TEST_F(MpiTest, ThreeRanksMeasureEveryConfigurationOnceIntoRankZerosDatabase) {
   EXPECT_EQ(evaluated().size(), lines_before);
   for (const auto& [config, gpus] : evaluated()) EXPECT_EQ(gpus.size(), 1u) << config << " measured again on resume";
 }
+// An operation under MPI: rank 0 divides the budget among the implementations in turns, and every turn measures on
+// all ranks' GPUs into rank 0's database.
+TEST_F(MpiTest, AnOperationsImplementationsAreTunedInTurnsAcrossTheRanks) {
+  std::string output;
+  ASSERT_EQ(launch(output, "operation"), 0) << output;
+  const std::regex implementation(R"(implementation evaluated (\d+) resumed 0)");
+  std::vector<std::size_t> evaluated_by;
+  for (std::sregex_iterator it(output.begin(), output.end(), implementation), end; it != end; ++it) {
+    evaluated_by.push_back(std::stoul((*it)[1]));
+  }
+  ASSERT_EQ(evaluated_by.size(), 2u) << output;
+  EXPECT_GE(evaluated_by[0], 4u);  // the first shares: half the budget, evenly
+  EXPECT_GE(evaluated_by[1], 4u);
+  EXPECT_EQ(evaluated_by[0] + evaluated_by[1], 16u) << output;
+  const auto log = evaluated();
+  EXPECT_EQ(log.size(), 16u);
+  for (const auto& [config, gpus] : log) EXPECT_EQ(gpus.size(), 1u) << config << " evaluated more than once";
+  std::size_t shares = 0;
+  const std::regex line(R"(measured (GPU \d|rank \d GPU \d): (\d+))");
+  for (std::sregex_iterator it(output.begin(), output.end(), line), end; it != end; ++it) shares += std::stoul((*it)[2]);
+  EXPECT_EQ(shares, 16u) << output;
+  EXPECT_NE(output.find("rank 1 GPU 1"), std::string::npos) << output;
+}
+
 // A rank that dies ends the job (the launcher's doing); rank 0 stops on the launcher's SIGTERM with what it measured
 // stored, and the same command again measures only what is missing.
 TEST_F(MpiTest, ARankThatDiesLeavesEverythingMeasuredStoredAndARerunCompletes) {

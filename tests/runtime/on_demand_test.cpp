@@ -11,6 +11,7 @@
 
 #include "cutune/device.hpp"
 #include "cutune/error.hpp"
+#include "cutune/operation.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/templates.hpp"
 #include "db_test_support.hpp"
@@ -34,6 +35,16 @@ class OnDemandTest : public TempDirTest {
     std::ofstream(file) << "#!/bin/sh\n" << body << "\n";
     ::chmod(file.c_str(), 0755);
     return file;
+  }
+  // A Runtime's options for tuning on demand with the real `tune` into a fresh database t.db.
+  RuntimeOptions tuning_options(int budget) {
+    { Database db(path("t.db")); }
+    RuntimeOptions options;
+    options.database = path("t.db");
+    options.cache_directory = path("cubins");
+    options.tune_budget = budget;
+    options.tune_program = CUTUNE_TUNE_EXE;
+    return options;
   }
   OnDemandSettings settings(const fs::path& program) {
     OnDemandSettings s;
@@ -139,12 +150,7 @@ TEST_F(OnDemandTest, TheTuneProgramIsFoundOrNamedInTheError) {
 // handed out tuned; the first kernel stays valid; a second Runtime on the database tunes nothing again.
 TEST_F(OnDemandTest, AnUntunedShapeIsTunedInTheBackgroundAndThenLaunched) {
   REQUIRE_GPU();
-  { Database db(path("t.db")); }
-  RuntimeOptions options;
-  options.database = path("t.db");
-  options.cache_directory = path("cubins");
-  options.tune_budget = 4;
-  options.tune_program = CUTUNE_TUNE_EXE;
+  const RuntimeOptions options = tuning_options(4);
   const int m = 1000, n = 700;
   Runtime runtime(options);
   // First: kernel() makes the GPU's primary context current, which the check's memory uses.
@@ -172,6 +178,42 @@ TEST_F(OnDemandTest, AnUntunedShapeIsTunedInTheBackgroundAndThenLaunched) {
   EXPECT_GE(Database(path("t.db")).results(Device(0).identity(), {spec.name, spec.hash}, "1000x700").size(), 4u);
   Runtime again(options);
   EXPECT_EQ(again.kernel("transpose", "1000x700").choice().match, Match::Exact);
+  EXPECT_TRUE(again.wanted().empty());
+}
+
+// On the GPU: an operation's shape that no implementation was measured at launches the library's answer at once, is
+// recorded under the operation's name and tuned in the background for every implementation; the winner is then
+// handed out.
+TEST_F(OnDemandTest, AnOperationsUntunedShapeIsTunedForEveryImplementation) {
+  REQUIRE_GPU();
+  const RuntimeOptions options = tuning_options(6);
+  Runtime runtime(options);
+  const RuntimeKernel& first = runtime.kernel("matmul_bf16", "320x192x256");
+  EXPECT_NE(first.choice().match, Match::Exact);
+  ASSERT_EQ(runtime.wanted().size(), 1u);
+  EXPECT_EQ(runtime.wanted().front().kernel.name, "matmul_bf16");
+  const RuntimeKernel* now = &first;
+  const auto end = std::chrono::steady_clock::now() + 180s;
+  while (now->choice().match != Match::Exact && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(50ms);
+    now = &runtime.kernel("matmul_bf16", "320x192x256");
+  }
+  ASSERT_EQ(now->choice().match, Match::Exact) << "not tuned within 180 s";
+  const OperationSpec op = load_operation("matmul_bf16");
+  Database db(path("t.db"));
+  const DeviceIdentity device = Device(0).identity();
+  std::size_t measured = 0;
+  for (const KernelSpec& spec : op.implementations) {
+    const std::size_t n = db.results(device, {spec.name, spec.hash}, "320x192x256").size();
+    EXPECT_GE(n, 1u) << spec.name;
+    measured += n;
+  }
+  EXPECT_EQ(measured, 6u);  // one budget for the operation
+  // The one launched is the fastest measured there, by the runtime's rule.
+  const OperationChoice rule = choose_operation(&db, op, device, op.parse_shape("320x192x256"));
+  EXPECT_EQ(now->spec().name, op.implementations[rule.implementation].name);
+  Runtime again(options);
+  EXPECT_EQ(again.kernel("matmul_bf16", "320x192x256").choice().match, Match::Exact);
   EXPECT_TRUE(again.wanted().empty());
 }
 

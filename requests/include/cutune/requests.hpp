@@ -84,16 +84,22 @@ std::vector<ShapeReport> tune_on_this_machine(const TuneRequest& request, const 
 /// Tunes every shape with `tuner`, in order, telling `hooks` (`current` points to the shape being tuned).
 std::vector<ShapeReport> tune_each(Tuner& tuner, const KernelSpec& spec, const std::vector<Shape>& shapes,
                                    const DeviceIdentity& identity, const Shape*& current, const TuneHooks& hooks);
-/// Each implementation's share of an operation's per-shape budget `budget` (TuneOptions::budget; 0: every one its
-/// whole space), in the operation's order: a library family a quarter of it (at least 1; its configurations cost no
-/// compile), the others the rest, evenly.
-std::vector<std::size_t> operation_budgets(const OperationSpec& operation, std::size_t budget);
-/// Tunes an operation's shapes with `tuner` (one budget, one set of workers): at each shape, each implementation in
-/// turn under its operation_budgets() share, library families first. The reports in that order, shape by shape.
+/// What the tuner reports after each configuration, heard by a run's own bookkeeping beside TuneHooks::progress:
+/// tune_on_this_machine() and an MPI job's rank 0 install one in TuneOptions::on_progress, and tune_operation() sets it
+/// for each implementation's turn (its budget rule hears how the turn's search went).
+using ProgressTap = std::function<void(const Progress& p)>;
+/// Tunes an operation's shapes with `tuner` (one budget, one set of workers): at each shape, tune_operation_shape().
+/// The reports in operation_tuning_order(), shape by shape, each implementation's turns merged into one report;
+/// `hooks.report` hears each after the shape's last turn. `tap`: the run's ProgressTap, or null.
 std::vector<ShapeReport> tune_operation(Tuner& tuner, const OperationSpec& operation, const std::vector<Shape>& shapes,
                                         std::size_t budget, const DeviceIdentity& identity, const Shape*& current,
-                                        const TuneHooks& hooks);
-/// The implementations in the order tune_operation() tunes them at a shape: library families first.
+                                        const TuneHooks& hooks, ProgressTap* tap = nullptr);
+/// One shape of an operation: its implementations in turns under the per-shape `budget` (TuneOptions::budget; 0: each
+/// its whole space) as OperationBudget divides it (cutune/operation_budget.hpp): a first share each, library families
+/// first, then rounds to whichever pays most. One report per implementation, in operation_tuning_order().
+std::vector<ShapeReport> tune_operation_shape(Tuner& tuner, const OperationSpec& operation, const Shape& shape,
+                                              std::size_t budget, const TuneHooks& hooks, ProgressTap* tap = nullptr);
+/// The implementations in the order of their first turns at a shape: library families first.
 std::vector<std::size_t> operation_tuning_order(const OperationSpec& operation);
 /// The GPUs that --devices (or --device) names, opened into `opened` (the first one's Device also measures in this
 /// process under --no-isolate). Throws InputError for a bad list, a GPU that does not exist or a mix of models, and
@@ -133,8 +139,15 @@ struct FoundBest {
   L2Flush flush = L2Flush::Read;
   BestConfig found;
   std::string rule;       ///< which rule chose it, in words: "exact", "nearest shape (4096x4096, log distance 0.3)"
+  /// Set when the request named an operation: its name. The answer above is then the implementation the runtime
+  /// launches at the shape (choose_operation(); with --exact, the fastest measured there), `reason` says why, and
+  /// `implementations` holds each implementation's own answer, in the operation's order (with --exact, those
+  /// measured at the shape).
+  std::string operation;
+  std::string reason;
+  std::vector<FoundBest> implementations;
 };
-/// Throws InputError when there is none.
+/// Throws InputError when there is none (for an operation: when no implementation has one).
 FoundBest find_best(const BestRequest& request);
 
 struct SpaceRequest {
@@ -161,7 +174,11 @@ struct CountedSpace {
   std::optional<SpaceCount> lazily;  ///< the count of a space not enumerated
   std::uint64_t combinations = 0;    ///< its cartesian size
 };
+/// Throws InputError for an operation (its implementations' spaces: count_operation_space()).
 CountedSpace count_space(const SpaceRequest& request);
+/// An operation's (request.kernel names one): each implementation's space at the shape, in the operation's order.
+/// Throws InputError for --where (one kernel's parameters), --spec or --problem.
+std::vector<CountedSpace> count_operation_space(const SpaceRequest& request);
 /// The launch limits of compute capability 9.0 with the targets and clusters of `arch` (--arch: sm_80, sm_90a, ...);
 /// throws InputError for another text.
 DeviceLimits arch_limits(const std::string& arch);
@@ -187,10 +204,19 @@ void export_command(const std::string& db, const std::string& format, const std:
 /// Kernel Tuner caches do not.
 ImportSummary import_command(const std::string& file, const std::string& db, const std::string& format,
                              const ForeignContext& foreign);
-/// Whether the wanted shape has a result of its own for its kernel version, GPU and convention.
+/// Whether the wanted shape has a result of its own for its kernel version, GPU and convention; a built-in operation's
+/// (as the runtime records them, under the operation's name): operation_tuned_at().
 bool wanted_shape_tuned(Database& db, const WantedShape& w);
+/// Whether every implementation of the operation (its version now) has a stored result at the shape, whatever its
+/// status: the operation was tuned there.
+bool operation_tuned_at(Database& db, const OperationSpec& operation, const DeviceIdentity& device,
+                        const std::string& shape, L2Flush flush);
 /// The shapes wanted on `device` under `flush` that the kernel's version `spec` has no result of its own for.
 std::vector<std::string> untuned_wanted_shapes(Database& db, const KernelSpec& spec, const DeviceIdentity& device,
                                                L2Flush flush);
+/// The shapes wanted of the operation (under its name, by any of its versions) on `device` under `flush` where it is
+/// not tuned (operation_tuned_at()).
+std::vector<std::string> untuned_wanted_shapes(Database& db, const OperationSpec& operation,
+                                               const DeviceIdentity& device, L2Flush flush);
 
 }  // namespace cutune

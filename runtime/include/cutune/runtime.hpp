@@ -15,7 +15,9 @@
 #if __cplusplus >= 202002L
 #include <span>
 #endif
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "cutune/cubin_cache.hpp"
 #include "cutune/database.hpp"
@@ -36,6 +38,19 @@ class RuntimePipeline;
 /// Only results measured under the L2 convention spec.l2_flush(flush) count (`flush`, else the spec's, else Read).
 BestConfig choose_config(Database* db, const KernelSpec& spec, const DeviceIdentity& device, const Shape& shape,
                          std::optional<L2Flush> flush = std::nullopt);
+
+/// Which implementation of an operation runs at a shape, and why.
+struct OperationChoice {
+  std::size_t implementation = 0;  ///< an index into the operation's implementations
+  std::vector<BestConfig> answers;  ///< each implementation's choose_config() at the shape, in the operation's order
+  std::string reason;               ///< the rule that chose, in words
+};
+/// The rule the runtime launches an operation by (Runtime::kernel of an operation): the fastest implementation
+/// measured at this very shape on this GPU model; at a shape none was, the untuned implementation (the library's own
+/// choice), unless a template was predicted from a shape where this GPU measured it at least 5% faster than the untuned
+/// implementation; without an untuned implementation, the first one's fallback. Results count as in choose_config().
+OperationChoice choose_operation(Database* db, const OperationSpec& operation, const DeviceIdentity& device,
+                                 const Shape& shape, std::optional<L2Flush> flush = std::nullopt);
 
 /// One launch argument: the address of a value the kernel takes (a device pointer or a scalar) and its size.
 struct KernelArg {
@@ -135,6 +150,9 @@ class Runtime {
   /// the fastest of those measured at this very shape; at a shape none was, the untuned implementation (the library's
   /// own choice) unless a template was predicted from a shape where it beat the library by 5%; the kernel is that
   /// implementation's (spec() says which, choice() why its configuration). docs/applications.md, "Operations".
+  /// A shape none was measured at is the operation's wanted shape (under its name and OperationSpec::hash()) and,
+  /// with tune_budget, tuned on demand for every implementation (`tune --kernel OPERATION`); a later request then
+  /// hands out the winner. An OperationSpec passed as such is tuned on demand when it is a built-in operation.
   const RuntimeKernel& kernel(const OperationSpec& operation, const Shape& shape);
 
   /// The tuned host pipeline of a spec with a pipeline section, for a shape (cutune/runtime_pipeline.hpp): its

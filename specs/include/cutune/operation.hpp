@@ -26,6 +26,9 @@ struct OperationSpec {
 
   /// The implementation named `name`, or null.
   const KernelSpec* find(std::string_view name) const;
+  /// The operation's version: a hash of its name, its implementations' names and versions (KernelSpec::hash) and
+  /// which is untuned. Wanted shapes of an operation are recorded under (name, hash), as a kernel's.
+  std::string hash() const;
   /// The shape in the implementations' dimension names.
   Shape parse_shape(std::string_view text) const { return implementations.front().parse_shape(text); }
 };
