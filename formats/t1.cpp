@@ -235,6 +235,7 @@ void T1Reader::read_problem_size(const Json& kernel) {
       if (j.is_string()) {
         try {
           v = eval_number(j.get<std::string>(), lists_);
+          sizes_name(j.get<std::string>(), field);
         } catch (const SpecError& e) {
           fail(field, e.what());
         }
