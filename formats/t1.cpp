@@ -52,6 +52,7 @@ T1Problem T1Reader::read() {
     note(T1Issue::Kind::Note, "Budget", "not applied; give tune --budget or --time instead");
   }
   choose_reference();
+  note_follow();
   return std::move(problem_);
 }
 

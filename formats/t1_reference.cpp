@@ -73,7 +73,6 @@ void T1Reader::note_follow() {
 
 // The reference: the Default values when they form a valid configuration, else the first valid configuration.
 void T1Reader::choose_reference() {
-  note_follow();
   const DeviceLimits limits;
   std::string why_not;
   for (const Expr& c : conditions_) {
