@@ -65,10 +65,11 @@ void T1Reader::note_follow() {
       if (fields.find(f) == std::string::npos) fields += (fields.empty() ? "" : ", ") + f;
     }
   }
+  const bool one = size_parameters_.size() == 1;
   note(T1Issue::Kind::Note, "reference.follow",
-       names + (size_parameters_.size() == 1 ? " is a parameter" : " are parameters") + " of the problem (named by " +
-           fields + "): each configuration is verified against the reference at its own " +
-           (size_parameters_.size() == 1 ? "value" : "values") + " of " + (size_parameters_.size() == 1 ? "it" : "them"));
+       names + (one ? " is a parameter" : " are parameters") + " of the problem (named by " + fields +
+           "): each configuration is verified against the reference at its own " +
+           (one ? "value of it" : "values of them"));
 }
 
 // The reference: the Default values when they form a valid configuration, else the first valid configuration.

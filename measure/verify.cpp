@@ -46,7 +46,10 @@ ReferenceChoice reference_choice(const KernelSpec& spec, VerifyMode mode, const 
   } else {
     return {std::nullopt, spec.reference_kernel};
   }
-  if (checked != nullptr) return {spec.following(*config, *checked), what + spec.format(spec.following(*config, *checked))};
+  if (checked != nullptr) {
+    const Config followed = spec.following(*config, *checked);
+    return {followed, what + spec.format(followed)};
+  }
   std::string name = what + spec.format(*config);
   if (!spec.reference_follow.empty()) {  // a configuration is checked against it at its own values of these
     name += " with each configuration's";

@@ -24,9 +24,10 @@ constexpr std::chrono::milliseconds kWait{100};
 void submit_compile(const RoundInputs& m, std::size_t index, double search_ms,
                     std::shared_ptr<const KernelSpec> own = nullptr) {
   const bool speculative = own != nullptr;
+  const VerifyMode verify = (own ? *own : *m.task->spec).verify_mode(m.options.measure.verify);
   m.pool.submit([own, &spec = own ? *own : *m.task->spec, config = m.space.configs()[index], arch = m.arch,
                  cache = m.cache, &outbox = m.dispatcher.outbox(), index, search_ms, shape = m.task->id, speculative,
-                 extents = m.task->shape, verify = (own ? *own : *m.task->spec).verify_mode(m.options.measure.verify)] {
+                 extents = m.task->shape, verify] {
     Compiled c;
     c.index = index;
     c.search_ms = search_ms;

@@ -161,7 +161,8 @@ TEST_F(T1, TheReferenceFollowsTheParametersThatSizesName) {
             std::string::npos);
 
   // Sizes of numbers and ProblemSize alone: one reference for every configuration, and no note.
-  const T1Problem fixed = read([](Json& j) { kernel(j)["Arguments"][1]["Size"] = "(ProblemSize[0]+14)*(ProblemSize[1]+14)"; });
+  const T1Problem fixed =
+      read([](Json& j) { kernel(j)["Arguments"][1]["Size"] = "(ProblemSize[0]+14)*(ProblemSize[1]+14)"; });
   EXPECT_TRUE(fixed.spec.reference_follow.empty());
   EXPECT_TRUE(std::none_of(fixed.issues.begin(), fixed.issues.end(),
                            [](const T1Issue& i) { return i.field == "reference.follow"; }));

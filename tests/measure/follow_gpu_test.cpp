@@ -64,8 +64,9 @@ TEST(FollowGpu, EachWidthIsVerifiedAgainstTheReferenceAtThatWidth) {
   // W=9 needs B=128, so the reference B=64,ITEMS=1,W=9 is not a configuration: the result says so and nothing runs.
   const Result none = evaluate(bench, spec, device, "B=128,ITEMS=2,W=9,BUG=0");
   EXPECT_EQ(none.status, Status::NoReference);
-  EXPECT_EQ(none.message, "not run: its reference, the configuration B=64,ITEMS=1,W=9,BUG=0 (at this configuration's W), "
-                          "violates constraint 'W < 9 or B == 128'");
+  EXPECT_EQ(none.message,
+            "not run: its reference, the configuration B=64,ITEMS=1,W=9,BUG=0 (at this configuration's W), violates "
+            "constraint 'W < 9 or B == 128'");
   EXPECT_TRUE(none.samples_ms.empty());
   // A wrong output is still wrong at any width: the reference follows W alone.
   EXPECT_EQ(evaluate(bench, spec, device, "B=128,ITEMS=1,W=5,BUG=1").status, Status::WrongResult);

@@ -34,7 +34,8 @@ TEST(ReferenceChoice, FollowedValuesChooseTheReference) {
   EXPECT_EQ(detail::reference_choice(s, VerifyMode::Reference).name,
             "the configuration TILE=16,ROWS=4,PAD=0 with each configuration's PAD");
   // --verify default: the default configuration follows the same parameters.
-  EXPECT_EQ(detail::reference_choice(s, VerifyMode::Default, &a).name, "the default configuration TILE=32,ROWS=8,PAD=1");
+  EXPECT_EQ(detail::reference_choice(s, VerifyMode::Default, &a).name,
+            "the default configuration TILE=32,ROWS=8,PAD=1");
   // A reference kernel follows nothing.
   EXPECT_FALSE(detail::reference_choice(parse(kSpec), VerifyMode::Reference, &a).config.has_value());
 }
