@@ -52,6 +52,7 @@ T1Problem T1Reader::read() {
     note(T1Issue::Kind::Note, "Budget", "not applied; give tune --budget or --time instead");
   }
   choose_reference();
+  note_follow();
   return std::move(problem_);
 }
 
@@ -235,6 +236,7 @@ void T1Reader::read_problem_size(const Json& kernel) {
       if (j.is_string()) {
         try {
           v = eval_number(j.get<std::string>(), lists_);
+          sizes_name(j.get<std::string>(), field);
         } catch (const SpecError& e) {
           fail(field, e.what());
         }

@@ -142,6 +142,7 @@ class ArgumentReader {
     if (a.contains("Size") && a["Size"].is_string()) {
       try {
         v = eval_number(a["Size"].get<std::string>(), t1_.lists());
+        t1_.sizes_name(a["Size"].get<std::string>(), field);
       } catch (const SpecError& e) {
         t1_.note(T1Issue::Kind::Defect, field, e.what(), true);
         return std::nullopt;

@@ -33,12 +33,17 @@ class T1Context {
   }
   /// Each parameter's values, then ProblemSize: the lists that argument sizes may name.
   const ListBindings& lists() const { return lists_; }
+  /// Records the parameters that `text`, a size read at `field` (an argument's Size, the ProblemSize), names: the
+  /// parameters of the problem rather than of how it is computed (t1_reference.cpp).
+  void sizes_name(std::string_view text, const std::string& field);
 
  protected:
   std::string name_;
   T1Problem problem_;
   Json spec_;  // the cutune spec being written
   ListBindings lists_;
+  /// Parameters named by sizes, in the order found, each with the fields that name it.
+  std::vector<std::pair<std::string, std::vector<std::string>>> size_parameters_;
 };
 
 /// The shape's dimension names: ProblemSize[0], [1] and [2].
@@ -86,6 +91,7 @@ class T1Reader : public T1Context {
 
   KernelSpec build(const Config& reference, bool with_constraints) const;
   void choose_reference();
+  void note_follow();
 
   const Json& root_;
   std::filesystem::path folder_;

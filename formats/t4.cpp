@@ -42,6 +42,7 @@ std::string_view invalidity(Status s) {
     case Status::WrongResult: return "correctness";
     case Status::Timeout: return "timeout";
     case Status::Interrupted: return "runtime";  // T4's nearest; cutune's own "status" field says which
+    case Status::NoReference: return "correctness";  // not checkable, so not correct; "status" says which
   }
   return "runtime";
 }
@@ -183,12 +184,13 @@ Outcome read_outcome(const Json& r, const std::string& invalidity, const Json* o
       if (out.status == Status::Ok) out.status = foreign_status(out.message);
     }
   }
-  if (out.status == Status::Ok && own && own->contains("status") && (*own)["status"] == to_string(Status::Unverified)) {
-    out.status = Status::Unverified;
-  }
-  if (out.status == Status::RuntimeError && own && own->contains("status") &&
-      (*own)["status"] == to_string(Status::Interrupted)) {
-    out.status = Status::Interrupted;
+  // The statuses T4 has no name for, written as its nearest one and cutune's own "status" field.
+  for (const auto& [t4, own_status] : {std::pair{Status::Ok, Status::Unverified},
+                                      std::pair{Status::RuntimeError, Status::Interrupted},
+                                      std::pair{Status::WrongResult, Status::NoReference}}) {
+    if (out.status == t4 && own && own->contains("status") && (*own)["status"] == to_string(own_status)) {
+      out.status = own_status;
+    }
   }
   if (usable(out.status) && !out.objective) fail(source, where + " is correct but has no objective value");
   if (own && own->contains("message") && (*own)["message"].is_string()) out.message = (*own)["message"].get<std::string>();
@@ -424,7 +426,9 @@ void write_t4(const std::vector<RunRecord>& runs, std::ostream& out) {
       Json mine{{"run", i}, {"shape", m.shape}, {"config", r.config}, {"message", r.message}};
       // T4 has no "not checked": an unverified result is valid with correctness 0, and cutune's own field says why.
       // Nor "killed from outside": an interrupted result is a runtime failure there, and the same field says so.
-      if (r.status == Status::Unverified || r.status == Status::Interrupted) mine["status"] = to_string(r.status);
+      if (r.status == Status::Unverified || r.status == Status::Interrupted || r.status == Status::NoReference) {
+        mine["status"] = to_string(r.status);
+      }
       // The figures T4 has no field for (an unknown real one is left out).
       for (const ResultField& f : kResultFields) {
         if (f.t4 != T4Place::Own) continue;

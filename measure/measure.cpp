@@ -113,6 +113,7 @@ Result Workbench::Impl::evaluate(const Config& config, const CompileOutput& comp
     return r;
   }
   device.make_current();
+  if (!follow_reference(config, r)) return r;
   if (library) {
     r.peak = peak;
     return library->evaluate(config, std::move(r), best_ms, exact_repeats);

@@ -35,20 +35,35 @@ constexpr std::uint64_t kSampleScan = 1u << 20;
 
 }  // namespace
 
-ReferenceChoice reference_choice(const KernelSpec& spec, VerifyMode mode) {
+ReferenceChoice reference_choice(const KernelSpec& spec, VerifyMode mode, const Config* checked) {
+  std::optional<Config> config;
+  std::string what = "the configuration ";
   if (mode == VerifyMode::Default) {
-    const Config config = spec.default_config();
-    return {config, "the default configuration " + spec.format(config)};
+    config = spec.default_config();
+    what = "the default configuration ";
+  } else if (spec.reference_config) {
+    config = *spec.reference_config;
+  } else {
+    return {std::nullopt, spec.reference_kernel};
   }
-  if (spec.reference_config) {
-    return {*spec.reference_config, "the configuration " + spec.format(*spec.reference_config)};
+  if (checked != nullptr) {
+    const Config followed = spec.following(*config, *checked);
+    return {followed, what + spec.format(followed)};
   }
-  return {std::nullopt, spec.reference_kernel};
+  std::string name = what + spec.format(*config);
+  if (!spec.reference_follow.empty()) {  // a configuration is checked against it at its own values of these
+    name += " with each configuration's";
+    for (std::size_t k = 0; k < spec.reference_follow.size(); ++k) {
+      name += (k == 0 ? " " : ", ") + spec.parameters[spec.reference_follow[k]].name;
+    }
+  }
+  return {config, name};
 }
 
 CompileOutput compile_reference_for(CubinCache* cache, const KernelSpec& spec, VerifyMode mode,
-                                    const std::string& arch, const Shape& shape) {
-  if (mode == VerifyMode::Default) return compile_config_cached(cache, spec, spec.default_config(), arch, &shape);
+                                    const std::string& arch, const Shape& shape, const Config* checked) {
+  const ReferenceChoice choice = reference_choice(spec, mode, checked);
+  if (choice.config) return compile_config_cached(cache, spec, *choice.config, arch, &shape);
   return compile_reference_cached(cache, spec, arch, &shape);
 }
 
@@ -87,10 +102,15 @@ void Workbench::Impl::plan_verification() {
 
 void Workbench::Impl::compute_reference(CubinCache* cache, std::uint64_t salt) {
   if (verify == VerifyMode::None) return;
-  const std::string arch = device.identity().arch();
+  references.cache = cache;
+  references.salt = salt;
   const detail::ReferenceChoice choice = detail::reference_choice(spec, verify);
+  run_reference(choice, detail::compile_reference_for(cache, spec, verify, device.identity().arch(), shape));
+  if (choice.config) references.current = spec.format(*choice.config);
+}
+
+void Workbench::Impl::run_reference(const detail::ReferenceChoice& choice, const CompileOutput& ref) {
   const Config ref_config = choice.config ? *choice.config : spec.default_config();
-  const CompileOutput ref = detail::compile_reference_for(cache, spec, verify, arch, shape);
   if (!ref.ok) throw CudaError("the reference " + choice.name + " of " + spec.name + " does not compile:\n" + ref.log);
   detail::Module module;
   detail::check(module.load(ref.cubin), "cuModuleLoadData(reference)");
@@ -110,6 +130,7 @@ void Workbench::Impl::compute_reference(CubinCache* cache, std::uint64_t salt) {
   std::vector<void*> params = parameters(ref_config);
   detail::check(launch(f, l, params), "cuLaunchKernel(reference)");
   CU_CHECK(cuStreamSynchronize, stream);
+  std::uint64_t salt = references.salt;
   for (auto& arg : args) {
     if (!arg.spec->is_buffer || !arg.spec->output) continue;
     if (arg.spec->expected && verify == VerifyMode::Reference) {  // what the spec says the output must hold

@@ -14,6 +14,7 @@
 #include "driver/scalar_bytes.hpp"
 #include "cutune/cubin_cache.hpp"
 #include "cutune/measure.hpp"
+#include "reference_shelf.hpp"
 
 namespace cutune::detail {
 
@@ -61,7 +62,10 @@ struct ReferenceChoice {
   std::optional<Config> config;  ///< set: the spec's kernel at this configuration; unset: its reference kernel
   std::string name;              ///< for messages: the reference kernel's name, or "the configuration X"
 };
-ReferenceChoice reference_choice(const KernelSpec& spec, VerifyMode mode);
+/// `checked`: the configuration whose outputs are compared, whose values of the spec's followed parameters
+/// ("reference"."follow") the reference configuration takes; null: the reference configuration as the spec gives it,
+/// named with the parameters it follows.
+ReferenceChoice reference_choice(const KernelSpec& spec, VerifyMode mode, const Config* checked = nullptr);
 /// An element of an output that differs from the reference's.
 struct MismatchSample {
   std::uint64_t index = 0;
@@ -72,9 +76,10 @@ struct MismatchSample {
 /// several dimensions), the largest error and the samples with the reference's values.
 std::string describe_disagreement(const std::string& output, const Disagreement& d, double max_error,
                                   const std::vector<MismatchSample>& samples, const std::optional<Region>& region);
-/// Compiles the reference `mode` chooses, through the cache when given (null: none).
+/// Compiles the reference `mode` chooses (for `checked`, as reference_choice()), through the cache when given (null:
+/// none).
 CompileOutput compile_reference_for(CubinCache* cache, const KernelSpec& spec, VerifyMode mode,
-                                    const std::string& arch, const Shape& shape);
+                                    const std::string& arch, const Shape& shape, const Config* checked = nullptr);
 
 /// What a loaded kernel asks of the GPU at its launch geometry: threads, blocks, shared memory (the spec's dynamic
 /// amount and the kernel's static one) and resident blocks per SM by the driver's occupancy calculator. Call it
@@ -143,6 +148,14 @@ struct Workbench::Impl {
   double peak = 0.0;      // the metric's peak on this device (Result::peak), found by prepare()
   std::shared_ptr<detail::PipelineWorkbench> pipeline;  // specs with a host pipeline: its host side (prepare())
   std::shared_ptr<detail::LibraryWorkbench> library;    // library families: the call planned at the shape (prepare())
+  /// The reference outputs in force and, for a spec whose reference follows parameters of the configuration it checks,
+  /// those computed for other values (followed_reference.cpp).
+  struct References {
+    CubinCache* cache = nullptr;  // prepare()'s, for references computed while tuning
+    std::uint64_t salt = 0;       // the first salt of outputs' expected contents
+    std::string current;          // the reference configuration the outputs' `reference` buffers hold; empty: none
+    detail::ReferenceShelf<std::vector<detail::DeviceBuffer>> shelf;
+  } references;
 
   Impl(const Device& d, const KernelSpec& s, const Shape& sh, const MeasureOptions& o, L2Flush f)
       : device(d), spec(s), shape(sh), options(o), flush(f), verify(s.verify_mode(o.verify)) {}
@@ -159,6 +172,13 @@ struct Workbench::Impl {
   /// Runs the reference chosen by `verify` and keeps its outputs (verify.cpp), or under Reference the outputs' expected
   /// content where the spec gives it (filled with salts from `salt` on); nothing under VerifyMode::None.
   void compute_reference(CubinCache* cache, std::uint64_t salt);
+  /// Runs the reference `choice` names from its compiled kernel `ref` into the outputs' `reference` buffers; throws
+  /// CudaError when it does not compile or run.
+  void run_reference(const detail::ReferenceChoice& choice, const CompileOutput& ref);
+  /// Puts the reference `config` is compared with in force: the one in force already, one kept from before, or one
+  /// computed now (a spec that follows parameters). False, with `r` a NoReference saying why, when that reference is not
+  /// a valid configuration or does not run.
+  bool follow_reference(const Config& config, Result& r);
   /// Compares every output buffer with the reference output; false (and a WrongResult `r` whose message shows a few
   /// differing elements) when one differs. Under VerifyMode::None compares nothing: `r` becomes Unverified.
   bool verify_outputs(Result& r);

@@ -12,7 +12,7 @@ namespace cutune {
 namespace detail {
 
 // These names are part of the database format: renaming one orphans every stored result of that status.
-constexpr std::array<std::pair<Status, std::string_view>, 8> kStatusNames{{
+constexpr std::array<std::pair<Status, std::string_view>, 9> kStatusNames{{
     {Status::Ok, "ok"},
     {Status::CompileError, "compile_error"},
     {Status::LaunchError, "launch_error"},
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<Status, std::string_view>, 8> kStatusNames{{
     {Status::Timeout, "timeout"},
     {Status::Unverified, "unverified"},
     {Status::Interrupted, "interrupted"},
+    {Status::NoReference, "no_reference"},
 }};
 
 }  // namespace detail

@@ -219,6 +219,12 @@ Config KernelSpec::default_config() const {
   return config;
 }
 
+Config KernelSpec::following(const Config& reference, const Config& config) const {
+  Config out = reference;
+  for (const std::size_t i : reference_follow) out.values.at(i) = config.values.at(i);
+  return out;
+}
+
 std::string KernelSpec::format(const Config& config) const {
   std::string out;
   for (std::size_t i = 0; i < parameters.size() && i < config.values.size(); ++i) {

@@ -89,6 +89,10 @@ class SpecReader final : public FieldReader {
       read_reference_configuration(reference);
       return;
     }
+    if (reference.contains("follow")) {
+      fail("reference.follow", "needs a reference configuration: a reference kernel computes one output for every "
+                               "configuration");
+    }
     check_keys(reference, "reference", {"kernel", "block", "grid", "shared_memory"});
     spec_.reference_kernel = string_field(reference, "kernel", "reference.kernel");
     if (spec_.reference_kernel.empty()) fail("reference.kernel", "must not be empty");
@@ -342,7 +346,7 @@ class SpecReader final : public FieldReader {
   // The spec's own kernel at a configuration is the reference: for kernels (T1 problems among them) that come
   // without a separate reference kernel.
   void read_reference_configuration(const Json& reference) {
-    check_keys(reference, "reference", {"configuration"});
+    check_keys(reference, "reference", {"configuration", "follow"});
     const Json& j = reference["configuration"];
     if (!j.is_object()) fail("reference.configuration", "must be an object of parameter name: value");
     Config config = spec_.default_config();
@@ -373,6 +377,27 @@ class SpecReader final : public FieldReader {
     }
     spec_.reference_config = config;
     spec_.reference_launch = spec_.launch;
+    if (reference.contains("follow")) read_reference_follow(reference["follow"]);
+  }
+
+  // Parameters of the problem (a filter's width): each configuration is checked against the reference configuration
+  // at its own values of these.
+  void read_reference_follow(const Json& list) {
+    const std::string field = "reference.follow";
+    if (!list.is_array()) fail(field, "must be a list of parameter names");
+    for (const Json& j : list) {
+      if (!j.is_string()) fail(field, "must be a list of parameter names");
+      const std::string name = j.get<std::string>();
+      const auto p = std::find_if(spec_.parameters.begin(), spec_.parameters.end(),
+                                  [&](const Parameter& q) { return q.name == name; });
+      if (p == spec_.parameters.end()) fail(field, "'" + name + "' is not a parameter");
+      const auto index = static_cast<std::size_t>(p - spec_.parameters.begin());
+      if (std::find(spec_.reference_follow.begin(), spec_.reference_follow.end(), index) !=
+          spec_.reference_follow.end()) {
+        fail(field, "names " + name + " twice");
+      }
+      spec_.reference_follow.push_back(index);
+    }
   }
 
   void read_tolerance(const Json& j) {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cutune/cubin_cache.hpp"
+#include "measure/workbench.hpp"
 
 namespace cutune::detail {
 namespace {
@@ -23,9 +24,10 @@ constexpr std::chrono::milliseconds kWait{100};
 void submit_compile(const RoundInputs& m, std::size_t index, double search_ms,
                     std::shared_ptr<const KernelSpec> own = nullptr) {
   const bool speculative = own != nullptr;
+  const VerifyMode verify = (own ? *own : *m.task->spec).verify_mode(m.options.measure.verify);
   m.pool.submit([own, &spec = own ? *own : *m.task->spec, config = m.space.configs()[index], arch = m.arch,
                  cache = m.cache, &outbox = m.dispatcher.outbox(), index, search_ms, shape = m.task->id, speculative,
-                 extents = m.task->shape] {
+                 extents = m.task->shape, verify] {
     Compiled c;
     c.index = index;
     c.search_ms = search_ms;
@@ -33,6 +35,11 @@ void submit_compile(const RoundInputs& m, std::size_t index, double search_ms,
     c.speculative = speculative;
     try {
       c.output = compile_config_cached(cache, spec, config, arch, &extents);
+      // A reference that follows this configuration's parameters goes into the cache too, compiled here in parallel
+      // rather than by the worker while its GPU waits.
+      if (cache != nullptr && c.output.ok && !spec.reference_follow.empty() && verify != VerifyMode::None) {
+        (void)compile_reference_for(cache, spec, verify, arch, extents, &config);
+      }
     } catch (...) {
       c.error = std::current_exception();
     }

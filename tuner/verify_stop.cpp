@@ -44,8 +44,10 @@ std::string DisagreementWatch::message(const std::string& reference) const {
   for (const Result& r : ran_) out += "\n  " + r.config + ": " + r.message;
   out += "\nif these differences are expected: compare only part of the output (a \"verify\" region in the spec, "
          "e.g. interior elements), loosen the tolerance (--atol, --rtol or the spec's \"verify\"), give the inputs a "
-         "range the kernel handles (a fill range), compare with the default configuration (--verify default), or "
-         "do not compare (--verify none: results are stored as unverified)";
+         "range the kernel handles (a fill range), compare with the default configuration (--verify default), "
+         "let the reference take the parameters that change what is computed (a filter's size) from each "
+         "configuration (the spec's \"reference\": {\"follow\": [...]}), or do not compare (--verify none: results "
+         "are stored as unverified)";
   return out;
 }
 

@@ -134,6 +134,41 @@ extern "C" __global__ void stencil_kernel(float* out, const float* in, int w, fl
   EXPECT_TRUE(out.ok) << out.log;
 }
 
+// A parameter that a size names is a parameter of the problem: the reference follows each configuration's value.
+TEST_F(T1, TheReferenceFollowsTheParametersThatSizesName) {
+  const T1Problem p = read();  // "in" is (ProblemSize[0] + 2*max(radius)) * (...): radius is the stencil's
+  const KernelSpec& s = p.spec;
+  ASSERT_EQ(s.reference_follow.size(), 1u);
+  EXPECT_EQ(s.parameters[s.reference_follow[0]].name, "radius");
+  const Config c = s.parse_config("block_size_x=16,block_size_y=4,tile=1,unroll=0,radius=7");
+  EXPECT_EQ(s.format(s.following(*s.reference_config, c)), "block_size_x=32,block_size_y=2,tile=3,unroll=1,radius=7");
+  const T1Issue* follow = find_issue(p, "reference.follow");
+  EXPECT_EQ(follow->kind, T1Issue::Kind::Note);
+  EXPECT_FALSE(follow->blocks_tuning);
+  EXPECT_EQ(follow->message, "radius is a parameter of the problem (named by KernelSpecification.Arguments[in].Size): "
+                             "each configuration is verified against the reference at its own value of it");
+
+  // A ProblemSize that names one too; a parameter of a single value has nothing to follow.
+  const T1Problem q = read([](Json& j) {
+    kernel(j)["ProblemSize"] = Json::array({1000, "100 * max(tile)"});
+    parameter(j, 4)["Values"] = "[4]";
+  });
+  ASSERT_EQ(q.spec.reference_follow.size(), 1u);
+  EXPECT_EQ(q.spec.parameters[q.spec.reference_follow[0]].name, "tile");
+  EXPECT_EQ(q.shape, (Shape{{1000, 500}}));
+  EXPECT_NE(find_issue(q, "reference.follow")->message.find("tile is a parameter of the problem (named by "
+                                                             "KernelSpecification.ProblemSize)"),
+            std::string::npos);
+
+  // Sizes of numbers and ProblemSize alone: one reference for every configuration, and no note.
+  const T1Problem fixed =
+      read([](Json& j) { kernel(j)["Arguments"][1]["Size"] = "(ProblemSize[0]+14)*(ProblemSize[1]+14)"; });
+  EXPECT_TRUE(fixed.spec.reference_follow.empty());
+  EXPECT_TRUE(std::none_of(fixed.issues.begin(), fixed.issues.end(),
+                           [](const T1Issue& i) { return i.field == "reference.follow"; }));
+  EXPECT_EQ(fixed.spec.json.find("follow"), std::string::npos);
+}
+
 TEST_F(T1, InvalidDefaultsFallBackToTheFirstValidConfiguration) {
   const T1Problem p = read([](Json& j) { parameter(j, 0)["Default"] = 1; });  // 1 * 2 threads < 32
   ASSERT_TRUE(p.spec.reference_config.has_value());

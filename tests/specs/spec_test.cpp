@@ -376,7 +376,7 @@ TEST(SpecReference, ConfigurationErrorsNameTheField) {
   EXPECT_EQ(error_after(with_reference({{"configuration", Json::array({16})}})),
             "spec transpose: reference.configuration: must be an object of parameter name: value");
   EXPECT_EQ(error_after(with_reference({{"configuration", Json::object()}, {"kernel", "transpose_reference"}})),
-            "spec transpose: reference: unknown field 'kernel' (allowed: configuration)");
+            "spec transpose: reference: unknown field 'kernel' (allowed: configuration, follow)");
   EXPECT_EQ(error_after([](Json& j) {
               j["constraints"].push_back("TILE >= 32");
               j["reference"] = {{"configuration", {{"TILE", 16}}}};
@@ -384,6 +384,37 @@ TEST(SpecReference, ConfigurationErrorsNameTheField) {
             "spec transpose: reference.configuration: TILE=16,ROWS=8,PAD=0 violates constraint 'TILE >= 32'");
   EXPECT_EQ(error_after(with_reference(Json::array())),
             "spec transpose: reference: must be an object with kernel, block and grid, or with configuration");
+}
+
+// "follow": parameters of the problem, which the reference takes from the configuration it checks.
+TEST(SpecReference, FollowTakesTheCheckedConfigurationsValues) {
+  Json j = Json::parse(kSpec);
+  j["reference"] = {{"configuration", {{"TILE", 16}, {"ROWS", 4}}}, {"follow", {"PAD", "TILE"}}};
+  const KernelSpec s = parse(j.dump());
+  EXPECT_EQ(s.reference_follow, (std::vector<std::size_t>{2, 0}));  // in the spec's order, as parameter indices
+  const Config checked = s.parse_config("TILE=64,ROWS=8,PAD=1");
+  EXPECT_EQ(s.format(s.following(*s.reference_config, checked)), "TILE=64,ROWS=4,PAD=1");
+  EXPECT_EQ(s.format(s.following(*s.reference_config, s.parse_config("TILE=16,ROWS=2,PAD=0"))), "TILE=16,ROWS=4,PAD=0");
+
+  // Without "follow" the reference is the same for every configuration; the field is part of the kernel's version.
+  j["reference"].erase("follow");
+  const KernelSpec fixed = parse(j.dump());
+  EXPECT_TRUE(fixed.reference_follow.empty());
+  EXPECT_EQ(fixed.format(fixed.following(*fixed.reference_config, checked)), "TILE=16,ROWS=4,PAD=0");
+  EXPECT_NE(fixed.hash, s.hash);
+}
+
+TEST(SpecReference, FollowErrorsNameTheField) {
+  const auto with_follow = [](Json follow) {
+    return [follow](Json& j) { j["reference"] = {{"configuration", {{"TILE", 16}}}, {"follow", follow}}; };
+  };
+  EXPECT_EQ(error_after(with_follow({"DEPTH"})), "spec transpose: reference.follow: 'DEPTH' is not a parameter");
+  EXPECT_EQ(error_after(with_follow({"PAD", "PAD"})), "spec transpose: reference.follow: names PAD twice");
+  EXPECT_EQ(error_after(with_follow("PAD")), "spec transpose: reference.follow: must be a list of parameter names");
+  EXPECT_EQ(error_after(with_follow({1})), "spec transpose: reference.follow: must be a list of parameter names");
+  EXPECT_EQ(error_after([](Json& j) { j["reference"]["follow"] = {"PAD"}; }),
+            "spec transpose: reference.follow: needs a reference configuration: a reference kernel computes one "
+            "output for every configuration");
 }
 
 // `tune --spec` and `tune space --spec` on a kernel that is not built in: examples/saxpy.

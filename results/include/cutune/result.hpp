@@ -20,6 +20,8 @@ enum class Status {
   Timeout,       ///< ran past its deadline
   Unverified,    ///< compiled, ran and timed, its output compared with nothing (the user chose --verify none)
   Interrupted,   ///< its worker or compiler process was killed from outside twice: not its fault; a resume retries it
+  NoReference,   ///< not run: the reference it is compared with (the reference configuration at its followed values) is
+                 ///< not valid or does not run; message says why
 };
 std::string_view to_string(Status s);
 /// Whether a result's time may count: Ok, or Unverified (which a verified result of the same key outranks).

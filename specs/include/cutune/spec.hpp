@@ -250,6 +250,10 @@ struct KernelSpec {
   /// reference_kernel is empty, reference_launch is a copy of `launch` (resolve it at this configuration) and the
   /// reference compiles with defines(*reference_config). The configuration satisfies every shape-free constraint.
   std::optional<Config> reference_config;
+  /// Parameters of the problem rather than of how it is computed ("reference"."follow"; indices into `parameters`):
+  /// a configuration is checked against the reference configuration with these parameters' values taken from it.
+  /// Only with reference_config; empty: one reference for every configuration.
+  std::vector<std::size_t> reference_follow;
   std::vector<Argument> arguments;
   /// Architecture-specific targets, in the spec's order; a configuration that matches none compiles for the
   /// device's own architecture.
@@ -288,6 +292,9 @@ struct KernelSpec {
   std::vector<Value> scope(const Config& config, const Shape* shape) const;
 
   Config default_config() const;
+  /// `reference` with the values of the parameters in reference_follow taken from `config`: the configuration whose
+  /// outputs `config`'s are compared with. `reference` itself when nothing is followed.
+  Config following(const Config& reference, const Config& config) const;
   /// The L2 convention that applies: `asked` (the command line, the caller) when given, else the spec's own, else Read.
   L2Flush l2_flush(std::optional<L2Flush> asked = std::nullopt) const;
   /// Canonical form "TILE=32,VEC=4" in parameter order: used in logs, the database and the CLI.
