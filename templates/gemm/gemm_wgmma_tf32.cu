@@ -52,7 +52,7 @@ constexpr unsigned kStaging = STAGES * kStage > kStaged ? STAGES * kStage : kSta
 constexpr unsigned kRing = kStaging + (EPI_VEC == 64 ? WG * 2 * kBoxT : 0);
 static_assert(TYPE == 0, "this PATH 1 multiplies TF32 (float) elements");
 static_assert(BK == 32, "a slab is one 128-byte swizzle row of floats deep");
-static_assert(BM == 64 || BM == 128 || BM == 192 || BM == 256, "wgmma n64, n128, n192 or n256");
+static_assert(BM % 16 == 0 && BM >= 64 && BM <= 256, "wgmma n64 to n256 in steps of 16");
 static_assert(kNR >= 1 && BN % (64 * kReaders) == 0, "each consumer warpgroup owns whole 64-column chunks");
 static_assert(kNR * kAccs <= 128, "at most 128 accumulator registers per thread");
 static_assert(kNR * kAccs + 2 * kFrags <= 192, "accumulators and two fragment buffers fit the registers");
