@@ -179,7 +179,7 @@ TEST(GemmWidthsCompile, EveryFp8WidthCompilesForSm90a) {
 }
 
 // TF32's PATH 1 computes C^T = B^T A^T, so its tile width is BM (wgmma's N): every multiple of 16 from 64 to 256 at
-// 4096^3 (BN stays 64, 128, 256); PATH 0 keeps 16, 32, 64, 128 and 256.
+// 4096^3 (BN stays 64, 128, 256); PATH 0 keeps its powers of two.
 TEST(GemmWidthsSpace, Tf32RowsInStepsOf16OnPath1) {
   const KernelSpec spec = load_kernel("gemm_tf32");
   std::set<std::int64_t> path0, path1, columns;
@@ -190,7 +190,7 @@ TEST(GemmWidthsSpace, Tf32RowsInStepsOf16OnPath1) {
   std::set<std::int64_t> steps;
   for (std::int64_t bm = 64; bm <= 256; bm += 16) steps.insert(bm);
   EXPECT_EQ(path1, steps);
-  EXPECT_EQ(path0, (std::set<std::int64_t>{16, 32, 64, 128, 256}));
+  EXPECT_EQ(path0, (std::set<std::int64_t>{64, 128, 256}));  // 16 and 32 only where M < 2048
   EXPECT_EQ(columns, (std::set<std::int64_t>{64, 128, 256}));
 }
 
@@ -222,14 +222,19 @@ TEST(GemmWidthsSpace, Tf32BoxesFollowTheRows) {
   }
 }
 
-// For each TF32 BM that is not a multiple of 64, the heaviest variants compile for sm_90a (the kernel's static_asserts
-// check that the accumulators cover the tile once, that the staged writes of C meet at most two to a bank, and the
-// fragment loads): two consumer warpgroups of two 64-column chunks each where the registers allow (BM <= 128) with
-// staged and element stores, one chunk each with split-K's sum through the workspace or the cluster, shape-specialized
-// TMA stores, and one warpgroup's whole 128- (or 192-) column tile. EveryPersistentTf32TileCompilesForSm90a covers the
-// persistent, stream-K and ping-pong tiles.
+// For each TF32 BM that is not a multiple of 64, the heaviest variants compile for sm_90a, each with the deepest ring
+// (4, 3 or 2 stages) the space holds it with (the kernel's static_asserts check that the accumulators cover the tile
+// once, that the staged writes of C meet at most two to a bank, and the fragment loads): two consumer warpgroups of
+// two 64-column chunks each where the space has them (112 and 128 rows) with staged and element stores and split-K's
+// sums, one chunk each with split-K's sum through the workspace or the cluster, shape-specialized TMA stores, and one
+// warpgroup's whole tile of one or two chunks. EveryPersistentTf32TileCompilesForSm90a covers the persistent,
+// stream-K and ping-pong tiles.
 TEST(GemmWidthsCompile, EveryTf32WidthCompilesForSm90a) {
   const KernelSpec spec = load_kernel("gemm_tf32");
+  KernelSpec path1 = spec;
+  path1.restrict_to("PATH == 1");
+  std::set<std::string> space;
+  for (const Config& c : Space::enumerate(path1, std::nullopt, DeviceLimits{}).configs()) space.insert(spec.format(c));
   std::vector<std::string> texts;
   for (std::int64_t bm = 80; bm <= 240; bm += 16) {
     if (bm % 64 == 0) continue;
@@ -237,22 +242,25 @@ TEST(GemmWidthsCompile, EveryTf32WidthCompilesForSm90a) {
         "BN=128,WG=2,EPI_VEC=64,SPLITK=16,KSUM=0,SHAPED=0", "BN=128,WG=2,EPI_VEC=64,SPLITK=2,KSUM=1,SHAPED=0",
         "BN=128,WG=2,EPI_VEC=64,SPLITK=1,KSUM=0,SHAPED=1", "BN=128,WG=2,EPI_VEC=4,SPLITK=1,KSUM=0,SHAPED=0",
         "BN=64,WG=1,EPI_VEC=1,SPLITK=1,KSUM=0,SHAPED=0"};
-    if (bm <= 128) {
+    if (bm <= 128) variants.push_back("BN=128,WG=1,EPI_VEC=64,SPLITK=16,KSUM=0,SHAPED=0");
+    if (bm >= 112 && bm <= 128) {
       variants.push_back("BN=256,WG=2,EPI_VEC=4,SPLITK=1,KSUM=0,SHAPED=0");
       variants.push_back("BN=256,WG=2,EPI_VEC=1,SPLITK=1,KSUM=0,SHAPED=1");
-      variants.push_back("BN=128,WG=1,EPI_VEC=64,SPLITK=16,KSUM=0,SHAPED=0");
+      variants.push_back("BN=256,WG=2,EPI_VEC=1,SPLITK=16,KSUM=0,SHAPED=0");
+      variants.push_back("BN=256,WG=2,EPI_VEC=1,SPLITK=2,KSUM=1,SHAPED=0");
     }
     for (const std::string& v : variants) {
-      texts.push_back("PATH=1,BM=" + std::to_string(bm) + ",BK=32,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1," +
-                      "GROUP_M=1,ALIGNED=1,CM=1,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0,RASTER=0," + v);
+      const std::string head = "PATH=1,BM=" + std::to_string(bm) + ",BK=32,WARPS_M=2,WARPS_N=2,STAGES=";
+      const std::string tail = ",PREFETCH=1,SWIZZLE=1,GROUP_M=1,ALIGNED=1,CM=1,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0,"
+                               "RASTER=0," + v;
+      std::string text;
+      for (const char* stages : {"4", "3", "2"}) {
+        if (text.empty() && space.count(spec.format(spec.parse_config(head + stages + tail)))) text = head + stages + tail;
+      }
+      if (text.empty()) ADD_FAILURE() << "not in the space with 2 to 4 stages: " << head << "*" << tail;
+      else texts.push_back(text);
     }
   }
-  // Each variant is in the space (at some shape): what the spec allows is what compiles.
-  KernelSpec path1 = spec;
-  path1.restrict_to("PATH == 1");
-  std::set<std::string> space;
-  for (const Config& c : Space::enumerate(path1, std::nullopt, DeviceLimits{}).configs()) space.insert(spec.format(c));
-  for (const std::string& text : texts) EXPECT_EQ(space.count(spec.format(spec.parse_config(text))), 1u) << text;
   expect_clean_compiles(spec, texts, Shape{{1000, 1000, 1000}});
 }
 
