@@ -129,10 +129,11 @@ __device__ __forceinline__ void load_fragments(unsigned (&f)[kFrags], unsigned c
 }
 
 // Two consumer warpgroups whose accumulators and fragments need more than the 168 registers of the launch reallocate
-// (gemm_sm90.cu says why and how); with persistent blocks, whose walk across tiles stays live, those of 120 (BM 176)
-// and more too, and with stream-K, whose fixup does as well, those of 112 (BM 160) and more. The compile tests check
-// where this rule leaves the 168 that it relies on (below it ptxas allocates fewer and ignores setmaxnreg).
-constexpr int kReallocateFrom = PERSIST == 0 ? 129 : STREAMK == 0 ? 120 : 112;
+// (gemm_sm90.cu says why and how); with persistent blocks, whose walk across tiles (and stream-K's fixup) stays live,
+// those of 112 (BM 160) and more too, and with ping-pong, whose warpgroups keep fewer values of the walk, those of 120
+// (BM 176) and more. The compile tests check where this rule leaves the 168 that it relies on (with fewer needed,
+// ptxas allocates fewer, ignores setmaxnreg and serializes the wgmmas).
+constexpr int kReallocateFrom = PERSIST == 0 ? 129 : PINGPONG == 0 ? 112 : 120;
 constexpr bool kReallocate = WG == 2 && kNR * kAccs + 2 * kFrags >= kReallocateFrom;
 
 // One unit of work's main loop (a tile, or with stream-K a run of its slabs), for this consumer warpgroup: the

@@ -388,9 +388,9 @@ TEST(GemmWgmmaCompile, SampleCompilesForSm90a) {
     const bool tf32 = job.path->kernel == "gemm_tf32";
     const std::int64_t registers =
         per_warpgroup * job.path->width(bm, bn, swap) / 2 + (tf32 ? 2 * per_warpgroup * 16 : 0);
-    // TF32's persistent blocks keep more live across tiles: they reallocate from 120 on, with stream-K from 112.
+    // TF32's persistent blocks keep more live across tiles: they reallocate from 112 on, with ping-pong from 120.
     const std::int64_t persist = value(*job.spec, job.config, "PERSIST");
-    const std::int64_t from = persist == 0 ? 129 : streamk ? 112 : 120;
+    const std::int64_t from = persist == 0 ? 129 : value(*job.spec, job.config, "PINGPONG") == 0 ? 112 : 120;
     if (wg == 2 && (tf32 ? registers >= from : registers == 128)) {
       EXPECT_EQ(out.registers, 168) << job.spec->name << " " << job.spec->format(job.config);
       ++reallocating;
