@@ -39,11 +39,16 @@ struct Path1 {
 };
 // The 16-bit kernels' tile widths: multiples of 16 up to 256 but 240 (untransposed tiles; SWAP=1 keeps 64, 128, 192).
 const Values kWidths16 = {64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 256};
+// TF32's (BM): every multiple of 16 from 64 to 256.
+const Values kWidthsTf32 = {64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256};
 // The counts include SHAPED 0 and 1 (each configuration for every shape and for its own): twice those without it; and
 // RASTER 0 and 1 of the untransposed tiles (SWAP=0; every TF32 tile), which double again. KSUM=1 (split-K summed
-// through the cluster's shared memory) adds 1128 to TF32 and 3880 to each 16-bit kernel, 936 of them SWAP=1.
+// through the cluster's shared memory) adds 1128 to TF32 and 3880 to each 16-bit kernel, 936 of them SWAP=1. TF32's
+// widths (BM) that are not multiples of 64 add 46992, less 2792 for the 80- and 96-row tiles of two warpgroups of two
+// chunks each, which the spec leaves out.
 const std::vector<Path1> kPaths = {
-    {"gemm_tf32", 4 * 5348 + 1128, 0, {64, 128, 192, 256}, {64, 128, 256}, {32}, {2, 3, 4, 5, 6}, {1, 4, 64}, 4},
+    {"gemm_tf32", 4 * 5348 + 1128 + 46992 - 2792, 0, kWidthsTf32, {64, 128, 256}, {32}, {2, 3, 4, 5, 6}, {1, 4, 64},
+     4},
     {"gemm_bf16", 4 * 25730 - 2 * 7080 + 3880, 2 * 7080 + 936, {16, 32, 64, 128, 256}, kWidths16, {64}, {2, 3, 4, 5, 6, 8}, {2, 8, 64}, 8},
     {"gemm_f16", 4 * 25730 - 2 * 7080 + 3880, 2 * 7080 + 936, {16, 32, 64, 128, 256}, kWidths16, {64}, {2, 3, 4, 5, 6, 8}, {2, 8, 64}, 8}};
 // The parameters PATH 1 tunes (and the 16-bit kernels' multicast and epilogue slices); the others are pinned to one
