@@ -1,8 +1,8 @@
 // Host tests of the tile widths that are not multiples of 64 (BN 80 to 224 in steps of 16, untransposed wgmma tiles;
-// TF32's BM, wgmma's N of its transposed product, 80 to 240): where the 16-bit, FP8 and TF32 spaces hold them, the boxes
-// and swizzle of the tensor maps that the kernels' descriptors and staged stores agree with, the shared memory of B's
-// whole boxes, and NVRTC builds of the heaviest variants of each width for sm_90a without spills or serialized wgmmas
-// (no GPU needed).
+// TF32's BM, wgmma's N of its transposed product, 80 to 240): where the 16-bit, FP8 and TF32 spaces hold them, the
+// boxes and swizzle of the tensor maps that the kernels' descriptors and staged stores agree with, the shared memory
+// of B's whole boxes, and NVRTC builds of the heaviest variants of each width for sm_90a without spills or serialized
+// wgmmas (no GPU needed).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -194,16 +194,17 @@ TEST(GemmWidthsSpace, Tf32RowsInStepsOf16OnPath1) {
   EXPECT_EQ(columns, (std::set<std::int64_t>{64, 128, 256}));
 }
 
-// TF32's A box is BK x BM (one 128-byte row of K per tile row: any multiple of 8 rows), B's 32 x BK whatever BM, and C's
-// (EPI_VEC 64) 32 columns by all BM rows; the launch's shared memory holds the ring of BM + BN rows of 128 bytes per
-// stage and each consumer warpgroup's two staged boxes of C.
+// TF32's A box is BK x BM (one 128-byte row of K per tile row: any multiple of 8 rows), B's 32 x BK whatever BM, and
+// C's (EPI_VEC 64) 32 columns by all BM rows; the launch's shared memory holds the ring of BM + BN rows of 128 bytes
+// per stage and each consumer warpgroup's two staged boxes of C.
 TEST(GemmWidthsSpace, Tf32BoxesFollowTheRows) {
   const KernelSpec spec = load_kernel("gemm_tf32");
   const Shape shape = spec.parse_shape("300x1028x520");
   for (const std::int64_t bm : {80, 96, 112, 144, 160, 176, 208, 224, 240}) {
     const std::string text = "PATH=1,BM=" + std::to_string(bm) +
                              ",BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=1,"
-                             "EPI_VEC=64,ALIGNED=1,WG=2,CM=1,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0,SHAPED=0,RASTER=0,KSUM=0";
+                             "EPI_VEC=64,ALIGNED=1,WG=2,CM=1,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0,SHAPED=0,RASTER=0,"
+                             "KSUM=0";
     const Config c = spec.parse_config(text);
     const TensorMapLayout a = tensor_map_layout(spec, argument(spec, "a_map"), c, shape);
     EXPECT_EQ(a.box[0], 32u) << text;
@@ -257,7 +258,8 @@ TEST(GemmWidthsCompile, EveryTf32WidthCompilesForSm90a) {
                                "RASTER=0," + v;
       std::string text;
       for (const char* stages : {"4", "3", "2"}) {
-        if (text.empty() && space.count(spec.format(spec.parse_config(head + stages + tail)))) text = head + stages + tail;
+        const std::string candidate = head + stages + tail;
+        if (text.empty() && space.count(spec.format(spec.parse_config(candidate)))) text = candidate;
       }
       if (text.empty()) ADD_FAILURE() << "not in the space with 2 to 4 stages: " << head << "*" << tail;
       else texts.push_back(text);
