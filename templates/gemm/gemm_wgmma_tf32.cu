@@ -52,7 +52,7 @@ constexpr unsigned kStaging = STAGES * kStage > kStaged ? STAGES * kStage : kSta
 constexpr unsigned kRing = kStaging + (EPI_VEC == 64 ? WG * 2 * kBoxT : 0);
 static_assert(TYPE == 0, "this PATH 1 multiplies TF32 (float) elements");
 static_assert(BK == 32, "a slab is one 128-byte swizzle row of floats deep");
-static_assert(BM == 64 || BM == 128 || BM == 192 || BM == 256, "wgmma n64, n128, n192 or n256");
+static_assert(BM % 16 == 0 && BM >= 64 && BM <= 256, "wgmma n64 to n256 in steps of 16");
 static_assert(kNR >= 1 && BN % (64 * kReaders) == 0, "each consumer warpgroup owns whole 64-column chunks");
 static_assert(kNR * kAccs <= 128, "at most 128 accumulator registers per thread");
 static_assert(kNR * kAccs + 2 * kFrags <= 192, "accumulators and two fragment buffers fit the registers");
@@ -129,9 +129,12 @@ __device__ __forceinline__ void load_fragments(unsigned (&f)[kFrags], unsigned c
 }
 
 // Two consumer warpgroups whose accumulators and fragments need more than the 168 registers of the launch reallocate
-// (gemm_sm90.cu says why and how), and with persistent blocks (whose walk and fixup stay live) those of 128 too; the
-// compile test checks where this rule leaves the 168 that it relies on.
-constexpr bool kReallocate = WG == 2 && kNR * kAccs + 2 * kFrags >= (PERSIST ? 128 : 129);
+// (gemm_sm90.cu says why and how); with persistent blocks, whose walk across tiles (and stream-K's fixup) stays live,
+// those of 112 (BM 160) and more too, and with ping-pong, whose warpgroups keep fewer values of the walk, those of 120
+// (BM 176) and more. The compile tests check where this rule leaves the 168 that it relies on (with fewer needed,
+// ptxas allocates fewer, ignores setmaxnreg and serializes the wgmmas).
+constexpr int kReallocateFrom = PERSIST == 0 ? 129 : PINGPONG == 0 ? 112 : 120;
+constexpr bool kReallocate = WG == 2 && kNR * kAccs + 2 * kFrags >= kReallocateFrom;
 
 // One unit of work's main loop (a tile, or with stream-K a run of its slabs), for this consumer warpgroup: the
 // accumulators start at zero; per slab, wait for its stage, load the fragments of B^T into the buffer not in use, hand

@@ -9,7 +9,8 @@ import pathlib
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
-WIDTHS = (64, 128, 192, 256)  # TF32
+# TF32: BM (wgmma's N in C^T = B^T A^T) in steps of 16 from 64 to 256
+WIDTHS = tuple(range(64, 257, 16))
 # 16-bit SWAP=0: BN in steps of 16 (wgmma allows steps of 8) but 240, whose two consumer warpgroups' 120 accumulators
 # spill from the 168 registers they get at launch
 WIDTHS_16 = tuple(n for n in range(64, 257, 16) if n != 240)

@@ -1,7 +1,8 @@
-// Host tests of the tile widths that are not multiples of 64 (BN 80 to 224 in steps of 16, untransposed wgmma tiles):
-// where the 16-bit and FP8 spaces hold them, the boxes and swizzle of B's and C's tensor maps that the 16-bit kernel's
-// descriptors and staged stores agree with, the shared memory of B's whole boxes, and NVRTC builds of the heaviest
-// variants of each width for sm_90a without spills or serialized wgmmas (no GPU needed).
+// Host tests of the tile widths that are not multiples of 64 (BN 80 to 224 in steps of 16, untransposed wgmma tiles;
+// TF32's BM, wgmma's N of its transposed product, 80 to 240): where the 16-bit, FP8 and TF32 spaces hold them, the
+// boxes and swizzle of the tensor maps that the kernels' descriptors and staged stores agree with, the shared memory
+// of B's whole boxes, and NVRTC builds of the heaviest variants of each width for sm_90a without spills or serialized
+// wgmmas (no GPU needed).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -175,6 +176,96 @@ TEST(GemmWidthsCompile, EveryFp8WidthCompilesForSm90a) {
     }
   }
   expect_clean_compiles(spec, texts, Shape{{1000, 1000, 1024}});
+}
+
+// TF32's PATH 1 computes C^T = B^T A^T, so its tile width is BM (wgmma's N): every multiple of 16 from 64 to 256 at
+// 4096^3 (BN stays 64, 128, 256); PATH 0 keeps its powers of two.
+TEST(GemmWidthsSpace, Tf32RowsInStepsOf16OnPath1) {
+  const KernelSpec spec = load_kernel("gemm_tf32");
+  std::set<std::int64_t> path0, path1, columns;
+  for (const Config& c : Space::enumerate(spec, spec.parse_shape("4096x4096x4096"), DeviceLimits{}).configs()) {
+    (value(spec, c, "PATH") == 1 ? path1 : path0).insert(value(spec, c, "BM"));
+    if (value(spec, c, "PATH") == 1) columns.insert(value(spec, c, "BN"));
+  }
+  std::set<std::int64_t> steps;
+  for (std::int64_t bm = 64; bm <= 256; bm += 16) steps.insert(bm);
+  EXPECT_EQ(path1, steps);
+  EXPECT_EQ(path0, (std::set<std::int64_t>{64, 128, 256}));  // 16 and 32 only where M < 2048
+  EXPECT_EQ(columns, (std::set<std::int64_t>{64, 128, 256}));
+}
+
+// TF32's A box is BK x BM (one 128-byte row of K per tile row: any multiple of 8 rows), B's 32 x BK whatever BM, and
+// C's (EPI_VEC 64) 32 columns by all BM rows; the launch's shared memory holds the ring of BM + BN rows of 128 bytes
+// per stage and each consumer warpgroup's two staged boxes of C.
+TEST(GemmWidthsSpace, Tf32BoxesFollowTheRows) {
+  const KernelSpec spec = load_kernel("gemm_tf32");
+  const Shape shape = spec.parse_shape("300x1028x520");
+  for (const std::int64_t bm : {80, 96, 112, 144, 160, 176, 208, 224, 240}) {
+    const std::string text = "PATH=1,BM=" + std::to_string(bm) +
+                             ",BN=128,BK=32,WARPS_M=2,WARPS_N=2,STAGES=4,PREFETCH=1,SWIZZLE=1,SPLITK=1,GROUP_M=1,"
+                             "EPI_VEC=64,ALIGNED=1,WG=2,CM=1,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0,SHAPED=0,RASTER=0,"
+                             "KSUM=0";
+    const Config c = spec.parse_config(text);
+    const TensorMapLayout a = tensor_map_layout(spec, argument(spec, "a_map"), c, shape);
+    EXPECT_EQ(a.box[0], 32u) << text;
+    EXPECT_EQ(a.box[1], static_cast<unsigned>(bm)) << text;
+    EXPECT_EQ(a.swizzle, 128) << text;
+    const TensorMapLayout b = tensor_map_layout(spec, argument(spec, "b_map"), c, shape);
+    EXPECT_EQ(b.box[0], 32u) << text;
+    EXPECT_EQ(b.box[1], 32u) << text;
+    EXPECT_EQ(a.box_bytes() + 128 / 32 * b.box_bytes(), static_cast<std::size_t>((bm + 128) * 128)) << text;
+    const TensorMapLayout cm = tensor_map_layout(spec, argument(spec, "c_map"), c, shape);
+    EXPECT_EQ(cm.box[0], 32u) << text;
+    EXPECT_EQ(cm.box[1], static_cast<unsigned>(bm)) << text;
+    EXPECT_EQ(cm.swizzle, 128) << text;
+    EXPECT_EQ(spec.resolve(spec.launch, c, shape, 132).shared_memory, 4 * (bm + 128) * 128 + 2 * bm * 256 + 1024 + 128)
+        << text;
+  }
+}
+
+// For each TF32 BM that is not a multiple of 64, the heaviest variants compile for sm_90a, each with the deepest ring
+// (4, 3 or 2 stages) the space holds it with (the kernel's static_asserts check that the accumulators cover the tile
+// once, that the staged writes of C meet at most two to a bank, and the fragment loads): two consumer warpgroups of
+// two 64-column chunks each where the space has them (112 and 128 rows) with staged and element stores and split-K's
+// sums, one chunk each with split-K's sum through the workspace or the cluster, shape-specialized TMA stores, and one
+// warpgroup's whole tile of one or two chunks. EveryPersistentTf32TileCompilesForSm90a covers the persistent,
+// stream-K and ping-pong tiles.
+TEST(GemmWidthsCompile, EveryTf32WidthCompilesForSm90a) {
+  const KernelSpec spec = load_kernel("gemm_tf32");
+  KernelSpec path1 = spec;
+  path1.restrict_to("PATH == 1");
+  std::set<std::string> space;
+  for (const Config& c : Space::enumerate(path1, std::nullopt, DeviceLimits{}).configs()) space.insert(spec.format(c));
+  std::vector<std::string> texts;
+  for (std::int64_t bm = 80; bm <= 240; bm += 16) {
+    if (bm % 64 == 0) continue;
+    std::vector<std::string> variants = {
+        "BN=128,WG=2,EPI_VEC=64,SPLITK=16,KSUM=0,SHAPED=0",
+        // KSUM's ring holds the other slice's partial tile: with C's boxes too, too much shared memory from 208 rows
+        std::string("BN=128,WG=2,EPI_VEC=") + (bm < 208 ? "64" : "4") + ",SPLITK=2,KSUM=1,SHAPED=0",
+        "BN=128,WG=2,EPI_VEC=64,SPLITK=1,KSUM=0,SHAPED=1", "BN=128,WG=2,EPI_VEC=4,SPLITK=1,KSUM=0,SHAPED=0",
+        "BN=64,WG=1,EPI_VEC=1,SPLITK=1,KSUM=0,SHAPED=0"};
+    if (bm <= 128) variants.push_back("BN=128,WG=1,EPI_VEC=64,SPLITK=16,KSUM=0,SHAPED=0");
+    if (bm >= 112 && bm <= 128) {
+      variants.push_back("BN=256,WG=2,EPI_VEC=4,SPLITK=1,KSUM=0,SHAPED=0");
+      variants.push_back("BN=256,WG=2,EPI_VEC=1,SPLITK=1,KSUM=0,SHAPED=1");
+      variants.push_back("BN=256,WG=2,EPI_VEC=1,SPLITK=16,KSUM=0,SHAPED=0");
+      variants.push_back("BN=256,WG=2,EPI_VEC=1,SPLITK=2,KSUM=1,SHAPED=0");
+    }
+    for (const std::string& v : variants) {
+      const std::string head = "PATH=1,BM=" + std::to_string(bm) + ",BK=32,WARPS_M=2,WARPS_N=2,STAGES=";
+      const std::string tail = ",PREFETCH=1,SWIZZLE=1,GROUP_M=1,ALIGNED=1,CM=1,CN=1,PERSIST=0,STREAMK=0,PINGPONG=0,"
+                               "RASTER=0," + v;
+      std::string text;
+      for (const char* stages : {"4", "3", "2"}) {
+        const std::string candidate = head + stages + tail;
+        if (text.empty() && space.count(spec.format(spec.parse_config(candidate)))) text = candidate;
+      }
+      if (text.empty()) ADD_FAILURE() << "not in the space with 2 to 4 stages: " << head << "*" << tail;
+      else texts.push_back(text);
+    }
+  }
+  expect_clean_compiles(spec, texts, Shape{{1000, 1000, 1000}});
 }
 
 }  // namespace
