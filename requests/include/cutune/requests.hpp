@@ -75,7 +75,8 @@ struct TuneHooks {
   std::function<void(const Shape& shape, const Progress& p)> progress;
   std::function<void(const DeviceIdentity& device, const ShapeReport& r)> report;  ///< after each shape
   std::function<void()> starting;  ///< the database and GPUs are open, the first shape begins
-  /// An operation's: each implementation's turn at a shape begins (its progress and report follow).
+  /// An operation's: each implementation's turn at a shape begins (its progress follows), and again before its report,
+  /// after the shape's last turn.
   std::function<void(const KernelSpec& implementation)> implementation;
 };
 /// Tunes every shape of `plan` on this machine's GPUs (the request's --devices) with the plan's settings: opens the
