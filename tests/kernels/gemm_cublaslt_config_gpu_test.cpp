@@ -74,6 +74,17 @@ std::vector<LtAlgoConfig> answers(const KernelSpec& spec, const Shape& shape, st
   return out;
 }
 
+// Tuning as `tune --budget N --flush write` would, in worker processes, with `start` measured first.
+TuneOptions tune_options(const std::filesystem::path& dir, std::size_t budget, std::vector<std::string> start) {
+  TuneOptions options;
+  options.measure.flush = L2Flush::Write;
+  options.cache_dir = (dir / "cache").string();
+  options.isolate = true;
+  options.budget = budget;
+  options.start = std::move(start);
+  return options;
+}
+
 // Prints each type's algorithms with their capabilities, and the heuristic's first answers at a shape: the data the
 // built-in value lists were chosen from. Every answer is a configuration cuBLASLt accepts when configured by attribute.
 TEST(CublasLtConfigGpu, AlgorithmsCapabilitiesAndAnswers) {
@@ -167,7 +178,7 @@ TEST_P(CublasLtConfigFamilyGpu, ConfigurationsAreCorrectAtOddShapes) {
 }
 
 // What cuBLASLt refuses is a LaunchError naming the reason, found before a launch, and the bench goes on: an algorithm
-// id it does not have, a tile and a custom option the algorithm's capabilities lack, and a cluster shape of 16 x 16.
+// id it does not have, and a tile and a custom option the algorithm's capabilities lack.
 TEST(CublasLtConfigGpu, RefusedCombinationsAreLaunchErrors) {
   REQUIRE_GPU();
   Device device;
@@ -208,8 +219,8 @@ TEST(CublasLtConfigGpu, RefusedCombinationsAreLaunchErrors) {
 }
 
 // gemm_bf16_cublaslt_config tuned through worker processes at two shapes, starting from the heuristic's answers: the
-// combinations cuBLASLt refuses are stored as launch errors, the best is at least as fast as the first answer's stored
-// time, and the runtime launches it with a right output.
+// first answer is measured, the best stored is at least as fast, and the runtime launches the best with a right
+// output.
 TEST(CublasLtConfigGpu, TunedStoredAndLaunched) {
   REQUIRE_GPU();
   Device device;
@@ -219,27 +230,22 @@ TEST(CublasLtConfigGpu, TunedStoredAndLaunched) {
   const std::vector<Shape> shapes = {spec.parse_shape("1000x1000x1000"), spec.parse_shape("256x512x768")};
   {
     Database db(dir / "tuned.db");
-    TuneOptions options;
-    options.measure.flush = L2Flush::Write;
-    options.cache_dir = (dir / "cache").string();
-    options.isolate = true;
-    options.budget = 40;
-    Tuner tuner(device, db, options);
+    Tuner tuner(device, db, tune_options(dir, 24, {}));
     for (const Shape& shape : shapes) {
       const ShapeReport report = tuner.tune(spec, shape);
       ASSERT_TRUE(report.best) << shape.str();
       const auto rows = db.results(device.identity(), {spec.name, spec.hash}, shape.str(), L2Flush::Write);
-      std::size_t refused = 0;
-      for (const Result& r : rows) refused += r.status == Status::LaunchError;
       const std::string first = detail::lt_config_text(spec, answers(spec, shape, 1).at(0));
       const auto at_first = std::find_if(rows.begin(), rows.end(), [&](const Result& r) { return r.config == first; });
       ASSERT_NE(at_first, rows.end()) << "the heuristic's first answer " << first << " was not measured";
+      ASSERT_EQ(at_first->status, Status::Ok) << at_first->message;
       ASSERT_EQ(rows.front().status, Status::Ok);
       EXPECT_LE(rows.front().median_ms, at_first->median_ms);
-      std::printf("%s %s: %zu measured, %zu refused by cuBLASLt; best %s %.4f ms, the heuristic's first %.4f ms\n",
-                  spec.name.c_str(), shape.str().c_str(), rows.size(), refused, rows.front().config.c_str(),
-                  rows.front().median_ms, at_first->median_ms);
+      std::printf("%s %s: %zu measured; best %s %.4f ms, the heuristic's first %.4f ms\n", spec.name.c_str(),
+                  shape.str().c_str(), rows.size(), rows.front().config.c_str(), rows.front().median_ms,
+                  at_first->median_ms);
     }
+    EXPECT_GT(db.runs().at(0).device.library_version, 0);  // cublasLtGetVersion, kept with the run
   }
   Runtime runtime({.database = dir / "tuned.db", .cache_directory = dir / "cache", .device = device.ordinal(),
                    .flush = L2Flush::Write});
@@ -248,6 +254,41 @@ TEST(CublasLtConfigGpu, TunedStoredAndLaunched) {
     EXPECT_EQ(gemm.choice().match, Match::Exact);
     const int m = int(shape.dims[0]), n = int(shape.dims[1]), k = int(shape.dims[2]);
     EXPECT_EQ(testing::wrong_bf16_elements(gemm, m, n, k, 5, spec.tolerance_at(shape), 17), 0) << shape.str();
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// A combination cuBLASLt refuses at the shape is stored as a launch error and tuning goes on: with a workspace of 4
+// bytes, the first answer split in four parts (whose partial sums need workspace) is refused, the others measured.
+TEST(CublasLtConfigGpu, ARefusedCombinationIsStoredAndTuningGoesOn) {
+  REQUIRE_GPU();
+  Device device;
+  Json j = Json::parse(load_kernel("gemm_bf16_cublaslt_config").json);
+  for (auto& a : j["arguments"])
+    if (a["name"] == "workspace") a["size"] = 1;
+  const KernelSpec spec = KernelSpec::from_json(j.dump(), load_kernel("gemm_bf16_cublaslt_config").source, "s.cu");
+  const Shape shape = spec.parse_shape("1000x1000x1000");
+  LtAlgoConfig split = answers(spec, shape, 1).at(0);
+  split.splitk = 4;
+  split.scheme = 2;
+  const std::string refused = detail::lt_config_text(spec, split);
+  const auto dir = std::filesystem::temp_directory_path() / ("cutune_lt_refused_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    Database db(dir / "tuned.db");
+    Tuner tuner(device, db, tune_options(dir, 12, {refused}));
+    const ShapeReport report = tuner.tune(spec, shape);
+    ASSERT_TRUE(report.best);
+    EXPECT_GE(report.failed, 1u);
+    const auto rows = db.results(device.identity(), {spec.name, spec.hash}, shape.str(), L2Flush::Write);
+    const auto it = std::find_if(rows.begin(), rows.end(), [&](const Result& r) { return r.config == refused; });
+    ASSERT_NE(it, rows.end()) << refused << " was not stored";
+    EXPECT_EQ(it->status, Status::LaunchError);
+    EXPECT_TRUE(it->message.find("workspace") != std::string::npos || it->message.find("refused") != std::string::npos)
+        << it->message;
+    EXPECT_GE(std::count_if(rows.begin(), rows.end(), [](const Result& r) { return r.status == Status::Ok; }), 1);
+    std::printf("%s: %s stored as %s (%s); %zu stored in all\n", spec.name.c_str(), refused.c_str(),
+                std::string(to_string(it->status)).c_str(), it->message.c_str(), rows.size());
   }
   std::filesystem::remove_all(dir);
 }
