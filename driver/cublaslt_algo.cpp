@@ -29,20 +29,23 @@ cublasStatus_t set_attribute(const CublasLtApi& lt, cublasLtMatmulAlgo_t& algo, 
   return lt.cublasLtMatmulAlgoConfigSetAttribute(&algo, a, &value, sizeof value);
 }
 
-template <typename T>
-T get_attribute(const CublasLtApi& lt, const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t a) {
+// A scalar configuration attribute or capability of `algo` through `get` (cublasLtMatmulAlgoConfigGetAttribute or
+// cublasLtMatmulAlgoCapGetAttribute), at its width T; 0 when it cannot be read.
+template <typename T, typename Get, typename Attribute>
+T read_scalar(Get get, const cublasLtMatmulAlgo_t& algo, Attribute a) {
   T value{};
   std::size_t written = 0;
-  if (lt.cublasLtMatmulAlgoConfigGetAttribute(&algo, a, &value, sizeof value, &written) != CUBLAS_STATUS_SUCCESS) return T{};
-  return value;
+  return get(&algo, a, &value, sizeof value, &written) == CUBLAS_STATUS_SUCCESS ? value : T{};
+}
+
+template <typename T>
+T get_attribute(const CublasLtApi& lt, const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t a) {
+  return read_scalar<T>(lt.cublasLtMatmulAlgoConfigGetAttribute, algo, a);
 }
 
 template <typename T>
 T get_capability(const CublasLtApi& lt, const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoCapAttributes_t a) {
-  T value{};
-  std::size_t written = 0;
-  if (lt.cublasLtMatmulAlgoCapGetAttribute(&algo, a, &value, sizeof value, &written) != CUBLAS_STATUS_SUCCESS) return T{};
-  return value;
+  return read_scalar<T>(lt.cublasLtMatmulAlgoCapGetAttribute, algo, a);
 }
 
 // An array capability (tile or stages ids): its size asked first, as the header says.

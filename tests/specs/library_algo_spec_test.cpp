@@ -105,28 +105,25 @@ TEST(LibraryAlgoSpec, RefusesValuesCublasLtCannotTake) {
   j = bf16_config_family();
   j["parameters"]["BM"] = {{"values", {64}}};
   expect_spec_error(j, "parameters.BM: a cublasLt configuration family's parameters are among");
-  j = bf16_config_family();
-  j["parameters"]["SWIZZLE"]["values"] = {0, 2};
-  expect_spec_error(j, "parameters.SWIZZLE: values must be 0 or 1");
-  j = bf16_config_family();
-  j["parameters"]["SCHEME"]["values"] = {0, 3};
-  expect_spec_error(j, "parameters.SCHEME: values must be 0 (none), 1 (in place), 2 (compute type) or 4");
-  j = bf16_config_family();
-  j["parameters"]["SPLITK"]["values"] = {0, 1};
-  expect_spec_error(j, "parameters.SPLITK: values must be -1");
-  j = bf16_config_family();
-  j["parameters"]["SPLITK"]["values"] = {-2, 1};
-  expect_spec_error(j, "parameters.SPLITK: values must be -1");
-  j = bf16_config_family();
-  j["parameters"]["CLUSTER"]["values"] = {0, 70000};
-  expect_spec_error(j, "parameters.CLUSTER: values must be cublasLtClusterShape_t numbers");
-  j = bf16_config_family();
-  j["parameters"]["ALGO"]["values"] = {-1, 66};
-  j["parameters"]["ALGO"]["default"] = 66;
-  expect_spec_error(j, "parameters.ALGO: values must be algorithm ids");
-  j = bf16_config_family();
-  j["parameters"]["TILE"]["values"] = {1.5, 17};
-  expect_spec_error(j, "parameters.TILE: values must be cublasLtMatmulTile_t numbers");
+  struct Case {
+    const char* parameter;
+    Json values;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"SWIZZLE", {0, 2}, "parameters.SWIZZLE: values must be 0 or 1"},
+      {"SCHEME", {0, 3}, "parameters.SCHEME: values must be 0 (none), 1 (in place), 2 (compute type) or 4"},
+      {"SPLITK", {0, 1}, "parameters.SPLITK: values must be -1"},
+      {"SPLITK", {-2, 1}, "parameters.SPLITK: values must be -1"},
+      {"CLUSTER", {3, 70000}, "parameters.CLUSTER: values must be cublasLtClusterShape_t numbers"},
+      {"ALGO", {-1, 66}, "parameters.ALGO: values must be algorithm ids"},
+      {"TILE", {1.5, 17}, "parameters.TILE: values must be cublasLtMatmulTile_t numbers"},
+  };
+  for (const Case& c : cases) {
+    j = bf16_config_family();
+    j["parameters"][c.parameter]["values"] = c.values;
+    expect_spec_error(j, c.message);
+  }
 }
 
 // The capability attributes of an algorithm as cuBLASLt 13.0 reports them for BF16 on an H200: algorithm 24's tiles
