@@ -7,15 +7,17 @@
 // 1. Each type's configuration family is tuned at each shape as `tune --kernel gemm_TYPE_cublaslt_config --budget N
 //    --flush F` tunes it (one Tuner per type, worker processes, the default strategy, a fresh temporary database): the
 //    capability filter removes what the algorithms do not admit, and the search starts from the heuristic's answers.
-// 2. Then, in this process, per shape: the heuristic's first answer (the rank family's RANK=0) and the tuned best
-//    are verified and timed on Workbenches of their own (same inputs' distribution, the same L2 convention F), each
-//    in --rounds alternating rounds of --repeats timed launches (median per round); the median of the rounds counts.
-// 3. One line per type and shape: both times, first / tuned (above 1: tuning cuBLASLt's space won), the tuned
-//    configuration, and how many configurations tuning measured and cuBLASLt refused there.
+// 2. Then, in this process, per shape: the heuristic's first answer as cuBLASLt hands it out (the rank family's RANK=0,
+//    on a Workbench of its own), the same answer configured by attribute and the tuned best (both on the
+//    configuration family's Workbench) are verified and timed under the same L2 convention F, in --rounds alternating
+//    rounds of --repeats timed launches each (median per round); the median of the rounds counts.
+// 3. One line per type and shape: the three times, first / tuned and first-as-configured / tuned (above 1: tuning
+//    cuBLASLt's space won; the second compares two configurations on one Workbench), the tuned configuration, and how
+//    many configurations tuning measured and how many of those cuBLASLt refused.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <spdlog/cfg/env.h>
-#include <spdlog/sinks/stderr_color_sinks.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -27,6 +29,8 @@
 
 #include "bench_support.hpp"
 #include "cutune/templates.hpp"
+#include "driver/cublaslt_gemm.hpp"
+#include "driver/cublaslt_space.hpp"
 
 namespace {
 
@@ -78,14 +82,27 @@ void run_type(const cutune::Device& device, const std::string& type, const Optio
     const cutune::MeasureOptions timing = cutune::bench::timing(o.repeats, 5, flush);
     cutune::Workbench first_bench(device, first_spec, shape, timing);
     cutune::Workbench tuned_bench(device, family, shape, timing);
-    std::vector<double> first_ms, tuned_ms;
+    std::string why;
+    const std::vector<cutune::Config> answers = cutune::detail::heuristic_start(family, shape, 1, why);
+    const std::string as_config = answers.empty() ? std::string() : family.format(answers[0]);
+    if (answers.empty()) {  // its attributes outside the family's values: tuning could not start from it
+      const cutune::detail::LtGemm gemm(family, shape, family.library->bias.has_value());
+      fmt::print("{:<5} {:<15} the heuristic's first answer is not a configuration of {}: {}\n", type, text, family.name,
+                 gemm.answers() > 0 ? cutune::detail::describe(cutune::detail::read_config(
+                                          cutune::detail::cublaslt(family.name), gemm.answer(0)))
+                                    : why);
+    }
+    std::vector<double> first_ms, configured_ms, tuned_ms;
     for (int round = 0; round < o.rounds; ++round) {  // alternating, so that drift is shared
       first_ms.push_back(timed(first_bench, first_spec, "RANK=0,REDUCTION=0", o.repeats));
+      if (!as_config.empty()) configured_ms.push_back(timed(tuned_bench, family, as_config, o.repeats));
       tuned_ms.push_back(timed(tuned_bench, family, report.best->config, o.repeats));
     }
-    const double first = median(first_ms), tuned = median(tuned_ms);
-    fmt::print("{:<5} {:<15} first {:8.4f} ms  tuned {:8.4f} ms  first/tuned {:5.3f}  {} measured, {} refused  {}\n",
-               type, text, first, tuned, first / tuned, rows.size(), refused, report.best->config);
+    const double first = median(first_ms), configured = median(configured_ms), tuned = median(tuned_ms);
+    fmt::print("{:<5} {:<15} first {:8.4f} ms  as configured {:8.4f} ms  tuned {:8.4f} ms  first/tuned {:5.3f}  "
+               "configured/tuned {:5.3f}  {} measured, {} refused  {}{}\n",
+               type, text, first, configured, tuned, first / tuned, configured / tuned, rows.size(), refused,
+               report.best->config, report.best->config == as_config ? " (the first answer)" : "");
     std::fflush(stdout);
   }
 }

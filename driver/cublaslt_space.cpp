@@ -1,4 +1,4 @@
-// The heuristic's answers as configurations, and the capability filter, of a configuration family
+// The heuristic's answers as configurations, and what cuBLASLt runs, of a configuration family
 // (cublaslt_space.hpp).
 #include "cublaslt_space.hpp"
 
@@ -29,10 +29,10 @@ std::vector<Config> heuristic_start(const KernelSpec& spec, const Shape& shape, 
   return out;
 }
 
-std::function<bool(const Config&)> capability_filter(const KernelSpec& spec, const Shape& shape, std::string& why) {
+std::function<bool(const Config&)> library_filter(const KernelSpec& spec, const Shape& shape, std::string& why) {
   std::shared_ptr<const LtGemm> gemm;
   try {
-    gemm = std::make_shared<const LtGemm>(spec, shape, false);
+    gemm = std::make_shared<const LtGemm>(spec, shape, spec.library->bias.has_value());  // as the bench plans it
   } catch (const Error& e) {
     why = e.what();
     return {};
@@ -50,7 +50,7 @@ std::function<bool(const Config&)> capability_filter(const KernelSpec& spec, con
                                                     &algo) == CUBLAS_STATUS_SUCCESS;
       it = known->emplace(c.algo, exists ? std::optional(read_capabilities(lt, algo)) : std::nullopt).first;
     }
-    return it->second && !capability_refusal(*it->second, c);
+    return it->second && !capability_refusal(*it->second, c) && !gemm->configure(c).refusal;
   };
 }
 

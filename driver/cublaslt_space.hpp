@@ -1,6 +1,6 @@
-// The tuner's view of a cuBLASLt configuration family's space at a shape: which configurations the algorithms'
-// capability attributes admit on this device (the rest is removed before any is measured), and where the search
-// starts: the heuristic's ranked answers read back as configurations, cuBLASLt's own choice first.
+// The tuner's view of a cuBLASLt configuration family's space at a shape: which configurations cuBLASLt runs there (its
+// algorithms' capability attributes and cublasLtMatmulAlgoCheck; the rest is removed before any is measured), and where
+// the search starts: the heuristic's ranked answers read back as configurations, cuBLASLt's own choice first.
 #pragma once
 
 #include <functional>
@@ -16,10 +16,10 @@ namespace cutune::detail {
 /// left out. Empty, with `why` set, when cuBLASLt or a device is missing or refuses the problem.
 std::vector<Config> heuristic_start(const KernelSpec& spec, const Shape& shape, std::size_t most, std::string& why);
 
-/// Whether the capabilities of a configuration's algorithm admit it (capability_refusal()), the capabilities read
-/// once per algorithm id; an id cuBLASLt has no algorithm of for the types admits nothing. The problem at `shape` gives
-/// the types and the handle; cublasLtMatmulAlgoCheck at the shape is left to the measurement. An empty function, with
+/// Whether cuBLASLt runs a configuration at `shape`: the capabilities of its algorithm admit it (capability_refusal(),
+/// read once per algorithm id; an id cublasLtMatmulAlgoInit refuses for the types admits nothing), and then
+/// LtGemm::configure() accepts it there (cublasLtMatmulAlgoCheck, and the workspace it needs). An empty function, with
 /// `why` set, when cuBLASLt or a device is missing: then every configuration is measured, and refused there.
-std::function<bool(const Config&)> capability_filter(const KernelSpec& spec, const Shape& shape, std::string& why);
+std::function<bool(const Config&)> library_filter(const KernelSpec& spec, const Shape& shape, std::string& why);
 
 }  // namespace cutune::detail

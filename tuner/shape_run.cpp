@@ -91,13 +91,14 @@ Space ShapeRun::checked_space() {
   check_verification(spec_, shape_, spec_.verify_mode(options_.measure.verify));
   Space whole = tuner_.tuning_space_of(spec_, shape_);
   if (spec_.library && spec_.library->algo) {
-    // A cuBLASLt configuration family: what the algorithms' capabilities on this device do not admit is removed here;
-    // what cublasLtMatmulAlgoCheck refuses at the shape is a launch error of its own, found by the measurement.
+    // A cuBLASLt configuration family: what cuBLASLt does not run at this shape (its capabilities on this device,
+    // cublasLtMatmulAlgoCheck) is removed here, as device limits are; a configuration from outside the space (the
+    // sample's growth, a stored one) that it refuses is a launch error of its own, found by the measurement.
     std::string why;
-    if (const auto runs = capability_filter(spec_, shape_, why)) {
+    if (const auto runs = library_filter(spec_, shape_, why)) {
       whole = whole.where_runs(runs);
     } else {
-      logger()->warn("{} {}: cuBLASLt's capabilities unknown, every combination is measured: {}", spec_.name, shape_.str(), why);
+      logger()->warn("{} {}: what cuBLASLt runs is unknown, every combination is measured: {}", spec_.name, shape_.str(), why);
     }
   }
   if (whole.sample_of() > 0) growth_.emplace(spec_, shape_, tuner_.limits(), whole, options_.shard);

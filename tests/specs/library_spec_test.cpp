@@ -40,7 +40,7 @@ void expect_spec_error(const Json& j, const std::string& part) {
 
 TEST(LibrarySpec, BuiltInFamiliesReadTheirArgumentsByName) {
   for (const char* name : {"gemm_bf16_cublaslt", "gemm_f16_cublaslt", "gemm_tf32_cublaslt", "gemm_fp8_cublaslt",
-                           "gemm_fp8_e5m2_cublaslt", "gemm_fp8_f16_cublaslt", "gemm_fp8_f32_cublaslt"}) {
+                           "gemm_fp8_e5m2_cublaslt", "gemm_fp8_f16_cublaslt"}) {
     const KernelSpec spec = load_kernel(name);
     ASSERT_TRUE(spec.library) << name;
     EXPECT_TRUE(spec.kernel.empty());
@@ -130,7 +130,7 @@ TEST(LibrarySpec, MissingCublasLtSaysWhoNeedsItAndWhatWasLookedFor) {
 
 TEST(OperationSpec, BuiltInOperationsNameATemplateAndTheLibrary) {
   EXPECT_EQ(builtin_operations(), (std::vector<std::string>{"matmul_bf16", "matmul_f16", "matmul_fp8", "matmul_fp8_e5m2",
-                                                            "matmul_fp8_f16", "matmul_fp8_f32", "matmul_tf32"}));
+                                                            "matmul_fp8_f16", "matmul_tf32"}));
   for (const auto& name : builtin_operations()) {
     EXPECT_TRUE(is_operation(name));
     const OperationSpec op = load_operation(name);
