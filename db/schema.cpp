@@ -246,6 +246,10 @@ void migrate_from_v6(SQLite::Database& db) {
 
 // Version 7's runs did not say which vendor library a library family's run called.
 void migrate_from_v7(SQLite::Database& db) {
+  SQLite::Statement info(db, "PRAGMA table_info(runs)");
+  while (info.executeStep()) {
+    if (info.getColumn(1).getString() == "library_version") return;  // a file that only says it is older
+  }
   db.exec("ALTER TABLE runs ADD COLUMN library_version INTEGER NOT NULL DEFAULT 0");
 }
 
