@@ -215,12 +215,13 @@ std::vector<TunedEntry> Database::entries() {
     while (query.executeStep()) {
       TunedEntry entry;
       entry.device = detail::read_device(query, 0);
-      entry.kernel.name = query.getColumn(10).getString();
-      entry.kernel.hash = query.getColumn(11).getString();
-      entry.shape = query.getColumn(12).getString();
-      entry.results = query.getColumn(13).getInt();
-      entry.ok = query.getColumn(14).getInt();
-      entry.flush = detail::read_flush(query.getColumn(15), path_);
+      const int c = detail::kDeviceColumnCount;
+      entry.kernel.name = query.getColumn(c).getString();
+      entry.kernel.hash = query.getColumn(c + 1).getString();
+      entry.shape = query.getColumn(c + 2).getString();
+      entry.results = query.getColumn(c + 3).getInt();
+      entry.ok = query.getColumn(c + 4).getInt();
+      entry.flush = detail::read_flush(query.getColumn(c + 5), path_);
       entries.push_back(std::move(entry));
     }
     return entries;

@@ -144,6 +144,7 @@ DeviceIdentity read_device(const SQLite::Statement& row, int first) {
   d.memory_clock_khz = row.getColumn(first + 7).getInt();
   d.memory_bus_bits = row.getColumn(first + 8).getInt();
   d.total_memory = row.getColumn(first + 9).getInt64();
+  d.library_version = row.getColumn(first + 10).getInt();
   return d;
 }
 

@@ -22,6 +22,7 @@ void bind_run(SQLite::Statement& insert, const RunRecord& run, std::int64_t devi
   insert.bind(12, run.device.memory_bus_bits);
   insert.bind(13, run.device.total_memory);
   insert.bind(14, std::string(to_string(run.flush)));
+  insert.bind(":library_version", run.device.library_version);
   bind_run_times(insert, run.times);
 }
 

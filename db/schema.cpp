@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS runs(
   memory_clock_khz INTEGER NOT NULL, memory_bus_bits INTEGER NOT NULL, total_memory INTEGER NOT NULL,
   flush TEXT NOT NULL DEFAULT 'read' CHECK(flush IN ('read', 'write', 'none')),
   wall_s REAL, startup_s REAL, compile_wait_s REAL, measure_s REAL, search_s REAL, store_s REAL, other_s REAL,
-  compile_cpu_s REAL);
+  compile_cpu_s REAL, library_version INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS results(
   id INTEGER PRIMARY KEY,
   run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -93,7 +93,7 @@ CREATE TABLE IF NOT EXISTS wanted(
 
 constexpr const char* kMeta = R"sql(
 INSERT OR IGNORE INTO meta(key, value) VALUES('application', 'cutune');
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '7');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '8');
 )sql";
 
 // A version-1 run had no uid. Its fields make one, so that two copies of the same version-1 file migrate to
@@ -244,6 +244,15 @@ void migrate_from_v6(SQLite::Database& db) {
   db.exec(kWanted);
 }
 
+// Version 7's runs did not say which vendor library a library family's run called.
+void migrate_from_v7(SQLite::Database& db) {
+  SQLite::Statement info(db, "PRAGMA table_info(runs)");
+  while (info.executeStep()) {
+    if (info.getColumn(1).getString() == "library_version") return;  // a file that only says it is older
+  }
+  db.exec("ALTER TABLE runs ADD COLUMN library_version INTEGER NOT NULL DEFAULT 0");
+}
+
 }  // namespace
 
 void migrate(SQLite::Database& db, const fs::path& path, int from) {
@@ -265,6 +274,7 @@ void migrate(SQLite::Database& db, const fs::path& path, int from) {
       if (version <= 4) migrate_from_v4(db);
       if (version <= 5) migrate_from_v5(db);
       if (version <= 6) migrate_from_v6(db);
+      if (version <= 7) migrate_from_v7(db);
       db.exec(kIndexes);
       refresh_current(db);
       db.exec("UPDATE meta SET value = '" + std::to_string(Database::kSchemaVersion) +

@@ -151,8 +151,8 @@ L2Flush read_flush(const SQLite::Column& column, const fs::path& path);
 // The device key and run provenance, read by read_device from its first column on.
 constexpr const char* kDeviceColumns =
     "d.name, d.cc_major, d.cc_minor, d.sm_count, ru.driver_version, ru.nvrtc_version, ru.device_uuid, "
-    "ru.memory_clock_khz, ru.memory_bus_bits, ru.total_memory";
-constexpr int kDeviceColumnCount = 10;
+    "ru.memory_clock_khz, ru.memory_bus_bits, ru.total_memory, ru.library_version";
+constexpr int kDeviceColumnCount = 11;
 DeviceIdentity read_device(const SQLite::Statement& row, int first);
 
 constexpr const char* kDeviceKeyMatch =
@@ -177,9 +177,9 @@ void bind_result(SQLite::Statement& statement, const Measurement& m);
 inline constexpr const char* kInsertRun =
     "INSERT INTO runs(uid, device_id, kernel_id, started_at, host, cutune_version, command, driver_version, "
     "nvrtc_version, device_uuid, memory_clock_khz, memory_bus_bits, total_memory, flush, wall_s, startup_s, "
-    "compile_wait_s, measure_s, search_s, store_s, other_s, compile_cpu_s) "
+    "compile_wait_s, measure_s, search_s, store_s, other_s, compile_cpu_s, library_version) "
     "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, :wall_s, :startup_s, :compile_wait_s, :measure_s, :search_s, "
-    ":store_s, :other_s, :compile_cpu_s) ON CONFLICT(uid) DO NOTHING";
+    ":store_s, :other_s, :compile_cpu_s, :library_version) ON CONFLICT(uid) DO NOTHING";
 /// The statement that stores where run :run's time went (bind_run_times binds the rest), unless it is known already.
 inline constexpr const char* kSetRunTimes =
     "UPDATE runs SET wall_s = :wall_s, startup_s = :startup_s, compile_wait_s = :compile_wait_s, "

@@ -60,6 +60,14 @@ const CublasLtApi& cublaslt(std::string_view needed_by) {
   return *loaded.api;
 }
 
+int cublaslt_version() {
+  try {
+    return static_cast<int>(cublaslt("cublasLtGetVersion").cublasLtGetVersion());
+  } catch (const CudaError&) {
+    return 0;
+  }
+}
+
 std::string describe(cublasStatus_t status, const char* call) {
   const char* name = nullptr;
   try {

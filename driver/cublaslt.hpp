@@ -16,7 +16,8 @@ namespace cutune::detail {
   X(cublasLtMatmulDescDestroy) X(cublasLtMatmulDescSetAttribute) X(cublasLtMatrixLayoutCreate)                    \
   X(cublasLtMatrixLayoutDestroy) X(cublasLtMatmulPreferenceCreate) X(cublasLtMatmulPreferenceDestroy)             \
   X(cublasLtMatmulPreferenceSetAttribute) X(cublasLtMatmulAlgoGetHeuristic) X(cublasLtMatmul)                     \
-  X(cublasLtMatmulAlgoConfigGetAttribute)
+  X(cublasLtMatmulAlgoConfigGetAttribute) X(cublasLtMatmulAlgoConfigSetAttribute) X(cublasLtMatmulAlgoGetIds)       \
+  X(cublasLtMatmulAlgoInit) X(cublasLtMatmulAlgoCheck) X(cublasLtMatmulAlgoCapGetAttribute)
 
 struct CublasLtApi {
 #define CUTUNE_DECLARE(name) decltype(&::name) name = nullptr;
@@ -35,6 +36,10 @@ std::optional<CublasLtApi> load_cublaslt(const std::vector<std::string>& sonames
 /// The process's cuBLASLt, loaded once. Throws CudaError naming `needed_by` (the spec that runs through it) and the
 /// files looked for when it is missing.
 const CublasLtApi& cublaslt(std::string_view needed_by);
+
+/// cublasLtGetVersion() of the process's cuBLASLt (e.g. 130100), recorded with a library family's runs; 0 when it
+/// cannot be loaded.
+int cublaslt_version();
 
 /// The message of that error: `needed_by` runs through cuBLASLt, `why` it is unusable.
 std::string cublaslt_missing(std::string_view needed_by, std::string_view why);

@@ -74,10 +74,11 @@ LtGemm::LtGemm(const KernelSpec& spec, const Shape& shape, bool with_bias, bool 
   const auto m = static_cast<std::uint64_t>(shape.dims[0]), n = static_cast<std::uint64_t>(shape.dims[1]),
              k = static_cast<std::uint64_t>(shape.dims[2]);
   check_lt(lt_.cublasLtCreate(&handle_), "cublasLtCreate");
-  const cublasComputeType_t compute = library.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  check_lt(lt_.cublasLtMatmulDescCreate(&desc_, compute, CUDA_R_32F), "cublasLtMatmulDescCreate");
-  set_operation(library, with_bias ? std::optional(data_type(c)) : std::nullopt);
   const cudaDataType_t b_type = data_type(spec.arguments[library.b].type);
+  types_ = {library.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUDA_R_32F, b_type, data_type(a),
+            data_type(c), data_type(c)};
+  check_lt(lt_.cublasLtMatmulDescCreate(&desc_, types_.compute, types_.scale), "cublasLtMatmulDescCreate");
+  set_operation(library, with_bias ? std::optional(data_type(c)) : std::nullopt);
   // cuBLASLt's A is our B: N x K column-major (ld N) as it is, or, when B is N x K row-major, K x N transposed.
   if (library.b_transposed) {
     check_lt(lt_.cublasLtMatrixLayoutCreate(&a_, b_type, k, n, static_cast<std::int64_t>(k)), "cublasLtMatrixLayoutCreate");
@@ -144,23 +145,13 @@ std::optional<std::string> LtGemm::unavailable(std::size_t rank) const {
 }
 
 std::string LtGemm::describe_answer(std::size_t rank) const {
-  const cublasLtMatmulAlgo_t& algo = answers_.at(rank).algo;
-  const auto get = [&](cublasLtMatmulAlgoConfigAttributes_t attribute) {
-    std::uint32_t value = 0;  // every attribute read here is 32 bits or narrower, and little-endian
-    std::size_t written = 0;
-    lt_.cublasLtMatmulAlgoConfigGetAttribute(&algo, attribute, &value, sizeof value, &written);
-    return value;
-  };
-  return fmt::format("cuBLASLt algorithm {}, tile {}, stages {}, split-K {}, swizzle {}, cluster {}, workspace {} B",
-                     get(CUBLASLT_ALGO_CONFIG_ID), get(CUBLASLT_ALGO_CONFIG_TILE_ID), get(CUBLASLT_ALGO_CONFIG_STAGES_ID),
-                     get(CUBLASLT_ALGO_CONFIG_SPLITK_NUM), get(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING),
-                     get(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID), answers_.at(rank).workspaceSize);
+  return fmt::format("{}, workspace {} B", describe(read_config(lt_, answers_.at(rank).algo)),
+                     answers_.at(rank).workspaceSize);
 }
 
-cublasStatus_t LtGemm::enqueue(std::size_t rank, const LtOperands& o, CUstream stream) const {
-  const cublasLtMatmulHeuristicResult_t& answer = answers_.at(rank);
+cublasStatus_t LtGemm::enqueue(const cublasLtMatmulAlgo_t& algo, const LtOperands& o, CUstream stream) const {
   const auto matmul = [&](const void* c_in) {
-    return lt_.cublasLtMatmul(handle_, desc_, &o.alpha, o.b, a_, o.a, b_, &o.beta, c_in, c_, o.c, c_, &answer.algo,
+    return lt_.cublasLtMatmul(handle_, desc_, &o.alpha, o.b, a_, o.a, b_, &o.beta, c_in, c_, o.c, c_, &algo,
                               o.workspace, workspace_bytes_,
                               reinterpret_cast<cudaStream_t>(stream));
   };

@@ -15,6 +15,7 @@
 #include "cutune/library.hpp"
 #include "cutune/spec.hpp"
 #include "driver/cublaslt.hpp"
+#include "driver/cublaslt_algo.hpp"
 
 namespace cutune::detail {
 
@@ -60,10 +61,19 @@ class LtGemm {
   std::size_t answers() const { return answers_.size(); }
   /// Why the answer of this rank cannot run (the heuristic gave fewer), or nullopt.
   std::optional<std::string> unavailable(std::size_t rank) const;
-  /// What the answer is: "algorithm 66, tile 24, stages 20, split-K 1, swizzle 1, workspace 0 B".
+  /// The answer of `rank` (which must be available).
+  const cublasLtMatmulAlgo_t& answer(std::size_t rank) const { return answers_.at(rank).algo; }
+  /// What the answer is: "cuBLASLt algorithm 66, tile 24, stages 20, ..., workspace 0 B".
   std::string describe_answer(std::size_t rank) const;
-  /// D = alpha * A * B + beta * C into C with the answer of `rank` (which must be available), on `stream`.
-  cublasStatus_t enqueue(std::size_t rank, const LtOperands& operands, CUstream stream) const;
+  /// The algorithm `config` names, configured for this problem, or why cuBLASLt refuses it here: no such algorithm
+  /// for the types, an attribute its capabilities lack, cublasLtMatmulAlgoCheck's refusal, or more workspace than
+  /// the spec's (cublaslt_algo.cpp).
+  LtConfigured configure(const LtAlgoConfig& config) const;
+  /// The types the problem is described with, in cuBLASLt's operand order.
+  const LtTypes& types() const { return types_; }
+  cublasLtHandle_t handle() const { return handle_; }
+  /// D = alpha * A * B + beta * C into C with `algo` (an answer, or one configure() accepted), on `stream`.
+  cublasStatus_t enqueue(const cublasLtMatmulAlgo_t& algo, const LtOperands& operands, CUstream stream) const;
 
  private:
   void set_operation(const LibrarySpec& library, std::optional<cudaDataType_t> bias);
@@ -73,6 +83,7 @@ class LtGemm {
   std::string name_;  // the spec's, for messages
   bool fp8_ = false;
   bool with_bias_ = false;
+  LtTypes types_;
   std::size_t workspace_bytes_ = 0;
   cublasLtHandle_t handle_ = nullptr;
   cublasLtMatmulDesc_t desc_ = nullptr;

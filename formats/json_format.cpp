@@ -56,7 +56,8 @@ Json to_json(const RunRecord& run) {
               {"device", Json{{"name", d.name}, {"cc_major", d.cc_major}, {"cc_minor", d.cc_minor},
                               {"sm_count", d.sm_count}, {"uuid", d.uuid}, {"driver_version", d.driver_version},
                               {"nvrtc_version", d.nvrtc_version}, {"memory_clock_khz", d.memory_clock_khz},
-                              {"memory_bus_bits", d.memory_bus_bits}, {"total_memory", d.total_memory}}},
+                              {"memory_bus_bits", d.memory_bus_bits}, {"total_memory", d.total_memory},
+                              {"library_version", d.library_version}}},
               {"measurements", measurements},
               {"times", times}};
 }
@@ -174,6 +175,7 @@ RunRecord read_run(const Reader& in) {
   d.memory_clock_khz = device.integer<int>("memory_clock_khz");
   d.memory_bus_bits = device.integer<int>("memory_bus_bits");
   d.total_memory = device.integer<std::int64_t>("total_memory");
+  if (device.has("library_version")) d.library_version = device.integer<int>("library_version");  // absent before schema 8
   if (in.has("times")) {
     const Reader times = in.child("times");
     PhaseTimes& t = run.times.emplace();

@@ -10,8 +10,9 @@
 namespace cutune::detail {
 
 /// Made by Workbench::Impl::prepare() after the reference output is computed: plans the call (cuBLASLt's heuristic at
-/// the shape). Each configuration then runs the heuristic's answer of its rank through the Workbench's verified and
-/// timed runs, so that the reference, the L2 convention and the timing are a kernel's.
+/// the shape). Each configuration then runs the heuristic's answer of its rank, or (a configuration family) its
+/// algorithm configured by attribute, through the Workbench's verified and timed runs, so that the reference, the L2
+/// convention and the timing are a kernel's.
 class LibraryWorkbench {
  public:
   /// Throws CudaError when cuBLASLt is missing or refuses the problem's description: no configuration could run.
@@ -20,7 +21,8 @@ class LibraryWorkbench {
   LibraryWorkbench& operator=(const LibraryWorkbench&) = delete;
 
   /// Verifies and times one configuration; `r` holds what evaluate() found so far. A rank past the heuristic's
-  /// answers is a LaunchError saying so.
+  /// answers, or a combination cuBLASLt refuses at the shape (LtGemm::configure), is a LaunchError saying so, found
+  /// without a launch.
   Result evaluate(const Config& config, Result r, double best_ms, int exact_repeats);
 
  private:

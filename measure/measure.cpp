@@ -162,7 +162,14 @@ Result Workbench::Impl::run_kernel(const Config& config, const detail::Module& m
   return run_verified(run, std::move(r), best_ms, exact_repeats);
 }
 
-Result Workbench::Impl::run_verified(const detail::Enqueue& run, Result r, double best_ms, int exact_repeats) {
+Result Workbench::Impl::run_verified(const detail::Enqueue& run, Result r, double best_ms, int exact_repeats,
+                                     bool warm_first) {
+  if (warm_first) {
+    if (auto failure = run()) return launch_failed(r, *failure);
+    if (CUresult e = detail::driver().cuStreamSynchronize(stream); e != CUDA_SUCCESS) {
+      return failed(r, Status::RuntimeError, e, "kernel execution");
+    }
+  }
   const std::optional<double> first_ms = verified_run(run, r);
   if (!first_ms) return r;
   return timed(run, *first_ms, best_ms, exact_repeats, std::move(r));

@@ -198,8 +198,9 @@ struct Workbench::Impl {
   /// exact_repeats > 0: re-timing with that many runs; 0: the adaptive policy of MeasureOptions against best_ms.
   Result evaluate(const Config& config, const CompileOutput& compiled, double best_ms, int exact_repeats);
   /// Verifies one run of `run`, then times it (adaptively, or exactly `exact_repeats` runs): a kernel's launch or a
-  /// library's call, each the same way.
-  Result run_verified(const detail::Enqueue& run, Result r, double best_ms, int exact_repeats);
+  /// library's call, each the same way. `warm_first`: one untimed run before them (a library's call loads its kernel's
+  /// module on its first call, which the first, timed run would otherwise count).
+  Result run_verified(const detail::Enqueue& run, Result r, double best_ms, int exact_repeats, bool warm_first = false);
 
  private:
   // `r` failed in the driver call `call`; a sticky error leaves the context unusable and makes it a RuntimeError.

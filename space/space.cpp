@@ -125,6 +125,16 @@ Space Space::from_configs(const std::vector<std::vector<Value>>& parameter_value
   return space;
 }
 
+Space Space::where_runs(const std::function<bool(const Config&)>& runs) const {
+  Space kept = *this;
+  kept.configs_.clear();
+  for (const Config& c : configs_) {
+    if (runs(c)) kept.configs_.push_back(c);
+  }
+  kept.removed_by_device_ += configs_.size() - kept.configs_.size();
+  return kept;
+}
+
 std::optional<std::uint64_t> grid_position(const std::vector<std::vector<Value>>& parameter_values, const Config& config,
                                            std::size_t* missing) {
   std::uint64_t position = 0;

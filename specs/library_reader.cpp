@@ -104,11 +104,16 @@ class LibraryReader {
   }
 
   void read_rank() {
+    if (has_algo_parameter(spec_)) {
+      lib_.algo = read_algo_parameters(reader_, spec_);
+      return;
+    }
     const auto& ps = spec_.parameters;
     const auto rank = std::find_if(ps.begin(), ps.end(), [](const Parameter& p) { return p.name == kLibraryRankName; });
     if (rank == ps.end()) {
       reader_.fail("parameters", "a library family needs the parameter " + std::string(kLibraryRankName) +
-                                     ": the rank of the heuristic's answer it runs");
+                                     " (the rank of the heuristic's answer it runs) or " +
+                                     std::string(kLibraryAlgoName) + " (an algorithm id and its attributes)");
     }
     for (const Value& v : rank->values) {
       if (v.is_float() || v.as_int() < 0 || v.as_int() >= kLibraryMaxRank) {

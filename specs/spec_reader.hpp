@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "cutune/library.hpp"
 #include "cutune/spec.hpp"
 
 namespace cutune::detail {
@@ -78,6 +79,11 @@ void read_pipeline(const Json& section, KernelSpec& spec);
 /// Reads a spec's "library" section (library_reader.cpp) into spec.library, after everything else was read: the
 /// arguments the library's call takes by name, their types, and the RANK parameter.
 void read_library(const Json& section, const FieldReader& reader, KernelSpec& spec);
+/// Whether a library family's parameters include ALGO: a configuration family (library_algo_reader.cpp).
+bool has_algo_parameter(const KernelSpec& spec);
+/// A configuration family's parameters by position; fails naming a parameter that is not ALGO or an attribute, or a
+/// value cuBLASLt cannot be given.
+LibraryAlgoParameters read_algo_parameters(const FieldReader& reader, const KernelSpec& spec);
 /// Whether a spec document's "verify" says "mode": "none" (before it is read: such a spec needs no output).
 bool compares_nothing(const Json* root);
 /// Reads "verify" (verify_rule.cpp) into spec.verify, after the arguments were read.

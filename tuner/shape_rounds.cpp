@@ -9,11 +9,19 @@
 
 namespace cutune::detail {
 
-// Adds to the sample what tuning asks for from outside it: the start configurations (the spec's and the run's own,
-// proposed first) and the stored ones (which resume() counts against the budget and tells the strategy).
+// The configurations to evaluate first, at their positions in this shape's space or their nearest configurations'
+// there (start_positions()): the spec's "start", the run's own, and a cuBLASLt configuration family's heuristic answers.
+std::vector<Config> ShapeRun::start_configs() const {
+  std::vector<Config> configs = spec_.start;
+  for (const std::string& text : options_.start) configs.push_back(spec_.parse_config(text));  // InputError if malformed
+  configs.insert(configs.end(), library_start_.begin(), library_start_.end());
+  return configs;
+}
+
+// Adds to the sample what tuning asks for from outside it: the start configurations (proposed first) and the stored
+// ones (which resume() counts against the budget and tells the strategy).
 void ShapeRun::add_outside_sample() {
-  std::vector<Config> outside = spec_.start;
-  for (const std::string& text : options_.start) outside.push_back(spec_.parse_config(text));  // InputError if malformed
+  std::vector<Config> outside = start_configs();
   for (const auto& [text, r] : stored_) {
     try {
       outside.push_back(spec_.parse_config(text));

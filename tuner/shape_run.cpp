@@ -8,7 +8,10 @@
 #include "cutune/cubin_cache.hpp"
 #include "cutune/error.hpp"
 #include "cutune/launch_inputs.hpp"
+#include "cutune/library.hpp"
 #include "cutune/start_positions.hpp"
+#include "driver/cublaslt.hpp"
+#include "driver/cublaslt_space.hpp"
 #include "measure/workbench.hpp"
 #include "base/log.hpp"
 #include "tuner/dispatch.hpp"
@@ -30,14 +33,6 @@ std::unordered_map<std::string, std::size_t> index_by_text(const Space& space, c
   return index_of;
 }
 
-// The configurations to evaluate first: the spec's "start", then the run's own, at their positions in this shape's
-// space or their nearest configurations' there (start_positions()).
-std::vector<std::size_t> start_indices(const KernelSpec& spec, const std::vector<std::string>& extra,
-                                       const std::unordered_map<std::string, std::size_t>& index_of) {
-  std::vector<Config> configs = spec.start;
-  for (const std::string& t : extra) configs.push_back(spec.parse_config(t));  // InputError if malformed
-  return start_positions(spec, configs, index_of);
-}
 
 // The stored configurations whose process was killed from outside (Interrupted), in configuration order, then `then`:
 // a resume measures those first, so that a budget smaller than the space still reaches them.
@@ -94,7 +89,18 @@ ShapeRun::ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& s
 // A region that does not fit is the user's error, not every configuration's: it is said before the space is made.
 Space ShapeRun::checked_space() {
   check_verification(spec_, shape_, spec_.verify_mode(options_.measure.verify));
-  const Space whole = tuner_.tuning_space_of(spec_, shape_);
+  Space whole = tuner_.tuning_space_of(spec_, shape_);
+  if (spec_.library && spec_.library->algo) {
+    // A cuBLASLt configuration family: what cuBLASLt does not run at this shape (its capabilities on this device,
+    // cublasLtMatmulAlgoCheck) is removed here, as device limits are; a configuration from outside the space (the
+    // sample's growth, a stored one) that it refuses is a launch error of its own, found by the measurement.
+    std::string why;
+    if (const auto runs = library_filter(spec_, shape_, why)) {
+      whole = whole.where_runs(runs);
+    } else {
+      logger()->warn("{} {}: what cuBLASLt runs is unknown, every combination is measured: {}", spec_.name, shape_.str(), why);
+    }
+  }
   if (whole.sample_of() > 0) growth_.emplace(spec_, shape_, tuner_.limits(), whole, options_.shard);
   return whole.shard(options_.shard);
 }
@@ -140,6 +146,11 @@ void ShapeRun::read_stored() {
 // The shape's configurations by their text (a sample with what it lacks added), its budget and its GPUs.
 void ShapeRun::plan() {
   index_of_ = index_by_text(space_, spec_);
+  if (spec_.library && spec_.library->algo) {
+    std::string why;
+    library_start_ = heuristic_start(spec_, shape_, kHeuristicStart, why);
+    if (!why.empty()) logger()->warn("{} {}: no start from cuBLASLt's heuristic: {}", spec_.name, shape_key_, why);
+  }
   if (growth_) add_outside_sample();
   budget_ = Budget(budget_limit_, space_.size());
   progress_.total = budget_.limit();
@@ -171,7 +182,7 @@ void ShapeRun::start_strategy() {
   clock_.enter(Phase::Search);
   strategy_ = start_first(fresh_strategy(prior),
                           interrupted_first(stored_, index_of_,
-                                            with_prior_first(start_indices(spec_, options_.start, index_of_), prior)));
+                                            with_prior_first(start_positions(spec_, start_configs(), index_of_), prior)));
   // What the cubin cache holds. Among candidates it rates about as well, the strategy takes those: a repeated run then
   // compiles little, and a later shape reuses what earlier ones compiled (a configuration's binary does not depend on
   // the shape, unless it is shape-specialized). The measure loop compiles ahead only what it does not hold.
@@ -202,7 +213,9 @@ std::size_t ShapeRun::resume() {
 
 void ShapeRun::tune_on_gpus() {
   clock_.enter(Phase::Store);
-  db_run_id_ = database_.begin_run(tuner_.identity(), kernel_, options_.command, flush_);
+  DeviceIdentity identity = tuner_.identity();
+  if (spec_.library) identity.library_version = cublaslt_version();  // the library's results depend on its version
+  db_run_id_ = database_.begin_run(identity, kernel_, options_.command, flush_);
   clock_.enter(Phase::Startup);
   stop_.join(budget_rule(budget_)).join(time_rule(options_.time_budget_s, start_));
   // A usable stored result shows that the reference agrees with some configuration: no early stop then.

@@ -21,6 +21,9 @@
 
 namespace cutune::detail {
 
+/// The heuristic's answers a cuBLASLt configuration family's tuning starts from at each shape, at most.
+inline constexpr std::size_t kHeuristicStart = 8;
+
 /// Database::best's order (verified first, then median, then configuration text): true when `a` ranks before `b`.
 bool faster(const Result& a, const Result& b);
 /// What a strategy is told of a result: its median, or nothing when it failed.
@@ -55,6 +58,7 @@ class ShapeRun final : private MeasureEvents {
   void read_stored();
   void plan();
   void add_outside_sample();
+  std::vector<Config> start_configs() const;
   Prior read_prior();
   std::unique_ptr<Strategy> fresh_strategy(const Prior& prior);
   void start_strategy();
@@ -98,6 +102,7 @@ class ShapeRun final : private MeasureEvents {
   std::map<std::string, Result> results_;  // stored and new: the finalists come from here
   Progress progress_;
   IndexOf index_of_;
+  std::vector<Config> library_start_;  // a cuBLASLt configuration family: the heuristic's answers at the shape
   std::unique_ptr<Strategy> strategy_;
   std::function<bool(std::size_t)> compiled_;  // empty without a cache
   Budget budget_;

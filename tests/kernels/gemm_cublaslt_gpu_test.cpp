@@ -37,7 +37,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Family{"gemm_bf16_cublaslt", {"127x255x67", "1000x1000x1000", "3x4096x129", "64x4096x4096"}},
                       Family{"gemm_f16_cublaslt", {"127x255x67", "1000x1000x1000", "3x4096x129", "64x4096x4096"}},
                       Family{"gemm_tf32_cublaslt", {"127x255x67", "1000x1000x1000", "3x4096x129", "64x4096x4096"}},
-                      Family{"gemm_fp8_cublaslt", {"127x256x512", "1000x1008x1024", "33x4096x16", "64x4096x4096"}}),
+                      Family{"gemm_fp8_cublaslt", {"127x256x512", "1000x1008x1024", "33x4096x16", "64x4096x4096"}},
+                      Family{"gemm_fp8_e5m2_cublaslt", {"127x256x512", "1000x1008x1024", "64x4096x4096"}},
+                      Family{"gemm_fp8_f16_cublaslt", {"127x256x512", "1000x1008x1024", "64x4096x4096"}}),
     [](const ::testing::TestParamInfo<Family>& info) { return std::string(info.param.kernel); });
 
 // RANK 0 (the library's own choice) is right at every shape; ranks 1 to 3 are right, or past the heuristic's answers

@@ -39,7 +39,8 @@ void expect_spec_error(const Json& j, const std::string& part) {
 }
 
 TEST(LibrarySpec, BuiltInFamiliesReadTheirArgumentsByName) {
-  for (const char* name : {"gemm_bf16_cublaslt", "gemm_f16_cublaslt", "gemm_tf32_cublaslt", "gemm_fp8_cublaslt"}) {
+  for (const char* name : {"gemm_bf16_cublaslt", "gemm_f16_cublaslt", "gemm_tf32_cublaslt", "gemm_fp8_cublaslt",
+                           "gemm_fp8_e5m2_cublaslt", "gemm_fp8_f16_cublaslt"}) {
     const KernelSpec spec = load_kernel(name);
     ASSERT_TRUE(spec.library) << name;
     EXPECT_TRUE(spec.kernel.empty());
@@ -55,7 +56,7 @@ TEST(LibrarySpec, BuiltInFamiliesReadTheirArgumentsByName) {
     ASSERT_TRUE(lib.reduction_parameter);
     EXPECT_EQ(spec.parameters[*lib.reduction_parameter].name, "REDUCTION");
     EXPECT_EQ(lib.tf32, std::string(name) == "gemm_tf32_cublaslt");
-    const bool fp8 = std::string(name) == "gemm_fp8_cublaslt";
+    const bool fp8 = std::string(name).rfind("gemm_fp8", 0) == 0;
     EXPECT_EQ(lib.b_transposed, fp8);
     EXPECT_EQ(lib.scale_a.has_value(), fp8);
     EXPECT_EQ(lib.bias.has_value(), fp8);
@@ -128,7 +129,8 @@ TEST(LibrarySpec, MissingCublasLtSaysWhoNeedsItAndWhatWasLookedFor) {
 }
 
 TEST(OperationSpec, BuiltInOperationsNameATemplateAndTheLibrary) {
-  EXPECT_EQ(builtin_operations(), (std::vector<std::string>{"matmul_bf16", "matmul_f16", "matmul_fp8", "matmul_tf32"}));
+  EXPECT_EQ(builtin_operations(), (std::vector<std::string>{"matmul_bf16", "matmul_f16", "matmul_fp8", "matmul_fp8_e5m2",
+                                                            "matmul_fp8_f16", "matmul_tf32"}));
   for (const auto& name : builtin_operations()) {
     EXPECT_TRUE(is_operation(name));
     const OperationSpec op = load_operation(name);

@@ -133,7 +133,7 @@ std::string normalized_device_name(std::string_view name);
 /// Times of different L2 conventions (l2_flush.hpp) are never compared: every query names one (default Read).
 class Database {
  public:
-  static constexpr int kSchemaVersion = 7;
+  static constexpr int kSchemaVersion = 8;
 
   /// Opens `path`, creating it (and its schema) when it does not exist, and migrates an older schema version in
   /// place. Throws DatabaseError when the file cannot be created or opened, is not a SQLite database, or is a

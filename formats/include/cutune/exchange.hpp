@@ -13,7 +13,8 @@
 //              "kernel": {"name": "transpose", "hash": "16 hex digits"},
 //              "device": {"name": "NVIDIA H200", "cc_major": 9, "cc_minor": 0, "sm_count": 132,
 //                         "uuid": "GPU-...", "driver_version": 13000, "nvrtc_version": 13000,
-//                         "memory_clock_khz": 3201000, "memory_bus_bits": 6144, "total_memory": 150110011392},
+//                         "memory_clock_khz": 3201000, "memory_bus_bits": 6144, "total_memory": 150110011392,
+//                         "library_version": 0},   (a library family's: cublasLtGetVersion; absent in older files)
 //              "measurements": [{"shape": "8192x8192", "config": "TILE=32,...", "status": "ok", "message": "",
 //                                "samples_ms": [...], "median_ms": 0.1, "min_ms": ..., "max_ms": ..., "spread": ...,
 //                                "metric": ..., "max_error": ..., "registers": 32, "compile_ms": ...,

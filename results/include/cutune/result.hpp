@@ -90,6 +90,8 @@ struct DeviceIdentity {
   std::string uuid;
   int driver_version = 0;      ///< as cuDriverGetVersion, e.g. 13000
   int nvrtc_version = 0;       ///< major * 1000 + minor * 10, e.g. 13000
+  /// The vendor library a library family's run called (cublasLtGetVersion, e.g. 130100); 0 for a run of a kernel.
+  int library_version = 0;
   std::string arch() const { return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor); }
 };
 

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -69,6 +70,9 @@ class Space {
   /// exact or estimated; 0 for a whole space.
   double sample_of() const { return sample_of_; }
   void set_sample_of(double valid) { sample_of_ = valid; }
+  /// The configurations `runs` admits, in the same order; the others count as removed_by_device() (what a vendor
+  /// library does not run on this device at the shape).
+  Space where_runs(const std::function<bool(const Config&)>& runs) const;
   /// Adds a configuration to a sample from outside it (SampleGrowth: the caller checks that it is valid and new).
   void append(Config c) { configs_.push_back(std::move(c)); }
 
