@@ -19,12 +19,13 @@ namespace {
 // A deterministic factor in [0.97, 1.03) per configuration: the spread of real measurements.
 double noise(std::uint64_t k) { return test::hashed_noise(k, 0.97, 0.06); }
 
-// Six parameters of values 0-3 whose sum is at most 15 (the six highest together are not valid, as a tile and a
-// vector width too large for the registers): 3,844 configurations. Times grow with each parameter's distance from
-// the optimum (3, 3, 3, 2, 3, 1): near the top of most ranges, two parameters' values below the highest.
+// Six parameters of values 0-3 whose sum is at most 17 (the six highest together are not valid, as a tile and a
+// vector width too large for the registers): 4,095 configurations. Times grow with each parameter's distance from
+// the optimum (2, 3, 3, 3, 3, 2): at the top of most ranges, one below it on the first and the last. The first guess
+// (2, 3, 3, 3, 3, 3) is 9% slower; a handful of configurations are within 5% of the optimum.
 RecordedSpace high_space() {
-  const int optimum[6] = {3, 3, 3, 2, 3, 1};
-  const double weight[6] = {0.30, 0.25, 0.20, 0.15, 0.12, 0.10};
+  const int optimum[6] = {2, 3, 3, 3, 3, 2};
+  const double weight[6] = {0.08, 0.07, 0.06, 0.05, 0.04, 0.09};
   std::vector<std::vector<Value>> values(6);
   for (auto& v : values) v = {0, 1, 2, 3};
   std::vector<Config> configs;
@@ -32,7 +33,7 @@ RecordedSpace high_space() {
   for (int code = 0; code < 4096; ++code) {
     int at[6], sum = 0;
     for (int p = 0; p < 6; ++p) sum += at[p] = (code >> (2 * p)) & 3;
-    if (sum > 15) continue;
+    if (sum > 17) continue;
     double t = 1.0;
     for (int p = 0; p < 6; ++p) t += weight[p] * std::abs(at[p] - optimum[p]);
     configs.push_back(Config{{at[0], at[1], at[2], at[3], at[4], at[5]}});
@@ -57,14 +58,14 @@ TEST(FirstGuess, TheValidConfigurationNearestEveryHighestValue) {
   const RecordedSpace recorded = high_space();
   const detail::SpaceIndex index(recorded.space);
   const std::uint32_t corner = detail::highest_corner(index, {});
-  // Sum 15 is the most the constraint allows: one parameter one below its highest; the lowest index of those six.
+  // Sum 17 is the most the constraint allows: one parameter one below its highest; the lowest index of those six.
   int sum = 0;
   for (const auto& v : recorded.space.configs()[corner].values) sum += static_cast<int>(v.as_double());
-  EXPECT_EQ(sum, 15);
+  EXPECT_EQ(sum, 17);
   for (std::uint32_t c = 0; c < corner; ++c) {
     int other = 0;
     for (const auto& v : recorded.space.configs()[c].values) other += static_cast<int>(v.as_double());
-    EXPECT_LT(other, 15) << "a tie went to a higher index";
+    EXPECT_LT(other, 17) << "a tie went to a higher index";
   }
   // Among given configurations only.
   const std::vector<std::uint32_t> among = {0, 7, 100, 42};
@@ -101,14 +102,15 @@ TEST(FirstGuess, TheDefaultStartsThereAndClimbsFromTheBestEveryOtherDesignPoint)
 }
 
 TEST(FirstGuess, TheDefaultIsWithinFivePercentInAFewEvaluations) {
-  // Random sampling needs about 200 evaluations on average; the design alone (12 configurations) rarely gets there.
+  // Random sampling needs about 2,000 evaluations on average; before the first guess the default needed a median of 25
+  // over these seeds (the space written as a Kernel Tuner cache and replayed).
   const RecordedSpace recorded = high_space();
   ReplayOptions options;
   options.budgets = {100};
   options.seeds = 25;
   const ReplayResult result = replay("portfolio", recorded, options);
-  EXPECT_GT(result.random_evals_to_5pct, 100.0);
-  EXPECT_LE(result.median_evals_to_5pct, 8.0);
+  EXPECT_GT(result.random_evals_to_5pct, 1000.0);
+  EXPECT_LE(result.median_evals_to_5pct, 12.0);
 }
 
 }  // namespace
