@@ -1,5 +1,7 @@
-// The default strategy: a portfolio of proposal rules over one shared history and one surrogate model. After an
-// even initial design (two configurations per parameter that varies, 8 to 16), each proposal comes from a rule drawn
+// The default strategy: a portfolio of proposal rules over one shared history and one surrogate model. It starts from
+// the configuration nearest every parameter's highest value (first_guess.hpp), then alternates an even initial design
+// with refinement steps around the best found so far (together 8 to 16 configurations, two per parameter that varies);
+// after that, each proposal comes from a rule drawn
 // in proportion to how much its recent proposals cut the best time: the model's expected improvement over the space
 // (exploration), or the model's best guess among the one- and two-parameter neighbours of the best configurations
 // found, each parameter changed once, then each pair of parameters, before any is changed again (refinement around
@@ -17,6 +19,7 @@
 #include <map>
 
 #include "design_inputs.hpp"
+#include "first_guess.hpp"
 #include "prior_features.hpp"
 #include "rare_edges.hpp"
 #include "search_state.hpp"
@@ -79,7 +82,8 @@ class PortfolioStrategy final : public SearchStrategy {
 
   void prefer_ready(std::function<bool(std::size_t)> ready) override { ready_ = std::move(ready); }
 
-  // The initial design is drawn whatever the outcomes; after it, kAhead.
+  // The initial design's points are drawn whatever the outcomes (its refinement steps give way to design points
+  // while nothing is told); after it, kAhead.
   std::size_t ahead() const override {
     const std::size_t asked = history_.size() - history_.unasked_count();
     return (asked < design_size_ ? design_size_ - asked : 0) + kAhead;
@@ -119,7 +123,9 @@ class PortfolioStrategy final : public SearchStrategy {
     while (out.size() < n && history_.unasked_count() > 0) {
       const std::size_t asked = history_.size() - history_.unasked_count();
       if (asked < design_size_ || !history_.best()) {
-        take(design_point(), out);
+        const auto step = asked % 2 == 0 ? design_step() : std::nullopt;
+        take(step ? *step : design_point(), out);
+        if (step) rule_of_[*step] = kRefine, ++refining_;
         continue;
       }
       if (model_.stale(history_)) {
@@ -220,7 +226,7 @@ class PortfolioStrategy final : public SearchStrategy {
       // all of those.
       fill_ring();
       if (const auto pick = untried_pair_step(centre, ring_)) return pick;
-      if (const auto pick = fastest_unasked(ring_)) return pick;
+      if (const auto pick = fastest_unasked(ring_, centre)) return pick;
     }
     return std::nullopt;
   }
@@ -241,7 +247,7 @@ class PortfolioStrategy final : public SearchStrategy {
     untried_.clear();
     for (std::size_t k = 0; k < near.size(); ++k)
       if (!tried_[changed_[k]]) untried_.push_back(near[k]);
-    return fastest_unasked(untried_);
+    return fastest_unasked(untried_, centre);
   }
 
   // A refinement step (as refine() takes, without the sweep over pairs) around the best configuration found with
@@ -290,7 +296,7 @@ class PortfolioStrategy final : public SearchStrategy {
       if (const auto pick = untried_parameter_step(centre, scratch_)) return pick;
       fill_ring();
       std::erase_if(ring_, elsewhere);
-      if (const auto pick = fastest_unasked(ring_)) return pick;
+      if (const auto pick = fastest_unasked(ring_, centre)) return pick;
     }
     return std::nullopt;
   }
@@ -357,17 +363,22 @@ class PortfolioStrategy final : public SearchStrategy {
   }
 
   // The unasked configuration of `among` that the model predicts fastest (or a ready one predicted nearly as fast),
-  // or nullopt when all were asked.
-  std::optional<std::size_t> fastest_unasked(const std::vector<std::uint32_t>& among) {
+  // or nullopt when all were asked. Of those it cannot tell apart, the nearest to `centre` (in design_point()'s
+  // distance): early on, when the model has split on few parameters, a refinement step then moves a parameter to
+  // its next value rather than to the lowest-numbered configuration's.
+  std::optional<std::size_t> fastest_unasked(const std::vector<std::uint32_t>& among, std::size_t centre) {
     std::optional<std::size_t> best;
-    double best_mean = 0.0;
+    double best_mean = 0.0, best_distance = 0.0;
     ranked_.clear();
     for (std::uint32_t c : among) {
       if (history_.asked(c)) continue;
       double mean = 0.0, stddev = 0.0;
       model_.predict(c, mean, stddev);
       if (ready_) ranked_.emplace_back(mean, c);
-      if (!best || mean < best_mean || (mean == best_mean && c < *best)) best = c, best_mean = mean;
+      const double moved = distance(c, centre);
+      if (!best || mean < best_mean ||
+          (mean == best_mean && (moved < best_distance || (moved == best_distance && c < *best))))
+        best = c, best_mean = mean, best_distance = moved;
     }
     if (best && ready_) {
       if (const auto pick = best_ready(ranked_, best_mean + kReadyLogSlack, ready_, kReadyChecks)) return *pick;
@@ -375,10 +386,23 @@ class PortfolioStrategy final : public SearchStrategy {
     return best;
   }
 
+  // Every other configuration of the initial design, once an outcome is in: a refinement step around the best found so
+  // far (refine(), the model fitted to what is told), so that a good first guess or an early lucky draw is built on at
+  // once instead of after the design. nullopt before any outcome succeeded, or when refinement finds nothing.
+  std::optional<std::size_t> design_step() {
+    if (!history_.best()) return std::nullopt;
+    if (model_.stale(history_)) model_.fit(history_, rng_);
+    return refine();
+  }
+
   // The next configuration of the initial design: of a pool of random unasked ones, the one farthest (in level
   // positions scaled to [0, 1] per parameter) from everything asked, so that the first outcomes cover the space
   // more evenly than independent draws do.
   std::size_t design_point() {
+    if (history_.size() - history_.unasked_count() == 0 && favourites_.empty()) {
+      const std::uint32_t first = highest_corner(index_, favoured_);
+      if (!history_.asked(first)) return first;
+    }
     std::optional<std::size_t> best;
     double best_distance = -1.0;
     for (std::size_t k = 0; k < kDesignPool; ++k) {

@@ -133,14 +133,14 @@ TEST(Portfolio, RefinementTriesEveryParameterBeforeAManyLevelledOne) {
   // values is best; 3,072 configurations. Refinement that took the neighbour the model predicts fastest spent its
   // steps on block sizes (the model finds them as fast as the best) before trying the other methods: 22.5 evaluations
   // to within 1% (median of these 60 seeds); changing every parameter once first, and an initial design of 8 for four
-  // parameters instead of 16, take 17.
+  // parameters instead of 16, took 17, and 20 with the first guess and the refinement steps within the design.
   const double method[4] = {1.0, 1.8, 1.08, 1.08}, use[3] = {1.2, 1.35, 1.0};
   const RecordedSpace recorded = grid_space({32, 4, 8, 3}, [&](const std::vector<int>& at) {
     const int a = at[0], b = at[1], c = at[2], d = at[3];
     const double tile = 1.0 + 0.6 / (c + 1) - 0.6 / 8, block = 1.0 + 0.004 * ((a * 7) % 11);
     return method[b] * use[d] * tile * block;
   });
-  EXPECT_LE(median_evals_to_1pct(recorded, 60), 19.5);
+  EXPECT_LE(median_evals_to_1pct(recorded, 60), 21.0);
 }
 
 TEST(Portfolio, RefinementTriesEveryPairOfParametersBeforeRepeatingOne) {

@@ -109,7 +109,8 @@ TEST(PortfolioPrior, DeterministicPerSeedAndTheDesignStartsAmongTheOtherGpusFast
     EXPECT_EQ(first, run(*b, s, batch, 120)) << "batch " << batch;
     auto c = make_strategy("portfolio", s.recorded.space, 12, prior);
     EXPECT_NE(first, run(*c, s, batch, 120)) << "batch " << batch;
-    for (std::size_t k = 0; k < 16; ++k) {
+    // The design points proper (the first and every other one after it; the others step around the best so far).
+    for (std::size_t k = 0; k < 16; k += k == 0 ? 1 : 2) {
       EXPECT_TRUE(std::binary_search(favourites.begin(), favourites.end(), first[k])) << "design point " << k;
     }
     EXPECT_EQ(std::set<std::size_t>(first.begin(), first.end()).size(), first.size());

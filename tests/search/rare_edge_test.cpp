@@ -10,19 +10,14 @@
 
 #include "cutune/replay.hpp"
 #include "cutune/strategy.hpp"
+#include "hashed_noise.hpp"
 #include "search/rare_edges.hpp"
 
 namespace cutune {
 namespace {
 
-// A deterministic factor in [0.93, 1.07] per configuration: the spread of real measurements.
-double noise(std::uint64_t k) {
-  k += 0x9e3779b97f4a7c15ULL;
-  k = (k ^ (k >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  k = (k ^ (k >> 27)) * 0x94d049bb133111ebULL;
-  k ^= k >> 31;
-  return 0.93 + 0.14 * static_cast<double>(k >> 11) / static_cast<double>(1ULL << 53);
-}
+// A deterministic factor in [0.93, 1.07) per configuration: the spread of real measurements.
+double noise(std::uint64_t k) { return test::hashed_noise(k, 0.93, 0.14); }
 
 // Block width 16-1024 and height 1-32 with 64-1024 threads, tiles of 1-8 by 1-8 of at most 32 elements, shared
 // memory or not, four unroll factors: 9,792 configurations. Times form a bowl around 370 threads, a tile of 3.4 by

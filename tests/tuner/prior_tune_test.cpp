@@ -107,18 +107,20 @@ TEST_F(PriorTuneTest, ResumedMidwayGoesOnWithThePriorAndMeasuresNothingTwice) {
 }
 
 TEST_F(PriorTuneTest, NoOtherGpuOrNoPriorChangesNothing) {
-  const auto plain = tune("empty.db", 8);
+  // Two evaluations: the default's first guess and first design point, which do not depend on outcomes (its later
+  // proposals depend on the order in which outcomes arrive, which varies from run to run with several in flight).
+  const auto plain = tune("empty.db", 2);
   // Only this device, another kernel, another shape, or the same kernel name under another version on another GPU.
   store("unrelated.db", self_, {spec_.name, spec_.hash}, "2000", {{"A=1,B=3", 0.4}});
   store("unrelated.db", other_, {"another_k", spec_.hash}, "1000", {{"A=1,B=3", 0.4}});
   store("unrelated.db", other_, {spec_.name, spec_.hash}, "2000", {{"A=1,B=3", 0.4}});
   store("unrelated.db", other_, {spec_.name, "0123456789abcdef"}, "1000", {{"A=1,B=3", 0.4}});
-  EXPECT_EQ(tune("unrelated.db", 8), plain);
+  EXPECT_EQ(tune("unrelated.db", 2), plain);
   // --no-prior: as if the other GPU's results were not there.
   store_other("off.db");
-  EXPECT_EQ(tune("off.db", 8, false), plain);
+  EXPECT_EQ(tune("off.db", 2, false), plain);
   store_other("on.db");
-  EXPECT_NE(tune("on.db", 8), plain);
+  EXPECT_NE(tune("on.db", 2), plain);
 }
 
 }  // namespace
