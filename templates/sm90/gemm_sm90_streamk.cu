@@ -12,9 +12,9 @@
 // each tail leaves its partial sums in the workspace (one slot per block) and adds its slabs to the tile's count in
 // `counters`, without waiting for anything; the head, its block's last shared unit, waits until the count says every
 // tail is there (they were the first units of the blocks after it, so they are done long before as a rule), adds the
-// tails' partials to its own in the order of K (so the sums are the same every run) and stores the tile. (Before, the
-// last block to get there finished the tile, so every unit waited for an atomic's answer after a GPU-wide fence, with
-// the tensor cores idle: stream-K ran 0.7x of the data-parallel schedule.) A head waits only for the first units of
+// tails' partials to its own in the order of K (so the sums are the same every run) and stores the tile. (Letting the
+// last block to get there finish the tile instead makes every unit wait for an atomic's answer after a GPU-wide fence,
+// with the tensor cores idle: stream-K measured 0.7x of the data-parallel schedule that way.) A head waits only for the first units of
 // the blocks after it, which wait for nothing: the persistent grid is resident at once, and were it not, a block that
 // waits would only wait for one with a higher index, so the lowest-indexed blocks always finish.
 #if PATH == 1
