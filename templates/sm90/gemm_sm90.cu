@@ -97,8 +97,6 @@ static_assert(PINGPONG == 0 || WG == 2 && PERSIST >= 1 && STREAMK == 0, "ping-po
 constexpr bool kClusterSum = KSUM == 1 && SPLITK > 1;
 static_assert(KSUM == 0 || SPLITK > 1 && SPLITK <= 8 && CM * CN == 1 && PERSIST == 0,
               "split-K through distributed shared memory: a portable cluster of the tile's slices only");
-// (The specs hold KSUM=1 with two slices only: with four or eight, the first slice's reads of the others' partials, one
-// block after another, cost more than the workspace's sum on an H200.)
 constexpr int kReaders = PINGPONG ? 1 : WG;  // consumer warpgroups that read each stage
 // Arrivals that free a stage: every thread of the warpgroups that read it, or with multicast one per such warpgroup of
 // either block (its wgmmas, which alone read the stage there, complete for the whole warpgroup at once).
