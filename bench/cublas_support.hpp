@@ -46,7 +46,11 @@ struct Element {
   float (*load)(const void* src, std::size_t i);
 };
 
-inline Element element(const std::string& kernel) {
+/// The element type of `name`: a template (gemm_TYPE), an operation (matmul_TYPE) or a cuBLASLt family of the type
+/// (gemm_TYPE_cublaslt, gemm_TYPE_cublaslt_config).
+inline Element element(const std::string& name) {
+  std::string kernel = name.starts_with("matmul_") ? "gemm_" + name.substr(7) : name;
+  kernel = kernel.substr(0, kernel.find("_cublaslt"));
   if (kernel == "gemm_tf32") {
     return {CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4,
             [](void* d, std::size_t i, float v) { static_cast<float*>(d)[i] = v; },
@@ -62,7 +66,7 @@ inline Element element(const std::string& kernel) {
             [](void* d, std::size_t i, float v) { static_cast<__half*>(d)[i] = __float2half(v); },
             [](const void* s, std::size_t i) { return __half2float(static_cast<const __half*>(s)[i]); }};
   }
-  throw InputError("no cuBLAS comparison for " + kernel);
+  throw InputError("no cuBLAS comparison for " + name);
 }
 
 /// `count` host elements of type `e`, uniform in [-1, 1) (never all zeros), drawn from `rng`.

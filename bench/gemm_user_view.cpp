@@ -1,7 +1,7 @@
 // The tensor-core GEMMs as a user meets them: tuned as `tune` does, then launched through the runtime API and timed
 // against cublasGemmEx under each L2 convention.
 //
-// Usage: gemm_user_view [--types bf16,f16,tf32] [--operations] [--shapes MxNxK,...] [--tune-shapes MxNxK,...] [--budget 60]
+// Usage: gemm_user_view [--types bf16,f16,tf32] [--operations | --library] [--shapes MxNxK,...] [--tune-shapes MxNxK,...] [--budget 60]
 //                       [--time SECONDS] [--strategy S] [--where EXPR]... [--db FILE | --keep-db] [--repeats 30]
 //                       [--flush write,read,none]
 // 1. Each type's shapes (--tune-shapes, else --shapes) are tuned as `tune --kernel gemm_TYPE --shapes ... --budget N`
@@ -81,7 +81,7 @@ Row measure_shape(cutune::Runtime& runtime, const std::string& kernel, const std
         std::find_if(spec.arguments.begin(), spec.arguments.end(), [&](const auto& x) { return x.name == name; });
     return static_cast<std::size_t>(a->size.eval(spec.scope(gemm.config(), &gemm.shape())).as_int());
   };
-  const Element e = cutune::bench::element(kernel.starts_with("matmul_") ? "gemm_" + kernel.substr(7) : kernel);
+  const Element e = cutune::bench::element(kernel);
   const int m = static_cast<int>(gemm.shape().dims[0]), n = static_cast<int>(gemm.shape().dims[1]),
             k = static_cast<int>(gemm.shape().dims[2]);
   row.flops = 2.0 * m * n * k;
@@ -169,6 +169,7 @@ struct Options {
                                      "64x4096x4096",   "16x4096x4096",    "127x257x511"};
   std::vector<std::string> tune_shapes;
   bool operations = false;
+  bool library = false;
   cutune::bench::TuneAndTimeOptions run;
 };
 
@@ -183,6 +184,9 @@ void add_options(CLI::App& app, Options& o) {
   app.add_flag("--operations", o.operations,
                "tune and launch the operations matmul_TYPE (the template and cuBLASLt's family under one budget) in "
                "place of the templates gemm_TYPE");
+  app.add_flag("--library", o.library,
+               "tune and launch cuBLASLt's rank family gemm_TYPE_cublaslt alone, to see how its winner compares with "
+               "cublasGemmEx's own choice")->excludes("--operations");
   cutune::bench::add_tune_and_time_options(app, o.run);
 }
 
@@ -205,7 +209,9 @@ int main(int argc, char** argv) {
 
     // 1. tuning, as `tune` does it; the database is closed before the application opens it
     std::vector<std::string> kernels;
-    for (const auto& type : o.types) kernels.push_back((o.operations ? "matmul_" : "gemm_") + type);
+    for (const auto& type : o.types) {
+      kernels.push_back(o.operations ? "matmul_" + type : o.library ? "gemm_" + type + "_cublaslt" : "gemm_" + type);
+    }
     const std::map<std::string, std::string> tuned =
         cutune::bench::tune_all(device, db_files.path, kernels, o.tune_shapes.empty() ? o.shapes : o.tune_shapes, o.run.where,
                  cutune::bench::tune_options(command, o.run.budget, o.run.strategy, o.run.seconds));

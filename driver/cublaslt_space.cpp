@@ -2,6 +2,7 @@
 // (cublaslt_space.hpp).
 #include "cublaslt_space.hpp"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -29,7 +30,33 @@ std::vector<Config> heuristic_start(const KernelSpec& spec, const Shape& shape, 
   return out;
 }
 
+namespace {
+
+// A rank family runs the ranks below the number of answers the heuristic gives for the configuration's reduction
+// choice; with no answer for either, every rank is measured and refused there with the heuristic's reason.
+std::function<bool(const Config&)> rank_filter(const KernelSpec& spec, const Shape& shape, std::string& why) {
+  std::array<std::size_t, 2> answers{};
+  try {
+    for (const bool any : {false, true}) {
+      const LtGemm gemm(spec, shape, spec.library->bias.has_value(), any);
+      answers[any] = gemm.answers();
+      if (answers[any] == 0) why = gemm.unavailable(0).value_or("no answer");
+    }
+  } catch (const Error& e) {
+    why = e.what();
+    return {};
+  }
+  if (answers[0] == 0 && answers[1] == 0) return {};
+  return [&spec, answers](const Config& config) {
+    const LtChoice c = lt_choice(spec, config);
+    return c.rank < answers[c.any_reduction ? 1 : 0];
+  };
+}
+
+}  // namespace
+
 std::function<bool(const Config&)> library_filter(const KernelSpec& spec, const Shape& shape, std::string& why) {
+  if (!spec.library->algo) return rank_filter(spec, shape, why);
   std::shared_ptr<const LtGemm> gemm;
   try {
     gemm = std::make_shared<const LtGemm>(spec, shape, spec.library->bias.has_value());  // as the bench plans it

@@ -16,7 +16,8 @@ namespace cutune::detail {
 /// left out. Empty, with `why` set, when cuBLASLt or a device is missing or refuses the problem.
 std::vector<Config> heuristic_start(const KernelSpec& spec, const Shape& shape, std::size_t most, std::string& why);
 
-/// Whether cuBLASLt runs a configuration at `shape`: the capabilities of its algorithm admit it (capability_refusal(),
+/// Whether cuBLASLt runs a configuration at `shape`. A rank family: its rank is below the number of answers the
+/// heuristic gives there (for the configuration's reduction choice). A configuration family: the capabilities of its algorithm admit it (capability_refusal(),
 /// read once per algorithm id; an id cublasLtMatmulAlgoInit refuses for the types admits nothing), and then
 /// LtGemm::configure() accepts it there (cublasLtMatmulAlgoCheck, and the workspace it needs). An empty function, with
 /// `why` set, when cuBLASLt or a device is missing: then every configuration is measured, and refused there.

@@ -17,7 +17,7 @@ std::size_t choose_implementation(const OperationSpec& operation, const std::vec
   for (std::size_t i = 0; i < answers.size(); ++i) {
     const ImplementationAnswer& a = answers[i];
     if (i == *operation.untuned || a.choice.match != Match::Predicted || !a.untuned_ms_there) continue;
-    if (!(a.choice.result.median_ms > 0.0)) continue;
+    if (!(a.choice.result.median_ms > 0.0) || a.choice.distance > kTemplateReach) continue;
     const double margin = *a.untuned_ms_there / a.choice.result.median_ms;
     if (margin >= best_margin) chosen = i, best_margin = margin;
   }

@@ -13,6 +13,12 @@ namespace cutune::detail {
 /// How much faster than the untuned implementation (the library) a template must have been, both measured at the
 /// shape its prediction comes from, for the template to be launched at a shape nobody tuned.
 inline constexpr double kTemplateMargin = 1.05;
+/// How near the shape a prediction comes from must be (BestConfig::distance, the Euclidean distance between the logs
+/// of the dimensions: 0.5 is one dimension 1.65x, or all three 1.33x, off) for its margin to count as evidence. A
+/// template's standing against the library changes with the shape: measured on an H200, one that beat cuBLASLt by 8%
+/// at 8192x8192x8192 ran at 0.72x of cuBLAS at 3000x3000x3000 (distance 1.74), one that beat it by 13% at
+/// 16x4096x4096 at 0.47x at 128x128x16384.
+inline constexpr double kTemplateReach = 0.5;
 
 /// One implementation's answer at the requested shape.
 struct ImplementationAnswer {
@@ -24,8 +30,8 @@ struct ImplementationAnswer {
 
 /// The implementation to launch (an index into operation.implementations), given each one's answer in that order:
 /// the fastest of those measured at this very shape (Match::Exact); else, with an untuned implementation, that one,
-/// unless a template's prediction comes from a shape where it beat the untuned implementation by kTemplateMargin
-/// (the largest such margin wins); else the first implementation.
+/// unless a template's prediction comes from a shape within kTemplateReach where it beat the untuned implementation by
+/// kTemplateMargin (the largest such margin wins); else the first implementation.
 std::size_t choose_implementation(const OperationSpec& operation, const std::vector<ImplementationAnswer>& answers);
 
 }  // namespace cutune::detail

@@ -24,8 +24,10 @@ std::string choice_reason(const OperationSpec& operation, const std::vector<deta
            operation.implementations[chosen].name;
   }
   if (a.choice.match == Match::Predicted && a.untuned_ms_there) {
-    return fmt::format("predicted from {}, where this GPU measured it {:.3f}x as fast as {} (at least {:.2f}x)",
-                       a.choice.shape, *a.untuned_ms_there / a.choice.result.median_ms,
+    return fmt::format("predicted from {} (log distance {:.2f}, at most {:.2f}), where this GPU measured it {:.3f}x as "
+                       "fast as {} (at least {:.2f}x)",
+                       a.choice.shape, a.choice.distance, detail::kTemplateReach,
+                       *a.untuned_ms_there / a.choice.result.median_ms,
                        operation.implementations[*operation.untuned].name, detail::kTemplateMargin);
   }
   return "no implementation measured at this shape: the first implementation's fallback";

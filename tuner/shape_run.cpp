@@ -90,10 +90,11 @@ ShapeRun::ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& s
 Space ShapeRun::checked_space() {
   check_verification(spec_, shape_, spec_.verify_mode(options_.measure.verify));
   Space whole = tuner_.tuning_space_of(spec_, shape_);
-  if (spec_.library && spec_.library->algo) {
-    // A cuBLASLt configuration family: what cuBLASLt does not run at this shape (its capabilities on this device,
-    // cublasLtMatmulAlgoCheck) is removed here, as device limits are; a configuration from outside the space (the
-    // sample's growth, a stored one) that it refuses is a launch error of its own, found by the measurement.
+  if (spec_.library) {
+    // A cuBLASLt family: what cuBLASLt does not run at this shape (ranks past the heuristic's last answer; for a
+    // configuration family its capabilities on this device and cublasLtMatmulAlgoCheck) is removed here, as device
+    // limits are; a configuration from outside the space (the sample's growth, a stored one) that it refuses is a
+    // launch error of its own, found by the measurement.
     std::string why;
     if (const auto runs = library_filter(spec_, shape_, why)) {
       whole = whole.where_runs(runs);

@@ -294,4 +294,29 @@ TEST(CublasLtConfigGpu, ARefusedCombinationIsStoredAndTuningGoesOn) {
 }
 
 }  // namespace
+// A rank family's tuning measures only the ranks the heuristic answers at the shape (each for its REDUCTION
+// choice): the whole space tuned stores one result per answer, and every one ran (right, or wrong for a split-K
+// answer summed in 16 bits).
+TEST(CublasLtGpu, RanksPastTheHeuristicsAnswersAreNotMeasured) {
+  REQUIRE_GPU();
+  Device device;
+  const KernelSpec spec = load_kernel("gemm_bf16_cublaslt");
+  const auto dir = std::filesystem::temp_directory_path() / ("cutune_lt_ranks_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const Shape shape = spec.parse_shape("1000x1000x1000");
+  const std::size_t answers = LtGemm(spec, shape, false, false).answers() + LtGemm(spec, shape, false, true).answers();
+  {
+    Database db(dir / "tuned.db");
+    Tuner tuner(device, db, tune_options(dir, 0, {}));
+    const ShapeReport report = tuner.tune(spec, shape);
+    ASSERT_TRUE(report.best);
+    EXPECT_EQ(report.space_size, answers);
+    const auto rows = db.results(device.identity(), {spec.name, spec.hash}, shape.str(), L2Flush::Write);
+    EXPECT_EQ(rows.size(), answers);
+    for (const Result& r : rows) EXPECT_NE(r.status, Status::LaunchError) << r.config << ": " << r.message;
+    std::printf("%s %s: %zu answers, %zu measured\n", spec.name.c_str(), shape.str().c_str(), answers, rows.size());
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace cutune

@@ -14,9 +14,11 @@ const OperationSpec& matmul() {
   return op;
 }
 
-detail::ImplementationAnswer answer(Match match, double ms, std::optional<double> untuned_there = std::nullopt) {
+detail::ImplementationAnswer answer(Match match, double ms, std::optional<double> untuned_there = std::nullopt,
+                                    double distance = 0.3) {
   detail::ImplementationAnswer a;
   a.choice.match = match;
+  a.choice.distance = distance;
   a.choice.result.status = Status::Ok;
   a.choice.result.median_ms = ms;
   a.untuned_ms_there = untuned_there;
@@ -39,13 +41,20 @@ TEST(OperationChoice, AFailedResultAtTheShapeDoesNotCount) {
 }
 
 // Nobody measured the shape: cuBLASLt's own choice, unless the template was predicted from a shape where it beat
-// cuBLASLt's best by 5% or more.
+// cuBLASLt's best by 5% or more, at a shape near this one.
 TEST(OperationChoice, AtAnUntunedShapeTheLibraryUnlessATemplateWonClearlyNearby) {
   EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Default, 0.0), answer(Match::Default, 0.0)}), 1u);
   EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Predicted, 1.0), answer(Match::Default, 0.0)}), 1u);
   EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Predicted, 1.0, 1.04), answer(Match::Default, 0.0)}),
             1u);
   EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Predicted, 1.0, 1.05), answer(Match::Default, 0.0)}),
+            0u);
+  // A margin measured far away is no evidence here, however large.
+  EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Predicted, 1.0, 1.5, detail::kTemplateReach + 0.01),
+                                                     answer(Match::Default, 0.0)}),
+            1u);
+  EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Predicted, 1.0, 1.5, detail::kTemplateReach),
+                                                     answer(Match::Default, 0.0)}),
             0u);
   // Another GPU's result (same compute capability) is no evidence about this one.
   EXPECT_EQ(detail::choose_implementation(
