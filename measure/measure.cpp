@@ -164,6 +164,7 @@ Result Workbench::Impl::run_kernel(const Config& config, const detail::Module& m
 
 Result Workbench::Impl::run_verified(const detail::Enqueue& run, Result r, double best_ms, int exact_repeats,
                                      bool warm_first) {
+  rest();
   if (warm_first) {
     if (auto failure = run()) return launch_failed(r, *failure);
     if (CUresult e = detail::driver().cuStreamSynchronize(stream); e != CUDA_SUCCESS) {
@@ -172,7 +173,9 @@ Result Workbench::Impl::run_verified(const detail::Enqueue& run, Result r, doubl
   }
   const std::optional<double> first_ms = verified_run(run, r);
   if (!first_ms) return r;
-  return timed(run, *first_ms, best_ms, exact_repeats, std::move(r));
+  Result out = timed(run, *first_ms, best_ms, exact_repeats, std::move(r));
+  rested_after(out.samples_ms);
+  return out;
 }
 
 Result Workbench::Impl::launch_failed(Result& r, const detail::LaunchFailure& failure) {

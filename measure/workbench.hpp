@@ -145,6 +145,7 @@ struct Workbench::Impl {
   detail::DeviceBuffer stats;
   bool usable = true;
   bool prepared = false;  // support kernels loaded and reference computed
+  std::chrono::steady_clock::time_point rested_at{};  // before then, the GPU rests from the last measurement (rest())
   double peak = 0.0;      // the metric's peak on this device (Result::peak), found by prepare()
   std::shared_ptr<detail::PipelineWorkbench> pipeline;  // specs with a host pipeline: its host side (prepare())
   std::shared_ptr<detail::LibraryWorkbench> library;    // library families: the call planned at the shape (prepare())
@@ -193,6 +194,11 @@ struct Workbench::Impl {
   void prepare(CubinCache* cache);
   /// Device-to-device copy of `bytes`, timed like a kernel: GB/s counting bytes read plus bytes written.
   double copy_bandwidth(std::int64_t bytes);
+  /// Waits until the GPU has rested from the previous configuration's measurement as long as that measurement kept it
+  /// busy (when that was over kRestAbove): every configuration's timing starts at the same power state (rest.cpp).
+  void rest();
+  /// Records the measurement just made (its timed runs, ms) for rest().
+  void rested_after(const std::vector<double>& samples_ms);
   /// `warm` untimed then `runs` timed runs of `enqueue`, each timed run after flush_l2(); milliseconds.
   std::vector<double> timed_runs(const std::function<void(void*)>& enqueue, int warm, int runs);
   /// exact_repeats > 0: re-timing with that many runs; 0: the adaptive policy of MeasureOptions against best_ms.
