@@ -10,7 +10,14 @@ std::size_t choose_implementation(const OperationSpec& operation, const std::vec
     if (c.match != Match::Exact || !usable(c.result.status)) continue;
     if (!fastest || c.result.median_ms < answers[*fastest].choice.result.median_ms) fastest = i;
   }
-  if (fastest) return *fastest;
+  if (fastest) {
+    if (!operation.untuned || *fastest == *operation.untuned) return *fastest;
+    const BestConfig& lib = answers[*operation.untuned].choice;
+    const bool template_won = *fastest >= operation.implementations.size() || !operation.implementations[*fastest].library;
+    const bool within_noise = lib.match == Match::Exact && usable(lib.result.status) &&
+                              lib.result.median_ms < kExactMargin * answers[*fastest].choice.result.median_ms;
+    return template_won && within_noise ? *operation.untuned : *fastest;
+  }
   if (!operation.untuned) return 0;
   std::size_t chosen = *operation.untuned;
   double best_margin = kTemplateMargin;

@@ -13,6 +13,10 @@ namespace cutune::detail {
 /// How much faster than the untuned implementation (the library) a template must have been, both measured at the
 /// shape its prediction comes from, for the template to be launched at a shape nobody tuned.
 inline constexpr double kTemplateMargin = 1.05;
+/// How much faster than the untuned implementation (the library), both measured at the shape, a template must be to
+/// be launched in its place: a smaller lead is within what two tuning runs differ by (about 1% on an H200 at shapes
+/// of more than 20 us), and the library is what an application compares with.
+inline constexpr double kExactMargin = 1.01;
 /// How near the shape a prediction comes from must be (BestConfig::distance, the Euclidean distance between the logs
 /// of the dimensions: 0.5 is one dimension 1.65x, or all three 1.33x, off) for its margin to count as evidence. A
 /// template's standing against the library changes with the shape: measured on an H200, one that beat cuBLASLt by 8%
@@ -29,7 +33,8 @@ struct ImplementationAnswer {
 };
 
 /// The implementation to launch (an index into operation.implementations), given each one's answer in that order:
-/// the fastest of those measured at this very shape (Match::Exact); else, with an untuned implementation, that one,
+/// the fastest of those measured at this very shape (Match::Exact), the untuned implementation (the library) unless
+/// a template beat it there by kExactMargin; else, with an untuned implementation, that one,
 /// unless a template's prediction comes from a shape within kTemplateReach where it beat the untuned implementation by
 /// kTemplateMargin (the largest such margin wins); else the first implementation.
 std::size_t choose_implementation(const OperationSpec& operation, const std::vector<ImplementationAnswer>& answers);

@@ -18,7 +18,16 @@ namespace {
 std::string choice_reason(const OperationSpec& operation, const std::vector<detail::ImplementationAnswer>& answers,
                           std::size_t chosen) {
   const detail::ImplementationAnswer& a = answers[chosen];
-  if (a.choice.match == Match::Exact) return "the fastest of the implementations measured at this shape";
+  if (a.choice.match == Match::Exact) {
+    for (const auto& other : answers) {
+      if (other.choice.match == Match::Exact && usable(other.choice.result.status) &&
+          other.choice.result.median_ms < a.choice.result.median_ms) {
+        return fmt::format("measured at this shape within {:.0f}% of the fastest implementation, a template",
+                           (detail::kExactMargin - 1.0) * 100.0);
+      }
+    }
+    return "the fastest of the implementations measured at this shape";
+  }
   if (operation.untuned && chosen == *operation.untuned) {
     return "no implementation measured at this shape: the untuned implementation, " +
            operation.implementations[chosen].name;

@@ -34,6 +34,16 @@ TEST(OperationChoice, TheFastestMeasuredAtTheShapeWins) {
   EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Exact, 1.5), answer(Match::Default, 0.0)}), 0u);
 }
 
+// A template faster than the library at the shape by less than kExactMargin (within what two tuning runs differ by)
+// leaves the library launched.
+TEST(OperationChoice, ATemplateWithinNoiseOfTheLibraryLeavesTheLibrary) {
+  EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Exact, 1.0), answer(Match::Exact, 1.005)}), 1u);
+  EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Exact, 1.0), answer(Match::Exact, 1.02)}), 0u);
+  auto failed = answer(Match::Exact, 1.005);
+  failed.choice.result.status = Status::WrongResult;
+  EXPECT_EQ(detail::choose_implementation(matmul(), {answer(Match::Exact, 1.0), failed}), 0u);
+}
+
 TEST(OperationChoice, AFailedResultAtTheShapeDoesNotCount) {
   auto failed = answer(Match::Exact, 0.5);
   failed.choice.result.status = Status::WrongResult;
