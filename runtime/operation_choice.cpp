@@ -17,6 +17,8 @@ std::size_t choose_implementation(const OperationSpec& operation, const std::vec
   for (std::size_t i = 0; i < answers.size(); ++i) {
     const ImplementationAnswer& a = answers[i];
     if (i == *operation.untuned || a.choice.match != Match::Predicted || !a.untuned_ms_there) continue;
+    // A library family's configuration names an answer or an algorithm at the shape it was measured at, not here.
+    if (i < operation.implementations.size() && operation.implementations[i].library) continue;
     if (!(a.choice.result.median_ms > 0.0)) continue;
     const double margin = *a.untuned_ms_there / a.choice.result.median_ms;
     if (margin >= best_margin) chosen = i, best_margin = margin;

@@ -25,7 +25,7 @@ struct ImplementationAnswer {
 /// The implementation to launch (an index into operation.implementations), given each one's answer in that order:
 /// the fastest of those measured at this very shape (Match::Exact); else, with an untuned implementation, that one,
 /// unless a template's prediction comes from a shape where it beat the untuned implementation by kTemplateMargin
-/// (the largest such margin wins); else the first implementation.
+/// (the largest such margin wins; a library family is never launched by a prediction); else the first implementation.
 std::size_t choose_implementation(const OperationSpec& operation, const std::vector<ImplementationAnswer>& answers);
 
 }  // namespace cutune::detail
