@@ -2,9 +2,8 @@
 // cublasLtMatmul with the same FP8 inputs, scales, bias, output type and layouts under each L2 convention.
 //
 // Usage: gemm_fp8_bench [--kernels gemm_fp8,matmul_fp8,...] [--shapes MxNxK,...] [--budget 60] [--time SECONDS]
-//                       [--strategy S]
-//                       [--where EXPR]... [--db FILE | --keep-db] [--repeats 30] [--flush write,read,none]
-//                       [--fast-accumulation]
+//                       [--strategy S] [--where EXPR]... [--db FILE | --keep-db] [--repeats 30]
+//                       [--flush write,read,none] [--fast-accumulation]
 // 1. Each kernel's shapes are tuned as `tune --kernel K --shapes ... --budget N` tunes them (one Tuner, the CLI's
 //    default strategy and measurement, a fresh temporary database unless --db names one). An FP8 operation
 //    (matmul_fp8, matmul_fp8_e5m2, matmul_fp8_f16) is tuned as `tune --kernel matmul_fp8` tunes it: its template and

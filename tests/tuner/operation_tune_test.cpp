@@ -122,5 +122,18 @@ TEST_F(OperationTuneTest, ThreeImplementationsShareOneBudget) {
   EXPECT_EQ(again[0].evaluated + again[1].evaluated + again[2].evaluated, 0u);
 }
 
+// An implementation with nothing valid at the shape (as cuBLASLt by attributes where cuBLASLt runs no algorithm for
+// the problem): its first turn holds nothing, and the budget goes to the others.
+TEST_F(OperationTuneTest, AnImplementationWithNothingValidAtTheShapeLeavesTheBudgetToTheOthers) {
+  operation_.implementations[1] = test::stand_in_kernel("op_none", R"({"C": [1, 2]}, "constraints": ["C > N"])", "C");
+  const std::vector<ShapeReport> reports = tune(8, {Shape{{1000}}});
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[1].space_size, 0u);
+  EXPECT_EQ(reports[1].evaluated, 0u);
+  EXPECT_FALSE(reports[1].best);
+  EXPECT_EQ(reports[0].evaluated, 8u);
+  EXPECT_TRUE(reports[0].best);
+}
+
 }  // namespace
 }  // namespace cutune
