@@ -1,11 +1,13 @@
 // The FP8 GEMMs as a user meets them: tuned as `tune` does, then launched through the runtime API and timed against
 // cublasLtMatmul with the same FP8 inputs, scales, bias, output type and layouts under each L2 convention.
 //
-// Usage: gemm_fp8_bench [--kernels gemm_fp8,...] [--shapes MxNxK,...] [--budget 60] [--time SECONDS] [--strategy S]
-//                       [--where EXPR]... [--db FILE | --keep-db] [--repeats 30] [--flush write,read,none]
-//                       [--fast-accumulation]
+// Usage: gemm_fp8_bench [--kernels gemm_fp8,matmul_fp8,...] [--shapes MxNxK,...] [--budget 60] [--time SECONDS]
+//                       [--strategy S] [--where EXPR]... [--db FILE | --keep-db] [--repeats 30]
+//                       [--flush write,read,none] [--fast-accumulation]
 // 1. Each kernel's shapes are tuned as `tune --kernel K --shapes ... --budget N` tunes them (one Tuner, the CLI's
-//    default strategy and measurement, a fresh temporary database unless --db names one).
+//    default strategy and measurement, a fresh temporary database unless --db names one). An FP8 operation
+//    (matmul_fp8, matmul_fp8_e5m2, matmul_fp8_f16) is tuned as `tune --kernel matmul_fp8` tunes it: its template and
+//    cuBLASLt's families under one budget; its row names the implementation the runtime launches.
 // 2. A cutune::Runtime on that database launches each shape's tuned kernel (the exact-shape rule is required) on
 //    random FP8 A and B, scale_a = 0.75, scale_b = 1.25, a random bias, alpha = 1, beta = 0; cublasLtMatmul runs the
 //    same product (A and B's scales as device pointers, CUBLASLT_EPILOGUE_BIAS, FP32 compute, 32 MB of workspace)
@@ -29,6 +31,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <random>
 
 #include "cublaslt_fp8.hpp"
@@ -50,7 +53,12 @@ struct Kernel {
   Fp8Types types;
   Element d;
 };
-Kernel kernel_types(const std::string& name) {
+// The FP8 operations, each with the template whose arguments and types its implementations all take.
+const std::map<std::string, std::string> kOperations = {
+    {"matmul_fp8", "gemm_fp8"}, {"matmul_fp8_e5m2", "gemm_fp8_e5m2"}, {"matmul_fp8_f16", "gemm_fp8_f16"}};
+Kernel kernel_types(const std::string& kernel_or_operation) {
+  const auto op = kOperations.find(kernel_or_operation);
+  const std::string& name = op != kOperations.end() ? op->second : kernel_or_operation;
   if (name == "gemm_fp8") return {{CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF}, cutune::bench::element("gemm_bf16")};
   if (name == "gemm_fp8_e5m2") {
     return {{CUDA_R_8F_E4M3, CUDA_R_8F_E5M2, CUDA_R_16BF}, cutune::bench::element("gemm_bf16")};
@@ -131,7 +139,8 @@ std::pair<Row, Row> measure_shape(cutune::Runtime& runtime, const std::string& k
   Row row;
   row.shape = shape_text;
   const cutune::RuntimeKernel& gemm = runtime.kernel(kernel, shape_text);
-  row.config = gemm.choice().result.config;
+  // An operation's row names the implementation launched.
+  row.config = (gemm.spec().name != kernel ? gemm.spec().name + ": " : "") + gemm.choice().result.config;
   fmt::print(stderr, "{} {}: {} by the rule '{}'\n", kernel, shape_text, row.config,
              cutune::to_string(gemm.choice().match));
   if (gemm.choice().match != cutune::Match::Exact) {
@@ -188,9 +197,11 @@ struct Options {
 };
 
 void add_options(CLI::App& app, Options& o) {
-  app.add_option("--kernels", o.kernels, "FP8 GEMMs to tune and time")
+  app.add_option("--kernels", o.kernels, "FP8 GEMMs to tune and time: templates, or operations (their template and "
+                                        "cuBLASLt under one budget)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"gemm_fp8", "gemm_fp8_e5m2", "gemm_fp8_f16", "gemm_fp8_f32"}));
+      ->check(CLI::IsMember({"gemm_fp8", "gemm_fp8_e5m2", "gemm_fp8_f16", "gemm_fp8_f32", "matmul_fp8",
+                             "matmul_fp8_e5m2", "matmul_fp8_f16"}));
   app.add_option("--shapes", o.shapes, "shapes MxNxK, tuned and launched through the runtime")->delimiter(',');
   cutune::bench::add_tune_and_time_options(app, o.run);
   app.add_flag("--fast-accumulation", o.fast, "cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM (no promotion of sums)");

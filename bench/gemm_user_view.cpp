@@ -5,7 +5,7 @@
 //                       [--time SECONDS] [--strategy S] [--where EXPR]... [--db FILE | --keep-db] [--repeats 30]
 //                       [--flush write,read,none]
 // 1. Each type's shapes (--tune-shapes, else --shapes) are tuned as `tune --kernel gemm_TYPE --shapes ... --budget N`
-//    tunes them (--operations: `tune --kernel matmul_TYPE`, the template and cuBLASLt's family under one budget): one Tuner for all shapes, the CLI's default strategy and measurement, a fresh database (a temporary
+//    tunes them (--operations: `tune --kernel matmul_TYPE`, the template and cuBLASLt's families under one budget): one Tuner for all shapes, the CLI's default strategy and measurement, a fresh database (a temporary
 //    file, removed at the end unless --keep-db) unless --db names one (then kept, and resumed from).
 // 2. Then, as a separate application would: a cutune::Runtime on that database hands out each shape's kernel (the
 //    exact-shape rule is required of a tuned shape; with --tune-shapes, the others get the runtime's fallback),
@@ -182,7 +182,7 @@ void add_options(CLI::App& app, Options& o) {
                  "shapes tuned into the database (default: --shapes); others launch what the runtime's fallback "
                  "chooses for them")->delimiter(',');
   app.add_flag("--operations", o.operations,
-               "tune and launch the operations matmul_TYPE (the template and cuBLASLt's family under one budget) in "
+               "tune and launch the operations matmul_TYPE (the template and cuBLASLt's families under one budget) in "
                "place of the templates gemm_TYPE");
   app.add_flag("--library", o.library,
                "tune and launch cuBLASLt's rank family gemm_TYPE_cublaslt alone, to see how its winner compares with "

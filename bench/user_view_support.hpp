@@ -19,6 +19,7 @@
 
 #include "bench_support.hpp"
 #include "cublas_support.hpp"
+#include "cutune/error.hpp"
 #include "cutune/operation.hpp"
 #include "cutune/requests.hpp"
 #include "cutune/templates.hpp"
@@ -298,6 +299,9 @@ inline std::map<std::string, std::string> tune_all(Device& device, const std::fi
   Database db(path.string());
   for (const auto& kernel : kernels) {
     if (is_operation(kernel)) {
+      if (!where.empty()) {
+        throw InputError("--where names one kernel's parameters: " + kernel + " is an operation (as under `tune`)");
+      }
       tune_operation_shapes(device, db, kernel, shapes, options, tuned);
       continue;
     }

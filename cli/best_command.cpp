@@ -87,7 +87,7 @@ void print_best(const FoundBest& best) {
 void print_operation_best(const FoundBest& best) {
   std::cout << "operation " << best.operation << ": launches " << best.spec.name << ", " << best.reason << "\n\n";
   print_best(best);
-  std::cout << "\n" << std::left << std::setw(24) << "implementation" << std::setw(12) << "time ms" << std::setw(10)
+  std::cout << "\n" << std::left << std::setw(27) << "implementation" << std::setw(12) << "time ms" << std::setw(10)
             << "vs best" << "rule\n";
   for (const FoundBest& each : best.implementations) {
     const bool measured = each.found.match != Match::Default;
@@ -96,7 +96,7 @@ void print_operation_best(const FoundBest& best) {
     if (measured && best.found.match != Match::Default && each.found.result.median_ms > 0.0) {
       ratio << std::fixed << std::setprecision(3) << best.found.result.median_ms / each.found.result.median_ms << "x";
     }
-    std::cout << std::setw(24) << each.spec.name << std::setw(12) << (measured ? time.str() : "-") << std::setw(10)
+    std::cout << std::setw(27) << each.spec.name << std::setw(12) << (measured ? time.str() : "-") << std::setw(10)
               << (ratio.str().empty() ? "-" : ratio.str()) << each.rule
               << (each.spec.name == best.spec.name ? "  <- launched" : "") << "\n";
   }

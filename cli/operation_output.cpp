@@ -11,7 +11,7 @@ int finish_operation_tune(const OperationSpec& operation, const std::vector<Shap
                           const std::string& db, double total_s, double before_s) {
   const std::vector<std::size_t> order = operation_tuning_order(operation);
   const std::size_t per_shape = order.size();
-  fmt::print("\n{} ({} implementations)\n{:<16} {:<22} {:>10} {:>10}  {}\n", operation.name, per_shape, "shape",
+  fmt::print("\n{} ({} implementations)\n{:<16} {:<26} {:>10} {:>10}  {}\n", operation.name, per_shape, "shape",
              "implementation", "time ms", "vs best", "configuration");
   bool every_shape = true;
   for (std::size_t first = 0; first + per_shape <= reports.size(); first += per_shape) {
@@ -25,10 +25,10 @@ int finish_operation_tune(const OperationSpec& operation, const std::vector<Shap
       const ShapeReport& r = reports[first + j];
       const std::string& name = operation.implementations[order[j]].name;
       if (!r.best) {
-        fmt::print("{:<16} {:<22} {:>10} {:>10}  (none correct)\n", r.shape.str(), name, "", "");
+        fmt::print("{:<16} {:<26} {:>10} {:>10}  (none correct)\n", r.shape.str(), name, "", "");
         continue;
       }
-      fmt::print("{:<16} {:<22} {:>10.4f} {:>9.3f}x  {}{}\n", r.shape.str(), name, r.best->median_ms,
+      fmt::print("{:<16} {:<26} {:>10.4f} {:>9.3f}x  {}{}\n", r.shape.str(), name, r.best->median_ms,
                  winner->best->median_ms / r.best->median_ms, r.best->config, &r == winner ? "  <- launched" : "");
     }
   }

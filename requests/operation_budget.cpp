@@ -5,13 +5,35 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cutune/library.hpp"
+#include "cutune/operation.hpp"
+
 namespace cutune {
 
-OperationBudget::OperationBudget(std::vector<std::size_t> order, std::size_t budget)
-    : order_(std::move(order)), budget_(budget) {
+OperationBudget::OperationBudget(std::vector<std::size_t> order, std::size_t budget, std::vector<std::size_t> groups)
+    : order_(std::move(order)), budget_(budget), groups_(std::move(groups)) {
   std::size_t size = 0;
   for (const std::size_t i : order_) size = std::max(size, i + 1);
   states_.resize(size);
+  if (groups_.empty()) {
+    for (std::size_t i = 0; i < size; ++i) groups_.push_back(i);
+  }
+  if (groups_.size() < size) throw std::invalid_argument("OperationBudget: a group for every implementation");
+}
+
+// The group's part of half the budget, split evenly among its members in `order`; the first members get what does not
+// divide evenly.
+std::size_t OperationBudget::first_share(std::size_t implementation) const {
+  std::vector<std::size_t> seen, members;
+  for (const std::size_t i : order_) {
+    if (std::find(seen.begin(), seen.end(), groups_[i]) == seen.end()) seen.push_back(groups_[i]);
+    if (groups_[i] == groups_[implementation]) members.push_back(i);
+  }
+  const std::size_t group = budget_ / (kFirstSharesDivisor * seen.size());
+  const std::size_t place = static_cast<std::size_t>(std::find(members.begin(), members.end(), implementation) -
+                                                     members.begin());
+  const std::size_t share = group / members.size() + (place < group % members.size() ? 1 : 0);
+  return std::max<std::size_t>(1, share);
 }
 
 std::size_t OperationBudget::round_size() const { return std::max<std::size_t>(1, budget_ / kRoundDivisor); }
@@ -45,8 +67,7 @@ std::optional<BudgetTurn> OperationBudget::next() {
   if (pending_) throw std::logic_error("OperationBudget::next() before the turn it gave was recorded");
   if (first_turns_ < order_.size()) {
     const std::size_t i = order_[first_turns_++];
-    const std::size_t share =
-        budget_ == 0 ? 0 : std::max<std::size_t>(1, budget_ / (kFirstSharesDivisor * order_.size()));
+    const std::size_t share = budget_ == 0 ? 0 : first_share(i);
     states_[i].share = share;
     pending_ = i;
     return BudgetTurn{i, share, budget_ == 0 ? "its whole space" : "first share"};
@@ -103,6 +124,23 @@ void OperationBudget::record(std::size_t implementation, const TurnOutcome& outc
     s.exhausted = true;
     s.share = std::min(s.share, outcome.held);
   }
+}
+
+std::vector<std::size_t> operation_share_groups(const OperationSpec& operation) {
+  std::vector<std::size_t> groups;
+  for (std::size_t i = 0; i < operation.implementations.size(); ++i) {
+    const KernelSpec& spec = operation.implementations[i];
+    std::size_t group = i;
+    for (std::size_t j = 0; j < i && spec.library; ++j) {
+      const auto& other = operation.implementations[j].library;
+      if (other && other->name == spec.library->name) {
+        group = groups[j];
+        break;
+      }
+    }
+    groups.push_back(group);
+  }
+  return groups;
 }
 
 }  // namespace cutune

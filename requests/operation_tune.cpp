@@ -75,7 +75,7 @@ std::vector<std::size_t> operation_tuning_order(const OperationSpec& operation) 
 std::vector<ShapeReport> tune_operation_shape(Tuner& tuner, const OperationSpec& operation, const Shape& shape,
                                               std::size_t budget, const TuneHooks& hooks, ProgressTap* tap) {
   const std::vector<std::size_t> order = operation_tuning_order(operation);
-  OperationBudget rule(order, budget);
+  OperationBudget rule(order, budget, operation_share_groups(operation));
   std::vector<std::optional<ShapeReport>> merged(operation.implementations.size());
   while (const std::optional<BudgetTurn> turn = rule.next()) {
     const KernelSpec& spec = operation.implementations[turn->implementation];

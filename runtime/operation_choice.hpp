@@ -33,10 +33,10 @@ struct ImplementationAnswer {
 };
 
 /// The implementation to launch (an index into operation.implementations), given each one's answer in that order:
-/// the fastest of those measured at this very shape (Match::Exact), the untuned implementation (the library) unless
-/// a template beat it there by kExactMargin; else, with an untuned implementation, that one,
-/// unless a template's prediction comes from a shape within kTemplateReach where it beat the untuned implementation by
-/// kTemplateMargin (the largest such margin wins); else the first implementation.
+/// the fastest of those measured at this very shape (Match::Exact), the fastest library family there unless a template
+/// beat it by kExactMargin; else, with an untuned implementation, that one, unless a template's prediction comes from
+/// a shape within kTemplateReach where it beat the untuned implementation by kTemplateMargin (the largest such margin
+/// wins; a library family is never launched by a prediction); else the first implementation.
 std::size_t choose_implementation(const OperationSpec& operation, const std::vector<ImplementationAnswer>& answers);
 
 }  // namespace cutune::detail

@@ -3,6 +3,7 @@
 // and a library family's call made ready.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "base/log.hpp"
@@ -116,9 +117,12 @@ Runtime::Impl::Kept& Runtime::Impl::implementation_kernel(const OperationSpec& o
     return get(operation.implementations[chosen], shape, nullptr, false);
   } catch (const CudaError& e) {
     // The library's own choice where nothing was measured: a problem it has no algorithm for, or no library at all,
-    // leaves the templates.
-    if (!operation.untuned || chosen != *operation.untuned || operation.implementations.size() < 2) throw;
-    const std::size_t other = chosen == 0 ? 1 : 0;  // the first implementation that is not the untuned one
+    // leaves the templates (the first implementation that is no library family).
+    if (!operation.untuned || chosen != *operation.untuned) throw;
+    const auto& all = operation.implementations;
+    const auto tpl = std::find_if(all.begin(), all.end(), [](const KernelSpec& s) { return !s.library; });
+    if (tpl == all.end()) throw;
+    const auto other = static_cast<std::size_t>(tpl - all.begin());
     detail::logger()->warn("runtime: {} at {}: {}; launching {}", operation.name, shape.str(), e.what(),
                            operation.implementations[other].name);
     return get(operation.implementations[other], shape, nullptr, false);

@@ -122,10 +122,15 @@ class OperationReader {
       op_.untuned = static_cast<std::size_t>(spec - op_.implementations.data());
       return;
     }
-    for (std::size_t i = 0; i < op_.implementations.size(); ++i) {
-      if (op_.implementations[i].library) {
-        op_.untuned = i;
-        return;
+    // A family by rank runs the heuristic's first answer wherever cuBLASLt has one; a configuration by attributes is
+    // one algorithm that cuBLASLt may refuse at another shape.
+    for (const bool by_rank : {true, false}) {
+      for (std::size_t i = 0; i < op_.implementations.size(); ++i) {
+        const auto& library = op_.implementations[i].library;
+        if (library && (!by_rank || !library->algo)) {
+          op_.untuned = i;
+          return;
+        }
       }
     }
   }

@@ -142,9 +142,9 @@ _can_skip_dispatcher = None not in (_is_compiling, _dispatch_modes, _function_mo
 
 def matmul(a: Any, b: Any) -> Any:
     """a @ b for a (..., K) and b (K, N), bfloat16 or float16, both contiguous on one GPU: torch.ops.cutune.matmul.
-    The implementation at the shape is the one the database chose (the tuned template or cuBLASLt), prepared on the
-    shape's first call; later calls launch it on the current stream without allocating anything but the output and
-    without synchronizing. FP32 accumulation. Forward only (no autograd formula).
+    The implementation at the shape is the one the database chose (the tuned template, or cuBLASLt by rank or by
+    attributes), prepared on the shape's first call; later calls launch it on the current stream without allocating
+    anything but the output and without synchronizing. FP32 accumulation. Forward only (no autograd formula).
 
     Called eagerly on plain tensors that need no gradient, with no torch.compile trace, dispatch or function mode and
     no functorch transform active, it runs the operator's CUDA implementation without the dispatcher's round trip
@@ -157,8 +157,8 @@ def matmul(a: Any, b: Any) -> Any:
 
 
 def describe(a: Any, b: Any) -> Dict[str, Any]:
-    """What matmul(a, b) launches: operation, shape (MxNxK), kernel (the implementation: gemm_bf16 or
-    gemm_bf16_cublaslt, ...), config, rule (why that configuration: exact shape, predicted, spec default, ...)."""
+    """What matmul(a, b) launches: operation, shape (MxNxK), kernel (the implementation: gemm_bf16,
+    gemm_bf16_cublaslt or gemm_bf16_cublaslt_config, ...), config, rule (why that configuration: exact shape, predicted, spec default, ...)."""
     entry, m, n, k = _first_call((a.shape, b.shape, a.dtype, b.dtype, a.get_device(), b.get_device()), a, b)
     return {"operation": _OPERATIONS[a.dtype], "shape": f"{m}x{n}x{k}", "kernel": entry.kernel.name,
             "config": entry.kernel.config, "rule": entry.kernel.choice["rule"]}

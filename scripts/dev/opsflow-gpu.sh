@@ -11,7 +11,7 @@ SPDLOG_LEVEL=info /usr/bin/time -f "%e s wall, %U s user" -o "$out/ops.time" "$b
   --budget 60 --db "$out/ops.db" >"$out/ops.log" 2>&1
 echo "matmul_bf16 cold rc $? $(cat "$out/ops.time")"
 grep -A1 "^run time" "$out/ops.log"
-sed -n '/^matmul_bf16 (2 implementations)/,/^run time/p' "$out/ops.log" | grep -v "^run time"
+sed -n '/^matmul_bf16 ([0-9] implementations)/,/^run time/p' "$out/ops.log" | grep -v "^run time"
 echo "== budget turns (implementation: configurations at the shape after each turn)"
 grep -o "matmul_bf16 [0-9x]*: [a-z0-9_]* to [0-9]* configurations ([^)]*)" "$out/ops.log" | head -60
 for shape in 4096x4096x4096 3000x3000x3000; do

@@ -72,13 +72,18 @@ TEST_F(WantedCliTest, AnOperationsWantedShapeIsTunedWhenEveryImplementationIsMea
   const OperationSpec op = load_operation("matmul_bf16");
   const KernelSpec& tpl = *op.find("gemm_bf16");
   const KernelSpec& lib = *op.find("gemm_bf16_cublaslt");
+  const KernelSpec& config = *op.find("gemm_bf16_cublaslt_config");
   const DeviceIdentity h100 = synthetic_device("NVIDIA H100 80GB HBM3", 9, 0, 132);
   {
     Database db(dir_ / "w.db");
     db.add_wanted({wanted_at(h100, op.name, op.hash(), "256x256x256"), wanted_at(h100, op.name, op.hash(), "96x96x96")});
     db.record(db.begin_run(h100, {lib.name, lib.hash}, "test"), "256x256x256", ok_result("RANK=0,REDUCTION=0", 0.01));
     db.record(db.begin_run(h100, {tpl.name, tpl.hash}, "test"), "256x256x256", ok_result(tpl.format(tpl.default_config()), 0.02));
+    db.record(db.begin_run(h100, {config.name, config.hash}, "test"), "256x256x256",
+              ok_result(config.format(config.default_config()), 0.01));
+    // At 96x96x96 the template and cuBLASLt by rank, not by attributes: not tuned.
     db.record(db.begin_run(h100, {lib.name, lib.hash}, "test"), "96x96x96", ok_result("RANK=0,REDUCTION=0", 0.01));
+    db.record(db.begin_run(h100, {tpl.name, tpl.hash}, "test"), "96x96x96", ok_result(tpl.format(tpl.default_config()), 0.02));
   }
   auto r = tune("wanted --db w.db");
   ASSERT_EQ(r.code, 0) << r.err;

@@ -134,10 +134,19 @@ TEST(OperationSpec, BuiltInOperationsNameATemplateAndTheLibrary) {
   for (const auto& name : builtin_operations()) {
     EXPECT_TRUE(is_operation(name));
     const OperationSpec op = load_operation(name);
-    ASSERT_EQ(op.implementations.size(), 2u) << name;
+    // cuBLASLt by rank, and where the type has a configuration family, by algorithm and attributes too.
+    const bool configured = name == "matmul_bf16" || name == "matmul_f16" || name == "matmul_tf32" || name == "matmul_fp8";
+    ASSERT_EQ(op.implementations.size(), configured ? 3u : 2u) << name;
     EXPECT_FALSE(op.implementations[0].library);
     ASSERT_TRUE(op.implementations[1].library);
-    EXPECT_EQ(op.untuned, 1u);
+    EXPECT_FALSE(op.implementations[1].library->algo);
+    EXPECT_EQ(op.implementations[1].name, op.implementations[0].name + "_cublaslt");
+    if (configured) {
+      ASSERT_TRUE(op.implementations[2].library);
+      EXPECT_TRUE(op.implementations[2].library->algo);
+      EXPECT_EQ(op.implementations[2].name, op.implementations[0].name + "_cublaslt_config");
+    }
+    EXPECT_EQ(op.untuned, 1u);  // the heuristic's first answer where nothing was measured
     EXPECT_EQ(op.find(op.implementations[0].name), &op.implementations[0]);
   }
   // Operations are not kernels: the templates and families stay tunable under their own names.
@@ -172,6 +181,12 @@ TEST(OperationSpec, ImplementationsMustTakeOneArgumentList) {
 
 TEST(OperationSpec, UntunedDefaultsToTheLibraryFamily) {
   EXPECT_EQ(operation(R"({"name": "o", "implementations": ["gemm_bf16", "gemm_bf16_cublaslt"]})").untuned, 1u);
+  // The family by rank before one by attributes, wherever they are listed; a configuration family when it is alone.
+  EXPECT_EQ(operation(R"({"name": "r", "implementations": ["gemm_bf16", "gemm_bf16_cublaslt_config",
+                                                           "gemm_bf16_cublaslt"]})")
+                .untuned,
+            2u);
+  EXPECT_EQ(operation(R"({"name": "c", "implementations": ["gemm_bf16", "gemm_bf16_cublaslt_config"]})").untuned, 1u);
   EXPECT_FALSE(operation(R"({"name": "t", "implementations": ["gemm_bf16"]})").untuned);
   EXPECT_EQ(operation(R"({"name": "u", "implementations": ["gemm_bf16", "gemm_bf16_cublaslt"], "untuned": "gemm_bf16"})")
                 .untuned,

@@ -26,8 +26,9 @@ struct Simulation {
 };
 
 // Runs the rule to its end, each turn measuring the next configurations of the implementation's sequence.
-Simulation simulate(const std::vector<Synthetic>& impls, std::vector<std::size_t> order, std::size_t budget) {
-  OperationBudget rule(order, budget);
+Simulation simulate(const std::vector<Synthetic>& impls, std::vector<std::size_t> order, std::size_t budget,
+                    std::vector<std::size_t> groups = {}) {
+  OperationBudget rule(order, budget, std::move(groups));
   Simulation sim{std::vector<std::size_t>(impls.size(), 0), std::vector<std::size_t>(impls.size(), 0), {}};
   std::size_t turns = 0;
   while (auto turn = rule.next()) {
@@ -92,6 +93,43 @@ TEST(OperationBudget, EveryConfigurationOfTheBudgetIsSpentAndNoMore) {
     EXPECT_GE(sim.held[0], 1u);
     EXPECT_GE(sim.held[1], 1u);
   }
+}
+
+// cuBLASLt by rank (1) and by attributes (2) split one first share, so the template (0) keeps a quarter of the budget.
+TEST(OperationBudget, TheLibrarysFamiliesSplitOneFirstShare) {
+  OperationBudget rule({1, 2, 0}, 60, {0, 1, 1});
+  std::vector<std::size_t> shares;
+  for (const std::size_t i : {1, 2, 0}) {
+    const auto turn = rule.next();
+    ASSERT_TRUE(turn);
+    EXPECT_EQ(turn->implementation, i);
+    shares.push_back(turn->share);
+    rule.record(i, TurnOutcome{turn->share, turn->share, 0.1, 1.0, 1.0});
+  }
+  EXPECT_EQ(shares, (std::vector<std::size_t>{8, 7, 15}));  // what does not divide evenly to the first in order
+  // Without groups, thirds of half the budget.
+  OperationBudget even({1, 2, 0}, 60);
+  EXPECT_EQ(even.next()->share, 10u);
+  EXPECT_THROW(OperationBudget({1, 2, 0}, 60, {0, 1}), std::invalid_argument);  // a group for each
+}
+
+TEST(OperationBudget, ThreeImplementationsSpendTheBudgetAndNoMore) {
+  for (const std::size_t budget : {1, 2, 3, 4, 5, 7, 60, 61, 200}) {
+    const Simulation sim =
+        simulate({{improving(2.0, 0.01, 500)}, {flat(1.0, 32)}, {improving(1.0, 0.001, 500)}}, {1, 2, 0}, budget,
+                 {0, 1, 1});
+    EXPECT_EQ(sim.held[0] + sim.held[1] + sim.held[2], std::max<std::size_t>(budget, 3)) << "budget " << budget;
+    for (const std::size_t held : sim.held) EXPECT_GE(held, 1u) << "budget " << budget;
+  }
+}
+
+// The configuration by attributes lowers the best where the ranked answers are alike and the template trails: the
+// rounds are its own.
+TEST(OperationBudget, ALibraryConfigurationThatLowersTheBestGetsTheRounds) {
+  const Simulation sim = simulate({{flat(1.5, 200)}, {flat(1.0, 32)}, {improving(1.0, 0.002, 5000)}}, {1, 2, 0}, 60,
+                                  {0, 1, 1});
+  EXPECT_EQ(sim.round_winners, (std::vector<std::size_t>{2, 2}));
+  EXPECT_EQ(sim.held, (std::vector<std::size_t>{15, 8, 37}));
 }
 
 TEST(OperationBudget, RoundsGoToTheImplementationWhoseSearchLowersTheBest) {

@@ -99,5 +99,41 @@ TEST_F(OperationTuneTest, TheSameRunAgainMeasuresNothing) {
   EXPECT_EQ(stored(operation_.implementations[0], "1000") + stored(operation_.implementations[1], "1000"), 16u);
 }
 
+// A third implementation (as cuBLASLt offered by rank and by attributes makes three): a first share each, one report
+// each per shape, the budget spent once, and nothing measured again.
+TEST_F(OperationTuneTest, ThreeImplementationsShareOneBudget) {
+  operation_.implementations.push_back(
+      test::stand_in_kernel("op_third", R"({"B": [20, 21, 22, 23, 24, 25, 26, 27, 28, 29]})", "B"));
+  const std::vector<ShapeReport> reports = tune(12, {Shape{{1000}}});
+  ASSERT_EQ(reports.size(), 3u);
+  std::size_t measured = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(reports[i].shape.str(), "1000");
+    EXPECT_GE(reports[i].evaluated, 2u) << operation_.implementations[i].name;  // 12 / (2 * 3) each first
+    EXPECT_EQ(stored(operation_.implementations[i], "1000"), reports[i].evaluated);
+    measured += reports[i].evaluated;
+  }
+  EXPECT_EQ(measured, 12u);
+  EXPECT_EQ(turns_[0], "op_steep");
+  EXPECT_EQ(turns_[1], "op_flat");
+  EXPECT_EQ(turns_[2], "op_third");
+  const std::vector<ShapeReport> again = tune(12, {Shape{{1000}}});
+  ASSERT_EQ(again.size(), 3u);
+  EXPECT_EQ(again[0].evaluated + again[1].evaluated + again[2].evaluated, 0u);
+}
+
+// An implementation with nothing valid at the shape (as cuBLASLt by attributes where cuBLASLt runs no algorithm for
+// the problem): its first turn holds nothing, and the budget goes to the others.
+TEST_F(OperationTuneTest, AnImplementationWithNothingValidAtTheShapeLeavesTheBudgetToTheOthers) {
+  operation_.implementations[1] = test::stand_in_kernel("op_none", R"({"C": [1, 2]}, "constraints": ["C > N"])", "C");
+  const std::vector<ShapeReport> reports = tune(8, {Shape{{1000}}});
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[1].space_size, 0u);
+  EXPECT_EQ(reports[1].evaluated, 0u);
+  EXPECT_FALSE(reports[1].best);
+  EXPECT_EQ(reports[0].evaluated, 8u);
+  EXPECT_TRUE(reports[0].best);
+}
+
 }  // namespace
 }  // namespace cutune

@@ -10,6 +10,8 @@
 
 namespace cutune {
 
+struct OperationSpec;
+
 /// What one turn of an implementation at a shape (a Tuner::tune call under its share so far) found.
 struct TurnOutcome {
   std::size_t measured = 0;        ///< configurations measured in the turn (those resumed from the database not counted)
@@ -28,14 +30,17 @@ struct BudgetTurn {
 
 class OperationBudget {
  public:
-  /// Of a first share, half the budget in all (at least one configuration each), in `order` (library families first);
-  /// then rounds of a quarter of the budget (at least one), each to the implementation with the highest pay().
+  /// Of a first share, half the budget in all, evenly among the groups of implementations and evenly within a group
+  /// (at least one configuration each), in `order` (library families first); then rounds of a quarter of the budget
+  /// (at least one), each to the implementation with the highest pay().
   static constexpr std::size_t kFirstSharesDivisor = 2;
   static constexpr std::size_t kRoundDivisor = 4;
 
   /// `order`: the implementations (indices) in the order of their first turns; `budget`: the operation's per-shape
-  /// budget (0: each implementation its whole space, one turn each, in `order`).
-  OperationBudget(std::vector<std::size_t> order, std::size_t budget);
+  /// budget (0: each implementation its whole space, one turn each, in `order`); `groups`: by implementation index,
+  /// the group whose first share it splits with the others of the group (operation_share_groups()); empty: each
+  /// implementation a group of its own.
+  OperationBudget(std::vector<std::size_t> order, std::size_t budget, std::vector<std::size_t> groups = {});
 
   /// The next turn, or nothing when the budget is spent or every implementation is exhausted (it held fewer
   /// configurations than its share: its space or its search ran out). Each turn returned must be record()ed before
@@ -63,6 +68,7 @@ class OperationBudget {
   };
 
   std::size_t round_size() const;
+  std::size_t first_share(std::size_t implementation) const;
   std::size_t left() const;
   std::optional<BudgetTurn> next_round();
 
@@ -70,7 +76,14 @@ class OperationBudget {
   std::size_t budget_ = 0;
   std::size_t first_turns_ = 0;  // of order_, the first shares handed out
   std::vector<State> states_;    // by implementation index
+  std::vector<std::size_t> groups_;  // by implementation index
   std::optional<std::size_t> pending_;
 };
+
+/// The groups of OperationBudget's first shares, by implementation index: each template a group of its own, and the
+/// library families of one library (cuBLASLt's ranked answers and its configuration by attributes, one space offered
+/// two ways that meet in the heuristic's first answers) one group, so that a library offered in more families does not
+/// shrink the templates' first shares.
+std::vector<std::size_t> operation_share_groups(const OperationSpec& operation);
 
 }  // namespace cutune

@@ -20,7 +20,8 @@ struct OperationSpec {
   /// In the spec's order; all take the first's arguments (names, kinds and element types) and shape.
   std::vector<KernelSpec> implementations;
   /// The implementation launched at its default configuration at a shape that no implementation has a result for
-  /// ("untuned"; default: the first library family among them, whose default is the library's own choice); unset:
+  /// ("untuned"; default: the first library family by rank among them, whose default is the library's own choice at
+  /// any shape, else the first library family); unset:
   /// the first implementation's fallback rule (KernelSpec's choose_config()).
   std::optional<std::size_t> untuned;
 
