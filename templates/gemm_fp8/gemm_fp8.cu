@@ -190,8 +190,9 @@ static_assert(!kSwap || PERSIST == 0 && PINGPONG == 0, "SWAP=1 stages its one ti
 static_assert(kStageA % kGroup == 0, "B's rows start on a swizzle repeat (1024 bytes)");
 static_assert(accumulators_cover_tile<kWidth>(), "the accumulator layout must cover the tile once");
 // PROMOTE's partial sums in two buffers, added while the next slab's wgmmas run (gemm_fp8_promote.cu), where the
-// registers hold them beside the accumulators.
-constexpr bool kOverlap = PROMOTE >= 1 && 3 * kTiles * kAccs <= 192;
+// registers hold them beside the accumulators: not with two blocks an SM (128 registers a thread), and FP32 D's
+// epilogue needs more of them than 16-bit D's (a 128x128 tile of FP32 D with three sets of 64 spilled).
+constexpr bool kOverlap = PROMOTE >= 1 && PERSIST != 2 && 3 * kTiles * kAccs <= (OUT == 0 ? 144 : 192);
 constexpr int kSumRegisters = (kOverlap ? 3 : PROMOTE ? 2 : 1) * kTiles * kAccs;
 // Two consumer warpgroups that hold 128 accumulators or more reallocate registers (gemm_sm90.cu says why and how).
 constexpr bool kReallocate = WG == 2 && kSumRegisters >= 128;
