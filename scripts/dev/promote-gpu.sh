@@ -8,6 +8,7 @@
 #   bench   gemm_fp8_bench against cublasLtMatmul at SHAPES, the configurations narrowed to BENCH_WHERE, each side
 #   ncu     ncu (clocks left alone) of one configuration (NCU_WHERE) with each side's templates and of cuBLASLt's
 #           kernel at SHAPE: speed of light, instruction statistics with the count of each SASS opcode, warp states
+#           and the stall reasons (warps stalled per issued instruction)
 #   tests   the FP8 GPU tests with the new templates, in four shards at once
 # Logs under $OUT; short tables last.
 source "$(dirname "$0")/gpu_env.sh" "$1"
@@ -67,11 +68,12 @@ PY
     for who in old new cublaslt; do
       [ $who = cublaslt ] && kernel='regex:nvjet|xmma|cutlass|sm90_' || kernel='regex:^gemm_fp8$'
       CUTUNE_TEMPLATES_DIR=$(templates_of $who) CUTUNE_CACHE_DIR=$out/cache_$who timeout "${NCU_TIMEOUT:-90}" ncu --clock-control none \
-        --target-processes all -k "$kernel" -c 1 $sections --metrics sass__inst_executed_per_opcode \
+        --target-processes all -k "$kernel" -c 1 $sections \
+        --metrics "sass__inst_executed_per_opcode,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio" \
         --print-metric-instances values "$build"/bench/gemm_fp8_bench --shapes "$shape" --where "$where" --budget 1 \
         --flush write >"$out/ncu_$who.txt" 2>&1
       echo "== $who $shape (exit $?) $(date +%T)"
-      grep -E "^  [a-z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Executed Instructions  |Issue Slots Busy|Issued Ipc|Warp Cycles Per Issued|No Eligible|Registers Per" "$out/ncu_$who.txt" | head -12
+      grep -E "^  [a-z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Executed Instructions  |Issue Slots Busy|Issued Ipc|Warp Cycles Per Issued|No Eligible" "$out/ncu_$who.txt" | head -12
     done ;;
   tests)
     for shard in 0 1 2 3; do
