@@ -70,7 +70,7 @@ PY
       CUTUNE_TEMPLATES_DIR=$(templates_of $who) CUTUNE_CACHE_DIR=$out/cache_$who timeout "${NCU_TIMEOUT:-90}" ncu --clock-control none \
         --target-processes all -k "$kernel" -c 1 $sections \
         --metrics "sass__inst_executed_per_opcode,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio" \
-        --print-metric-instances values "$build"/bench/gemm_fp8_bench --shapes "$shape" --where "$where" --budget 1 \
+        --print-metric-instances details "$build"/bench/gemm_fp8_bench --shapes "$shape" --where "$where" --budget 1 \
         --flush write >"$out/ncu_$who.txt" 2>&1
       echo "== $who $shape (exit $?) $(date +%T)"
       grep -E "^  [a-z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Executed Instructions  |Issue Slots Busy|Issued Ipc|Warp Cycles Per Issued|No Eligible" "$out/ncu_$who.txt" | head -12

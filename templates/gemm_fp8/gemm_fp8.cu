@@ -261,9 +261,8 @@ static_assert(BLOCK_SCALE == 0 || PROMOTE == 1 && !kSwap && (BN == 64 || BN == 1
 // sums, which the first slab of every PROMOTE starts afresh; after every PROMOTE-th slab (and the last), wait for the
 // wgmmas and add the partial sums to `acc` on the CUDA cores. Between promotions a slab's stage is released one slab
 // later (wait_group 1, as in consume_slabs); at a promotion every stage read so far. `issued()` runs once the last
-// slab's wgmmas are issued (ping-pong's turn, as in consume_slabs). (Two buffers, one added while the next slab's
-// wgmmas run, do not help: ptxas then serializes the wgmmas, as it does whenever other instructions touch a wgmma's
-// registers before the wait that ends its stage.)
+// slab's wgmmas are issued (ping-pong's turn, as in consume_slabs). The tensor cores idle at each promotion: this loop
+// serves the tiles whose registers cannot hold a second buffer (kOverlap: consume_overlapped below).
 template <typename Issued>
 __device__ __forceinline__ void consume_promoted(const Block& block, float (&acc)[kTiles][kAccs], int first,
                                                  const BlockScales& scales, Issued&& issued) {
@@ -346,7 +345,8 @@ __device__ __forceinline__ void main_loop(const Block& block, float (&acc)[kTile
   if constexpr (kOverlap) {
     Partials sums{block, acc, first, scales};
     // Every register of the sums defined before the first wgmma (the fresh wgmmas' registers are operands too), so
-    // that no instruction defines them while wgmmas run.
+    // that no instruction defines them while wgmmas run: else ptxas serializes the wgmmas (zeros the compiler moved
+    // under the first slab's wgmmas) or adds a wait for them (a buffer's first, undefined, contents).
 #pragma unroll
     for (int i = 0; i < kTiles; ++i) {
 #pragma unroll
