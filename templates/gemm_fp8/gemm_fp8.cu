@@ -365,40 +365,17 @@ __device__ __forceinline__ void main_loop(const Block& block, float (&acc)[kTile
   }
 }
 
-// SWAP=0: the bias of a tile's columns as this thread reads it, 64 columns at a time, two consecutive values per lane
-// of the warp (one coalesced load each, 128 or 256 bytes a warp); scale_and_bias hands each lane its columns' values
-// with shuffles. Loaded before the tile's main loop (kEarly), so that the epilogue, while the tensor cores idle, does
-// not wait for them, where the registers allow (a 128x192 tile with 192 sums a thread spilled); else after it.
-struct TileBias {
-  static constexpr int kSegments = kSwap ? 0 : (BN + 63) / 64;
-  static constexpr bool kEarly = kOverlap || kSumRegisters + 2 * kSegments <= 192;
-  float v[kSegments > 0 ? kSegments : 1][2];
-  __device__ __forceinline__ void load(bool early, int n0, int t, const Output& out) {
-    if constexpr (kSegments > 0) {  // SWAP=1 applies the bias as it stores (Output::store)
-      if (out.bias == nullptr || early != kEarly) return;
-#pragma unroll
-      for (int s = 0; s < kSegments; ++s)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int n = n0 + 64 * s + 2 * (t % 32) + e;
-          v[s][e] = n < out.N ? to_float(out.bias[n]) : 0.0f;
-        }
-    }
-  }
-};
-
 // SWAP=0, before either store of the tile: the scale and the bias applied to this thread's accumulators in place; the
 // stores then use `plain`, which only rounds (and adds beta * C). A thread holds columns 8 j + 2 q and the next (q = t %
-// 4) of every n8 block j, for both of its rows, and takes the pair of its block j of each 64-column segment of `bias`
-// from lane 4 j + q with shuffles: 2 loads and 16 shuffles per 64 columns, where a load per value (128 loads a thread
-// for BN = 256, at one LSU instruction each) kept the texture pipeline busy for much of the epilogue (ncu,
-// 8192x8192x256).
-__device__ __forceinline__ void scale_and_bias(float (&acc)[kTiles][kAccs], const TileBias& bias, int t,
-                                               const Output& out) {
+// 4) of every n8 block j, for both of its rows. The bias is read 64 columns at a time, two consecutive values per lane
+// of the warp (one coalesced load each, 128 or 256 bytes a warp), and each lane takes the pair of its block j from
+// lane 4 j + q with shuffles: 2 loads and 16 shuffles per 64 columns, where a load per value (128 loads a thread for BN
+// = 256, at one LSU instruction each) kept the texture pipeline busy for much of the epilogue (ncu, 8192x8192x256).
+__device__ __forceinline__ void scale_and_bias(float (&acc)[kTiles][kAccs], int n0, int t, const Output& out) {
   static_assert(kSwap || kAccs == BN / 2,
                 "64-column segments of 8 n8 blocks (the last one of BN % 64 columns), 4 accumulators per block");
   if constexpr (!kSwap) {  // SWAP=1 applies them as it stores (Output::store)
-    const int q = t % 4;
+    const int lane = t % 32, q = t % 4;
     if (out.bias == nullptr) {  // the same for every thread
 #pragma unroll
       for (int i = 0; i < kTiles; ++i)
@@ -407,12 +384,18 @@ __device__ __forceinline__ void scale_and_bias(float (&acc)[kTiles][kAccs], cons
       return;
     }
 #pragma unroll
-    for (int s = 0; s < TileBias::kSegments; ++s)
+    for (int s = 0; s < (BN + 63) / 64; ++s) {
+      float mine[2];
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int n = n0 + 64 * s + 2 * lane + e;
+        mine[e] = n < out.N ? to_float(out.bias[n]) : 0.0f;
+      }
 #pragma unroll
       for (int j = 0; j < 8 && 8 * (8 * s + j) < BN; ++j)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
-          const float b = __shfl_sync(0xffffffffu, bias.v[s][e], 4 * j + q);
+          const float b = __shfl_sync(0xffffffffu, mine[e], 4 * j + q);
 #pragma unroll
           for (int i = 0; i < kTiles; ++i)
 #pragma unroll
@@ -421,6 +404,7 @@ __device__ __forceinline__ void scale_and_bias(float (&acc)[kTiles][kAccs], cons
               a = out.scale * a + b;
             }
         }
+    }
   }
 }
 static_assert(acc_col(5, 4 * 3 + 2 + 1) == 8 * 3 + 2 * (5 % 4) + 1,
@@ -511,8 +495,6 @@ extern "C" __global__ void __launch_bounds__(gemm_fp8_detail::kThreads, PERSIST 
   do {
     if (PINGPONG && unit % 2 != consumer) continue;  // the other warpgroup's tile
     if (PINGPONG && unit > 0) turn_wait(consumer);
-    TileBias tile_bias;
-    tile_bias.load(true, block.tile.n0, t, out);
     main_loop(block, acc, first, scales, [&] {  // the other warpgroup's main loop follows, under this one's epilogue
       if (PINGPONG && has_next_tile(M, N, K, block)) turn_pass(consumer);
     });
@@ -522,8 +504,7 @@ extern "C" __global__ void __launch_bounds__(gemm_fp8_detail::kThreads, PERSIST 
       store_swapped(acc, block.tile, first, smem_raw, block.ring.base, M, out);
       continue;
     }
-    tile_bias.load(false, block.tile.n0, t, out);
-    scale_and_bias(acc, tile_bias, t, out);
+    scale_and_bias(acc, block.tile.n0, t, out);
     const Output plain{C, nullptr, 1.0f, beta, N};
 #if OUT != 0
     if constexpr (EPI == 1) {
