@@ -8,7 +8,7 @@
 // leaves that slab's wgmmas running: the tensor cores hold the next slab's work while the sums are added.
 //
 // Per slab `it` of the ring (the block's slab count so far, as in consume_slabs): wait for its stage, issue its wgmmas
-// into the group's buffer, commit; then, but for the block's first slab, wait for every wgmma but this slab's and
+// into the group's buffer, commit; then, but for the unit's first slab, wait for every wgmma but this slab's and
 // release the stage of the slab before; at a group's first slab also add the buffer of the group before. ptxas keeps
 // the wgmmas asynchronous when the buffer is known when compiling, so the loop walks two groups per iteration, buffer 0
 // then 1.
