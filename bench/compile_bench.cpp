@@ -1,14 +1,16 @@
 // Where an NVRTC compile of a kernel template spends its time: front end, NVVM optimizer, PTX to cubin (ptxas).
 //
 // Usage: compile_bench --kernel gemm_bf16 --shape 4096x4096x4096 [--count 12] [--arch sm_90] [--option OPT]...
-//                      [--where EXPR] [--jobs J] [--processes]
+//                      [--where EXPR] [--jobs J] [--processes] [--cubin-dir DIR]
 // Takes --count configurations spread evenly over the shape's valid space (enumeration order; --where narrows it, e.g.
 // to the configurations specialized for the shape, "SHAPED == 1"), compiles each one at the shape
 // after the other on this thread with NVRTC's --time report, and prints each compile's phases and their sums. Extra
 // NVRTC options (--option, repeatable) are added to every compile, to see what one costs or saves. With --jobs J,
 // the same compiles then run again on J threads of this process (as `tune` compiles), and the mean time of one
 // compile there is printed beside the one-at-a-time figure: what threads sharing one NVRTC cost; with --processes,
-// each of the J threads compiles in a compiler process of its own, as `tune` does. No GPU needed.
+// each of the J threads compiles in a compiler process of its own, as `tune` does. With --cubin-dir, each binary of the
+// one-at-a-time pass is written there as <i>.cubin (for cuobjdump -sass / nvdisasm), its configuration in <i>.txt. No
+// GPU needed.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -49,6 +51,13 @@ std::map<std::string, double> read_phases(const std::filesystem::path& file) {
   return phases;
 }
 
+// --cubin-dir: the binary of compile `i` as <i>.cubin and its configuration and NVRTC log as <i>.txt.
+void write_binary(const std::filesystem::path& dir, std::size_t i, const cutune::CompileOutput& out,
+                  const std::string& config) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / fmt::format("{}.cubin", i), std::ios::binary) << out.cubin;
+  std::ofstream(dir / fmt::format("{}.txt", i)) << config << "\n" << out.log;
+}
 
 using CompileOne = std::function<cutune::CompileOutput(const cutune::Config&, const std::filesystem::path&)>;
 
@@ -104,6 +113,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> extra;
   unsigned jobs = 0;
   bool processes = false;
+  std::string cubin_dir;
   app.add_option("--kernel,-k", kernel, "built-in kernel or spec file")->capture_default_str();
   app.add_option("--shape", shape_text, "problem shape the configurations must be valid at")->capture_default_str();
   app.add_option("--count,-n", count, "configurations, spread evenly over the valid space")->capture_default_str();
@@ -112,6 +122,7 @@ int main(int argc, char** argv) {
   app.add_option("--option", extra, "an NVRTC option added to every compile (repeatable)");
   app.add_option("--jobs,-j", jobs, "then compile the same on this many threads (0: not)")->capture_default_str();
   app.add_flag("--processes", processes, "with --jobs: each thread compiles in a compiler process (cutune-worker)");
+  app.add_option("--cubin-dir", cubin_dir, "write each binary of the one-at-a-time pass there (<i>.cubin, <i>.txt)");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -153,6 +164,7 @@ int main(int argc, char** argv) {
       wall_total += wall;
       fmt::print("{:7.0f} ms{}{}  {} regs  {}\n", wall, line, out.ok ? "" : "  FAILED", out.registers,
                  spec.format(config));
+      if (!cubin_dir.empty()) write_binary(cubin_dir, i, out, spec.format(config));
     }
     std::filesystem::remove(time_file);
     fmt::print("mean {:.0f} ms per compile:", wall_total / count);

@@ -189,8 +189,13 @@ static_assert(PROMOTE >= 0 && PROMOTE <= 4, "slabs between promotions (0: none)"
 static_assert(!kSwap || PERSIST == 0 && PINGPONG == 0, "SWAP=1 stages its one tile in the ring");
 static_assert(kStageA % kGroup == 0, "B's rows start on a swizzle repeat (1024 bytes)");
 static_assert(accumulators_cover_tile<kWidth>(), "the accumulator layout must cover the tile once");
+// PROMOTE's partial sums in two buffers, added while the next slab's wgmmas run (gemm_fp8_promote.cu), where the
+// registers hold them beside the accumulators: not with two blocks an SM (128 registers a thread), and FP32 D's
+// epilogue needs more of them than 16-bit D's (a 128x128 tile of FP32 D with three sets of 64 spilled).
+constexpr bool kOverlap = PROMOTE >= 1 && PERSIST != 2 && 3 * kTiles * kAccs <= (OUT == 0 ? 144 : 192);
+constexpr int kSumRegisters = (kOverlap ? 3 : PROMOTE ? 2 : 1) * kTiles * kAccs;
 // Two consumer warpgroups that hold 128 accumulators or more reallocate registers (gemm_sm90.cu says why and how).
-constexpr bool kReallocate = WG == 2 && (PROMOTE ? 2 : 1) * kTiles * kAccs >= 128;
+constexpr bool kReallocate = WG == 2 && kSumRegisters >= 128;
 
 // The k32 step `ks` of wgmma tile `i` of a stage (wgmma's A: A's rows 64 i.., or B's with SWAP=1) and of the operand
 // all tiles share (wgmma's B: B's BN rows, or A's BM rows with SWAP=1).
@@ -256,9 +261,8 @@ static_assert(BLOCK_SCALE == 0 || PROMOTE == 1 && !kSwap && (BN == 64 || BN == 1
 // sums, which the first slab of every PROMOTE starts afresh; after every PROMOTE-th slab (and the last), wait for the
 // wgmmas and add the partial sums to `acc` on the CUDA cores. Between promotions a slab's stage is released one slab
 // later (wait_group 1, as in consume_slabs); at a promotion every stage read so far. `issued()` runs once the last
-// slab's wgmmas are issued (ping-pong's turn, as in consume_slabs). (Two buffers, one added while the next slab's
-// wgmmas run, do not help: ptxas then serializes the wgmmas, as it does whenever other instructions touch a wgmma's
-// registers before the wait that ends its stage.)
+// slab's wgmmas are issued (ping-pong's turn, as in consume_slabs). The tensor cores idle at each promotion: this loop
+// serves the tiles whose registers cannot hold a second buffer (kOverlap: consume_overlapped below).
 template <typename Issued>
 __device__ __forceinline__ void consume_promoted(const Block& block, float (&acc)[kTiles][kAccs], int first,
                                                  const BlockScales& scales, Issued&& issued) {
@@ -299,6 +303,37 @@ __device__ __forceinline__ void consume_promoted(const Block& block, float (&acc
   }
 }
 
+// consume_promoted with two buffers of partial sums (kOverlap), walked by gemm_fp8_promote::consume_overlapped: what
+// it issues into and adds from buffer B.
+struct Partials {
+  const Block& block;
+  float (&acc)[kTiles][kAccs];
+  int first;
+  const BlockScales& scales;
+  float part[2][kTiles][kAccs];
+  SlabScales slab[2];
+  bool skip[2];  // a test build left out a slab of the buffer's sums
+  // The wgmmas of slab i of the unit (the ring's slab it) into buffer B; `fresh`: the buffer starts afresh.
+  template <int B>
+  __device__ __forceinline__ void multiply(unsigned it, int i, bool fresh) {
+    if (fresh) skip[B] = false;
+    skip[B] |= skipped(block, i);
+    if (!skipped(block, i)) gemm_fp8_detail::multiply(block.ring.base + (it % STAGES) * kStage, part[B], first, fresh);
+    if (BLOCK_SCALE && fresh) slab[B].load(scales, block.tile, first, block.slab_begin + i);  // while they run
+  }
+  // Buffer B added to the accumulators, once its wgmmas are done.
+  template <int B>
+  __device__ __forceinline__ void promote() {
+#pragma unroll
+    for (int t = 0; t < kTiles; ++t) pin(part[B][t]);
+    if (skip[B]) return;
+#pragma unroll
+    for (int t = 0; t < kTiles; ++t)
+#pragma unroll
+      for (int r = 0; r < kAccs; ++r) acc[t][r] += BLOCK_SCALE ? slab[B].factor(t, r) * part[B][t][r] : part[B][t][r];
+  }
+};
+
 // The block's main loop for one unit: `acc` zeroed, then every slab of it.
 template <typename Issued>
 __device__ __forceinline__ void main_loop(const Block& block, float (&acc)[kTiles][kAccs], int first,
@@ -307,7 +342,19 @@ __device__ __forceinline__ void main_loop(const Block& block, float (&acc)[kTile
   for (int i = 0; i < kTiles; ++i)
 #pragma unroll
     for (int r = 0; r < kAccs; ++r) acc[i][r] = 0.0f;
-  if constexpr (PROMOTE >= 1) {
+  if constexpr (kOverlap) {
+    Partials sums{block, acc, first, scales};
+    // Every register of the sums defined before the first wgmma (the fresh wgmmas' registers are operands too), so
+    // that no instruction defines them while wgmmas run: else ptxas serializes the wgmmas (zeros the compiler moved
+    // under the first slab's wgmmas) or adds a wait for them (a buffer's first, undefined, contents).
+#pragma unroll
+    for (int i = 0; i < kTiles; ++i) {
+#pragma unroll
+      for (int r = 0; r < kAccs; ++r) sums.part[0][i][r] = sums.part[1][i][r] = 0.0f;
+      pin(acc[i]), pin(sums.part[0][i]), pin(sums.part[1][i]);
+    }
+    gemm_fp8_promote::consume_overlapped<PROMOTE>(block, sums, issued);
+  } else if constexpr (PROMOTE >= 1) {
     consume_promoted(block, acc, first, scales, issued);
   } else {
 #pragma unroll
