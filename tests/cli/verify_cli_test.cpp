@@ -70,11 +70,11 @@ TEST_F(VerifyCli, FollowMistakesAreOneErrorAndNoDatabase) {
 TEST_F(VerifyCli, FollowOfASpecWithAReferenceConfigurationParses) {
   if (cutune::Device::count() > 0) GTEST_SKIP() << "a CUDA device is present: this would tune";
   std::ofstream(dir_ / "box.cu") << "extern \"C\" __global__ void box(float* out, const float* in, int n) {}\n";
-  std::ofstream(dir_ / "box.json") << R"({"name": "box", "source": "box.cu", "kernel": "box", "shape": ["N"],
+  std::ofstream(dir_ / "box.json") << R"json({"name": "box", "source": "box.cu", "kernel": "box", "shape": ["N"],
     "parameters": {"B": [64, 128], "W": [1, 3, 5]}, "block": ["B"], "grid": ["ceil_div(N, B)"],
     "arguments": [{"name": "out", "type": "float*", "size": "N", "output": true},
                   {"name": "in", "type": "const float*", "size": "N"}, {"name": "n", "type": "int", "value": "N"}],
-    "reference": {"configuration": {"B": 64, "W": 1}}})";
+    "reference": {"configuration": {"B": 64, "W": 1}}})json";
   for (const char* follow : {"--follow W", "--follow W --follow B", "--follow W --follow W"}) {
     const CommandOutput r = tune(std::string("--spec box.json --shapes 1024 ") + follow);
     EXPECT_EQ(r.code, 1) << follow;  // past the options and the spec: no GPU here
