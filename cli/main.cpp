@@ -105,6 +105,10 @@ void add_target_options(CLI::App& app, TuneRequest& tune) {
                "tune the shapes applications asked the runtime for on this GPU that have no result yet (`tune "
                "wanted` lists them): of --kernel, else of every built-in kernel with such shapes");
   add_where_option(app, tune.where);
+  app.add_option("--follow", tune.follow,
+                 "a parameter that changes what is computed (a filter's width, a number of time steps): each "
+                 "configuration is verified against the reference configuration at its own value of it (repeatable; "
+                 "the spec's \"reference\".\"follow\", so the kernel's version changes)");
 }
 
 // Where results go and which GPUs measure.

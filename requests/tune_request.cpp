@@ -11,6 +11,7 @@
 #include "cutune/error.hpp"
 #include "cutune/operation.hpp"
 #include "cutune/requests.hpp"
+#include "cutune/spec_follow.hpp"
 #include "cutune/t1.hpp"
 #include "cutune/templates.hpp"
 
@@ -126,9 +127,9 @@ void check_in_range(const Field& field, double value) {
 // An operation's plan: its implementations, each tuned under its own name; options that name one kernel's
 // parameters are refused, as they would mean something else in each implementation.
 TunePlan prepare_operation_tune(const TuneRequest& request, TunePlan plan) {
-  if (!request.where.empty() || !plan.options.start.empty()) {
-    throw InputError("--where and --start name one kernel's parameters: give them with --kernel <implementation> (" +
-                     request.kernel + " is an operation)");
+  if (!request.where.empty() || !plan.options.start.empty() || !request.follow.empty()) {
+    throw InputError("--where, --start and --follow name one kernel's parameters: give them with --kernel "
+                     "<implementation> (" + request.kernel + " is an operation)");
   }
   if (!request.spec.empty() || !request.problem.empty()) throw InputError("give one of --kernel, --spec and --problem");
   plan.operation = load_operation(request.kernel);
@@ -182,6 +183,7 @@ TunePlan prepare_tune(const TuneRequest& request) {
   if (!request.kernel.empty() && is_operation(request.kernel)) return prepare_operation_tune(request, std::move(plan));
   std::optional<Shape> problem_shape;
   plan.spec = load_chosen_kernel(request.kernel, request.spec, request.problem, &problem_shape, true);
+  if (!request.follow.empty()) plan.spec = follow_parameters(plan.spec, request.follow);  // before --where: rebuilt
   for (const auto& w : request.where) plan.spec.restrict_to(w);
   for (const auto& c : plan.options.start) plan.spec.parse_config(c);  // a malformed --start fails before any work
   plan.shapes = problem_shape ? problem_shapes(plan.spec, *problem_shape, request.shapes)

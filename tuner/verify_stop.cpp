@@ -46,8 +46,8 @@ std::string DisagreementWatch::message(const std::string& reference) const {
          "e.g. interior elements), loosen the tolerance (--atol, --rtol or the spec's \"verify\"), give the inputs a "
          "range the kernel handles (a fill range), compare with the default configuration (--verify default), "
          "let the reference take the parameters that change what is computed (a filter's size) from each "
-         "configuration (the spec's \"reference\": {\"follow\": [...]}), or do not compare (--verify none: results "
-         "are stored as unverified)";
+         "configuration (--follow NAME, or the spec's \"reference\": {\"follow\": [...]}), or do not compare "
+         "(--verify none: results are stored as unverified)";
   return out;
 }
 

@@ -122,6 +122,7 @@ void bind_tune(nb::module_& m) {
       .def_rw("problem", &TuneRequest::problem)
       .def_rw("shapes", &TuneRequest::shapes)
       .def_rw("where", &TuneRequest::where)
+      .def_rw("follow", &TuneRequest::follow)
       .def_rw("db", &TuneRequest::db)
       .def_rw("devices", &TuneRequest::devices)
       .def_rw("verify", &TuneRequest::verify)

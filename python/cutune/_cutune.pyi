@@ -53,6 +53,7 @@ class TuneRequest:
     problem: str
     shapes: str
     where: List[str]
+    follow: List[str]
     db: str
     devices: str
     verify: str

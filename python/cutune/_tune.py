@@ -62,6 +62,7 @@ def _devices_text(devices: Union[None, int, str, Iterable[int]]) -> str:
 def tune(kernel: Optional[PathLike] = None, shapes: Optional[Shapes] = None, *, budget: int = 0,
          db: PathLike = "cutune.db", strategy: Optional[str] = None, where: Union[str, Sequence[str]] = (),
          devices: Union[None, int, str, Iterable[int]] = None, seed: int = 1, start: Union[str, Sequence[str]] = (),
+         follow: Union[str, Sequence[str]] = (),
          time_budget: float = 0.0, jobs: int = 0, verify: Optional[str] = None, atol: Optional[float] = None,
          rtol: Optional[float] = None, flush: Optional[str] = None, cache: bool = True,
          cache_dir: Optional[PathLike] = None, isolate: bool = True, prior: bool = True,
@@ -74,7 +75,9 @@ def tune(kernel: Optional[PathLike] = None, shapes: Optional[Shapes] = None, *, 
     configurations per shape (0: the whole space), `time_budget` seconds per shape. `devices` is a GPU ordinal, a
     list of them or "all" (GPUs of one model); default GPU 0. `strategy` defaults to cutune's default (see
     `tune --help`). `where` adds constraints ("SPLITK == 1"), `start` configurations to evaluate first.
-    `prior=False` does not learn from other GPUs' results in `db` (`--no-prior`).
+    `prior=False` does not learn from other GPUs' results in `db` (`--no-prior`). `follow` names parameters that
+    change what is computed (`--follow`): each configuration is verified against the reference configuration at its
+    own values of them.
     `verify` is "reference", "default" or "none"; `atol`/`rtol` replace the spec's tolerances; `flush` the L2
     convention ("read", "write", "none"). `problem` tunes a T1 problem file instead of `kernel` (`shapes` then
     defaults to its problem size). `progress`: True for a progress bar (tqdm's when installed), False for none, or a
@@ -89,6 +92,7 @@ def tune(kernel: Optional[PathLike] = None, shapes: Optional[Shapes] = None, *, 
     request = _cutune.TuneRequest()
     request.kernel, request.spec, request.problem, request.shapes = kernel_text, spec_text, problem_text, shapes_text
     request.where, request.db, request.devices = _text_list(where), os.fspath(db), _devices_text(devices)
+    request.follow = _text_list(follow)
     request.verify, request.flush = verify or "", flush or ""
     options = _cutune.TuneOptions()
     options.strategy, options.seed, options.start = strategy or _default_strategy(), seed, _text_list(start)

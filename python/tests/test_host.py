@@ -219,6 +219,11 @@ def test_tune_argument_errors(tmp_path):
         cutune.tune("transpose", "64x64", db=db, max_measure_ms="20")
     with pytest.raises(TypeError, match="unexpected keyword argument 'budgt'"):
         cutune.tune("transpose", "64x64", db=db, budgt=5)
+    with pytest.raises(cutune.InputError, match="--follow TILE: transpose's reference is the kernel"):
+        cutune.tune("transpose", "64x64", db=db, follow="TILE")
+    box = Path(__file__).resolve().parents[2] / "docs" / "examples" / "t1" / "box_filter.json"
+    with pytest.raises(cutune.InputError, match="--follow 'width': box_filter has no such parameter"):
+        cutune.tune(problem=box, db=db, follow=["filter_width", "width"])
     assert not db.exists()  # nothing was tuned: no database left behind
 
 

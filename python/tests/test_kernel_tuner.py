@@ -194,6 +194,15 @@ def test_records_from_the_database(tmp_path):
     assert _records.stored_records(str(db), "vector_add", "2000", "NVIDIA H200", "") == []
 
 
+def test_phases_line_says_what_bound_the_run():
+    env = {"cutune_evaluated": 100, "cutune_phases": {"wall_s": 50.0, "startup_s": 2.5, "compile_wait_s": 46.0,
+                                                      "measure_s": 1.0, "compile_cpu_s": 640.0}}
+    assert _records.phases_line(env) == (
+        "cutune: 100 configurations measured in 50.0 s: waiting for compiles 46.0 s (92%), measuring 1.0 s (2%), "
+        "start-up 2.5 s (5%); NVRTC 640.0 s summed over the compile threads (6.40 s a configuration)")
+    assert _records.phases_line({"cutune_phases": {}}) == "cutune: nothing was measured"
+
+
 def test_get_best_config_and_config_string():
     results = [{"bx": 1, "time": 2.0, "GB/s": 10.0}, {"bx": 2, "__error__": util.RuntimeFailedConfig()},
                {"bx": 3, "time": 1.0, "GB/s": 20.0}, {"bx": 4, "time": "InvalidConfig"}]

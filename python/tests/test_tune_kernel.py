@@ -2,6 +2,7 @@
 same way (launch rules, restrictions, the arrays' bytes, the answer), and what cannot be read is refused by name."""
 
 import json
+import os
 from collections import OrderedDict
 from pathlib import Path
 
@@ -46,6 +47,24 @@ def test_vector_add_spec(tmp_path, tune_program):
     out = tune_program("space", "--spec", str(path))
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == str(space)
+
+
+def test_arrays_already_written_are_not_written_again(tmp_path):
+    args, params = vector_add_call(100_000)
+    cutune.kernel_spec("vector_add", VECTOR_ADD, 100_000, args, params, folder=tmp_path)
+    written = {p.name: p.stat().st_mtime_ns for p in tmp_path.glob("*.bin")}
+    os.utime(tmp_path / "arg1.bin", ns=(1, 1))  # a time no write leaves, to see whether it is written again
+    os.utime(tmp_path / "arg2.bin", ns=(1, 1))
+    args[2] = args[2].copy()
+    args[2][-1] = 7.0  # the last element of b only: compared to the end, it is written
+    cutune.kernel_spec("vector_add", VECTOR_ADD, 100_000, args, params, folder=tmp_path)
+    assert (tmp_path / "arg1.bin").stat().st_mtime_ns == 1
+    assert (tmp_path / "arg2.bin").stat().st_mtime_ns != 1
+    assert (tmp_path / "arg2.bin").read_bytes() == args[2].tobytes()
+    assert set(written) == {p.name for p in tmp_path.glob("*.bin")}
+    cutune.kernel_spec("vector_add", VECTOR_ADD, 1000, [a[:1000] for a in args[:3]] + [numpy.int32(1000)], params,
+                       folder=tmp_path)
+    assert (tmp_path / "arg1.bin").read_bytes() == args[1][:1000].tobytes()  # another size: written
 
 
 def test_no_answer_checks_nothing(tmp_path):

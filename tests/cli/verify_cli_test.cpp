@@ -1,7 +1,9 @@
-// Host-only tests of --verify, --atol and --rtol on the command line, and of `tune best` showing an unverified result.
+// Host-only tests of --verify, --atol, --rtol and --follow on the command line, and of `tune best` showing an
+// unverified result.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "cli_support.hpp"
 #include "cutune/database.hpp"
@@ -42,6 +44,41 @@ TEST_F(VerifyCli, GoodValuesParse) {
     const CommandOutput r = tune(std::string("--kernel transpose --shapes 64x64 ") + args);
     EXPECT_EQ(r.code, 1) << args;  // past the options: no GPU here
     EXPECT_NE(r.err.find("no CUDA device"), std::string::npos) << args << ": " << r.err;
+  }
+}
+
+TEST_F(VerifyCli, FollowMistakesAreOneErrorAndNoDatabase) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--kernel transpose --shapes 64x64 --follow TILE",
+       "error: --follow TILE: transpose's reference is the kernel 'transpose_reference', which computes one output "
+       "for every configuration; --follow needs a reference configuration (\"reference\": {\"configuration\": ...})\n"},
+      {"--kernel transpose --shapes 64x64 --follow TILES",
+       "error: --follow 'TILES': transpose has no such parameter (its parameters: TILE, VEC, ROWS, SMEM, PAD, "
+       "COALESCE)\n"},
+      {"--kernel gemm_bf16 --shapes 64x64x64 --budget 1 --follow BM --follow SPLITK", "error: --follow BM: "},
+  };
+  for (const auto& [args, message] : cases) {
+    const CommandOutput r = tune(args);
+    EXPECT_EQ(r.code, 1) << args;
+    EXPECT_EQ(r.err.rfind(message, 0), 0u) << args << ": " << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "cutune.db")) << args;
+  }
+  EXPECT_NE(tune("--help").out.find("--follow"), std::string::npos);
+}
+
+TEST_F(VerifyCli, FollowOfASpecWithAReferenceConfigurationParses) {
+  if (cutune::Device::count() > 0) GTEST_SKIP() << "a CUDA device is present: this would tune";
+  std::ofstream(dir_ / "box.cu") << "extern \"C\" __global__ void box(float* out, const float* in, int n) {}\n";
+  std::ofstream(dir_ / "box.json") << R"json({"name": "box", "source": "box.cu", "kernel": "box", "shape": ["N"],
+    "parameters": {"B": [64, 128], "W": [1, 3, 5]}, "block": ["B"], "grid": ["ceil_div(N, B)"],
+    "arguments": [{"name": "out", "type": "float*", "size": "N", "output": true},
+                  {"name": "in", "type": "const float*", "size": "N"}, {"name": "n", "type": "int", "value": "N"}],
+    "reference": {"configuration": {"B": 64, "W": 1}}})json";
+  for (const char* follow : {"--follow W", "--follow W --follow B", "--follow W --follow W"}) {
+    const CommandOutput r = tune(std::string("--spec box.json --shapes 1024 ") + follow);
+    EXPECT_EQ(r.code, 1) << follow;  // past the options and the spec: no GPU here
+    EXPECT_NE(r.err.find("no CUDA device"), std::string::npos) << follow << ": " << r.err;
   }
 }
 

@@ -105,3 +105,19 @@ def total_timings(results: List[Dict[str, Any]], env: Dict[str, Any], overhead_m
         env["total_" + n] = totals[n]
     env["overhead_time"] = max(0.0, overhead_ms - sum(totals.values()))
     return env
+
+
+def phases_line(env: Dict[str, Any]) -> str:
+    """Where the tuning's wall time went (cutune's phases, env["cutune_phases"]): what a brute force over kernels that
+    take seconds to compile is bound by."""
+    p = env.get("cutune_phases") or {}
+    wall = float(p.get("wall_s", 0.0))
+    if wall <= 0.0:
+        return "cutune: nothing was measured"
+    parts = [f"{name} {p.get(key, 0.0):.1f} s ({100 * p.get(key, 0.0) / wall:.0f}%)"
+             for key, name in (("compile_wait_s", "waiting for compiles"), ("measure_s", "measuring"),
+                               ("startup_s", "start-up"))]
+    n = int(env.get("cutune_evaluated", 0))
+    per = f" ({p.get('compile_cpu_s', 0.0) / n:.2f} s a configuration)" if n else ""
+    return (f"cutune: {n} configurations measured in {wall:.1f} s: " + ", ".join(parts) +
+            f"; NVRTC {p.get('compile_cpu_s', 0.0):.1f} s summed over the compile threads{per}")

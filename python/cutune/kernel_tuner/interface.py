@@ -156,6 +156,8 @@ def tune_kernel(kernel_name: str, kernel_source: Any, problem_size: Any, argumen
         _write_cache(cache_file, env, kernel_name, problem_size, tune_params, objective, results, keys)
     if not quiet:
         _records.print_results(results, keys, metrics)
+    if verbose and not simulation_mode:
+        print(_records.phases_line(env))
     env.update(strategy=strategy or "brute_force", cutune_strategy=chosen, objective=objective, spec=str(spec),
                db=os.fspath(db))
     if results:
@@ -196,7 +198,7 @@ def _tune(spec: Path, shape: str, tune_params: Dict[str, Any], device: int, db: 
                    for r, k in ((r, _cache.config_key(r, keys)) for r in results)]
     env = _records.environment(info, kernel_name, problem_size, iterations, compiler_options,
                                {"cutune_evaluated": shape_result.evaluated, "cutune_resumed": shape_result.resumed,
-                                "flush": shape_result.flush})
+                                "flush": shape_result.flush, "cutune_phases": dict(shape_result.phases)})
     return results, env
 
 

@@ -37,6 +37,9 @@ struct TuneRequest {
   std::string problem;  ///< a T1 problem file (--problem), instead of --kernel; --shapes then defaults to its size
   std::string shapes;
   std::vector<std::string> where;  ///< extra constraints (--where)
+  /// Parameters that change what is computed (--follow): each configuration is verified against the reference
+  /// configuration at its own values of them (follow_parameters(), cutune/spec.hpp)
+  std::vector<std::string> follow;
   std::string db = "cutune.db";
   int device = 0;        ///< --device N: the same as --devices N
   std::string devices;   ///< --devices all | N,M,...; empty: --device
