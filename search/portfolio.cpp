@@ -1,7 +1,7 @@
 // The default strategy: a portfolio of proposal rules over one shared history and one surrogate model. It starts from
 // the configuration nearest every parameter's highest value (first_guess.hpp), then alternates an even initial design
-// with refinement steps around the best found so far (together 8 to 16 configurations, two per parameter that varies);
-// after that, each proposal comes from a rule drawn
+// that keeps away from the lowest corner with refinement steps around the best found so far (together 8 to 16
+// configurations, two per parameter that varies; early_steps.hpp); after that, each proposal comes from a rule drawn
 // in proportion to how much its recent proposals cut the best time: the model's expected improvement over the space
 // (exploration), or the model's best guess among the one- and two-parameter neighbours of the best configurations
 // found, each parameter changed once, then each pair of parameters, before any is changed again (refinement around
@@ -19,6 +19,7 @@
 #include <map>
 
 #include "design_inputs.hpp"
+#include "early_steps.hpp"
 #include "first_guess.hpp"
 #include "prior_features.hpp"
 #include "rare_edges.hpp"
@@ -36,6 +37,7 @@ constexpr std::size_t kDesignPerParameter = 2;
 constexpr std::size_t kMinDesign = 8;
 constexpr std::size_t kMaxDesign = 16;
 constexpr std::size_t kDesignPool = 48;        // random unasked configurations each initial pick chooses among
+constexpr std::uint64_t kSaltMultiplier = 0xD1B54A32D192ED03ull;  // the seed times this: the steps' tie order
 // Spaces with at most 3000 unasked configurations score them all; larger ones 2000 random unasked configurations and
 // the neighbourhoods of the 10 best.
 constexpr ScoredCandidates::Sizes kSizes{3000, 2000, 10};
@@ -70,7 +72,8 @@ enum Rule : std::uint8_t { kExplore = 0, kRefine = 1, kRules = 2, kElsewhere = 3
 class PortfolioStrategy final : public SearchStrategy {
  public:
   PortfolioStrategy(const Space& space, std::uint64_t seed, const Prior& prior, const SearchInputs& inputs)
-      : SearchStrategy(space, seed), design_size_(design_size(index_)), rule_of_(index_.size(), kNone) {
+      : SearchStrategy(space, seed), design_size_(design_size(index_)), step_salt_(seed * kSaltMultiplier),
+        rule_of_(index_.size(), kNone) {
     for (std::size_t p = 0; p < index_.dimensions(); ++p)
       if (index_.levels(p) == 2) two_valued_.push_back(p);
     const auto columns = prior_columns(index_, prior, seed);
@@ -363,22 +366,23 @@ class PortfolioStrategy final : public SearchStrategy {
   }
 
   // The unasked configuration of `among` that the model predicts fastest (or a ready one predicted nearly as fast),
-  // or nullopt when all were asked. Of those it cannot tell apart, the nearest to `centre` (in design_point()'s
-  // distance): early on, when the model has split on few parameters, a refinement step then moves a parameter to
-  // its next value rather than to the lowest-numbered configuration's.
+  // or nullopt when all were asked. Of those it cannot tell apart, the one that moves fewest levels from `centre`,
+  // then a seeded draw (step_order()): early on, when the model has split on few parameters, a refinement step then
+  // moves a value to the next one rather than to the lowest-numbered configuration's, and every parameter's
+  // one-level move is as likely to come first (a parameter of many levels is not favoured, nor an early one).
   std::optional<std::size_t> fastest_unasked(const std::vector<std::uint32_t>& among, std::size_t centre) {
     std::optional<std::size_t> best;
-    double best_mean = 0.0, best_distance = 0.0;
+    double best_mean = 0.0;
+    StepOrder best_order;
     ranked_.clear();
     for (std::uint32_t c : among) {
       if (history_.asked(c)) continue;
       double mean = 0.0, stddev = 0.0;
       model_.predict(c, mean, stddev);
       if (ready_) ranked_.emplace_back(mean, c);
-      const double moved = distance(c, centre);
-      if (!best || mean < best_mean ||
-          (mean == best_mean && (moved < best_distance || (moved == best_distance && c < *best))))
-        best = c, best_mean = mean, best_distance = moved;
+      const StepOrder order = step_order(index_, c, centre, step_salt_);
+      if (!best || mean < best_mean || (mean == best_mean && order < best_order))
+        best = c, best_mean = mean, best_order = order;
     }
     if (best && ready_) {
       if (const auto pick = best_ready(ranked_, best_mean + kReadyLogSlack, ready_, kReadyChecks)) return *pick;
@@ -396,23 +400,17 @@ class PortfolioStrategy final : public SearchStrategy {
   }
 
   // The next configuration of the initial design: of a pool of random unasked ones, the one farthest (in level
-  // positions scaled to [0, 1] per parameter) from everything asked, so that the first outcomes cover the space
-  // more evenly than independent draws do.
+  // positions scaled to [0, 1] per parameter) from everything asked and from the lowest corner
+  // (farthest_from_asked_and_lowest()), so that the first outcomes cover the space more evenly than independent
+  // draws do, without spending them where GPU kernels are slow.
   std::size_t design_point() {
     if (history_.size() - history_.unasked_count() == 0 && favourites_.empty()) {
       const std::uint32_t first = highest_corner(index_, favoured_);
       if (!history_.asked(first)) return first;
     }
-    std::optional<std::size_t> best;
-    double best_distance = -1.0;
-    for (std::size_t k = 0; k < kDesignPool; ++k) {
-      const std::size_t c = design_candidate();
-      double nearest = std::numeric_limits<double>::infinity();
-      for (std::uint32_t a : history_.told_order()) nearest = std::min(nearest, distance(c, a));
-      for (std::uint32_t a : history_.pending()) nearest = std::min(nearest, distance(c, a));
-      if (nearest > best_distance) best = c, best_distance = nearest;
-    }
-    return *best;
+    pool_.clear();
+    for (std::size_t k = 0; k < kDesignPool; ++k) pool_.push_back(design_candidate());
+    return farthest_from_asked_and_lowest(index_, pool_, history_.told_order(), history_.pending());
   }
 
   // A random unasked configuration for the initial design; with a prior, one that another GPU ranks among its fastest
@@ -439,16 +437,9 @@ class PortfolioStrategy final : public SearchStrategy {
     return std::clamp(kDesignPerParameter * varying, kMinDesign, kMaxDesign);
   }
 
-  double distance(std::size_t a, std::size_t b) const {
-    const auto ca = index_.code(a), cb = index_.code(b);
-    double d = 0.0;
-    for (std::size_t p = 0; p < ca.size(); ++p) {
-      if (index_.levels(p) > 1) d += std::abs(ca[p] - cb[p]) / static_cast<double>(index_.levels(p) - 1);
-    }
-    return d;
-  }
-
   std::size_t design_size_;
+  std::uint64_t step_salt_;             // the seeded draw that orders refinement steps the model predicts alike
+  std::vector<std::size_t> pool_;       // design_point() scratch
   Surrogate model_{index_};
   std::vector<std::uint32_t> favourites_;  // with a prior: what other GPUs rank among their fastest eighth
   std::vector<std::uint32_t> favoured_;    // what the search inputs favour (favoured_by()); empty without inputs

@@ -76,13 +76,14 @@ TEST(RareEdges, TheDefaultFindsANeedleThere) {
   const RecordedSpace recorded = needle_space();
   ReplayOptions options;
   options.budgets = {300};
-  options.seeds = 20;
+  options.seeds = 60;
   const ReplayResult r = replay("portfolio", recorded, options);
-  // Within 5% of the optimum by 300 evaluations in 11 of these 20 seeds (median 266.5); without the draws from
-  // the rare edge values, 4 (median 301): the model alone seldom asks for the widest block with shared memory.
+  // Within 5% of the optimum by 300 evaluations in 22 of these 60 seeds; without the draws from the rare edge values,
+  // 5: the model alone seldom asks for the widest block with shared memory. (Whether a run finds the needle is close
+  // to a coin's throw, so 20 seeds move by half: the same strategy found it in 4 of seeds 1-20 and 18 of 21-60.)
   std::size_t found = 0;
   for (double evals : r.evals_to_5pct) found += evals <= 300.0;
-  EXPECT_GE(found, 8u) << "median evaluations to within 5%: " << r.median_evals_to_5pct;
+  EXPECT_GE(found, 15u) << "median evaluations to within 5%: " << r.median_evals_to_5pct;
 }
 
 }  // namespace
