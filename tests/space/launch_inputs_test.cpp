@@ -141,8 +141,11 @@ TEST(SearchInputs, TheInitialDesignIsDrawnFromWhatTheInputsFavour) {
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     const auto order = replay_order("portfolio", recorded, 8, 1, seed, {}, {}, inputs);
     ASSERT_EQ(order.size(), 8u);
-    for (std::size_t c : order)
-      EXPECT_TRUE(std::binary_search(favoured.begin(), favoured.end(), c)) << "seed " << seed << ": " << c;
+    // The design points proper (the first and every other one after it; the others step around the best so far,
+    // wherever its neighbours lie).
+    for (std::size_t k = 0; k < order.size(); k += k == 0 ? 1 : 2) {
+      EXPECT_TRUE(std::binary_search(favoured.begin(), favoured.end(), order[k])) << "seed " << seed << ": " << order[k];
+    }
   }
   const auto without = replay_order("portfolio", recorded, 8, 1, 1);
   EXPECT_FALSE(std::all_of(without.begin(), without.end(),
