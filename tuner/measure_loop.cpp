@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cutune/cubin_cache.hpp"
+#include "base/log.hpp"
 #include "measure/workbench.hpp"
 
 namespace cutune::detail {
@@ -206,7 +207,12 @@ class RoundPipeline {
   void finish_setup() {
     if (setup_done_) return;
     const PhaseScope starting(m_.clock, Phase::Startup);
+    const auto start = std::chrono::steady_clock::now();
     for (auto& job : setup_) job.get();
+    if (!setup_.empty()) {
+      logger()->debug("{}: the set-up compiles held the lanes back {:.3f} s", m_.task->spec->name,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
     setup_.clear();
     setup_done_ = true;
     dispatcher_.start_idle_clock();

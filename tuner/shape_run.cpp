@@ -106,13 +106,21 @@ Space ShapeRun::checked_space() {
 }
 
 ShapeReport ShapeRun::run() {
+  const Clock::time_point spaced = Clock::now();
   read_stored();
   cache_ = tuner_.cache();
+  const Clock::time_point stored = Clock::now();
   plan();
+  const Clock::time_point planned = Clock::now();
   start_strategy();
+  const Clock::time_point started = Clock::now();
   // What is stored counts against the budget, and the strategy hears all of it before it proposes anything, so that
   // a resumed run measures only what is missing and a model-based search continues from what it knows.
   budget_.count_stored(resume());
+  logger()->debug("{} {}: space {:.3f} s, stored results {:.3f} s, plan {:.3f} s, strategy {:.3f} s, resume {:.3f} s",
+                  spec_.name, shape_key_, seconds_since(start_) - seconds_since(spaced),
+                  seconds_since(spaced) - seconds_since(stored), seconds_since(stored) - seconds_since(planned),
+                  seconds_since(planned) - seconds_since(started), seconds_since(started));
   if (budget_.to_measure() == 0) {
     report_.best = best_;
     finish_clock();
@@ -170,8 +178,13 @@ Prior ShapeRun::read_prior() {
 // from the launches that keep it busiest.
 std::unique_ptr<Strategy> ShapeRun::fresh_strategy(const Prior& prior) {
   const PhaseScope searching(&clock_, Phase::Search);
+  const Clock::time_point start = Clock::now();
   const SearchInputs inputs = launch_inputs(spec_, space_.configs(), shape_, tuner_.limits());
-  return make_strategy(options_.strategy, space_, options_.seed, prior, inputs);
+  const double inputs_s = seconds_since(start);
+  std::unique_ptr<Strategy> strategy = make_strategy(options_.strategy, space_, options_.seed, prior, inputs);
+  logger()->debug("{} {}: launch inputs {:.3f} s, the strategy made in {:.3f} s", spec_.name, shape_key_, inputs_s,
+                  seconds_since(start) - inputs_s);
+  return strategy;
 }
 
 void ShapeRun::start_strategy() {
@@ -386,6 +399,11 @@ void ShapeRun::finish_clock() {
   report_.phases = clock_.read();
   report_.phases.compile_cpu_s = compile_cpu_s;
   report_.seconds = report_.phases.wall_s;
+  const PhaseTimes& p = report_.phases;
+  logger()->debug("{} {}: {} measured in {:.3f} s: start-up {:.3f}, waiting for compiles {:.3f}, measuring {:.3f}, "
+                  "searching {:.3f}, storing {:.3f}, other {:.3f}",
+                  spec_.name, shape_key_, report_.evaluated, p.wall_s, p.startup_s, p.compile_wait_s, p.measure_s,
+                  p.search_s, p.store_s, p.other_s);
 }
 
 }  // namespace cutune::detail
