@@ -74,7 +74,7 @@ bool ShapeRun::regrow() {
   if (added == 0) return false;
   logger()->info("{} {}: the sample grows by {} neighbours of the {} best configurations ({} in all)", spec_.name,
                  shape_key_, added, centres, space_.size());
-  strategy_ = fresh_strategy(read_prior());
+  strategy_ = std::make_unique<KeptSearch>(fresh_strategy(read_prior()), space_.size());
   if (compiled_) strategy_->prefer_ready(compiled_);
   const PhaseScope searching(&clock_, Phase::Search);
   for (const auto& [config, r] : results_) {

@@ -124,11 +124,13 @@ ShapeReport ShapeRun::run() {
   if (budget_.to_measure() == 0) {
     report_.best = best_;
     finish_clock();
+    keep_search();
     return std::move(report_);
   }
   tune_on_gpus();
   finish_clock();
   database_.finish_run(db_run_id_, report_.phases);
+  keep_search();
   return std::move(report_);
 }
 
@@ -153,8 +155,9 @@ void ShapeRun::read_stored() {
 
 // The shape's configurations by their text (a sample with what it lacks added), its budget and its GPUs.
 void ShapeRun::plan() {
-  index_of_ = index_by_text(space_, spec_);
-  if (spec_.library && spec_.library->algo) {
+  if (!growth_) strategy_ = tuner_.take_search(spec_, shape_, space_.size());  // a sample's space changes as it grows
+  index_of_ = strategy_ ? std::move(strategy_->index_of()) : index_by_text(space_, spec_);
+  if (!strategy_ && spec_.library && spec_.library->algo) {
     std::string why;
     library_start_ = heuristic_start(spec_, shape_, kHeuristicStart, why);
     if (!why.empty()) logger()->warn("{} {}: no start from cuBLASLt's heuristic: {}", spec_.name, shape_key_, why);
@@ -187,15 +190,22 @@ std::unique_ptr<Strategy> ShapeRun::fresh_strategy(const Prior& prior) {
   return strategy;
 }
 
+// The search an earlier call at the shape left goes on; else a fresh one starts with the configurations to measure
+// first.
 void ShapeRun::start_strategy() {
-  const Prior prior = read_prior();
-  for (const auto& sibling : prior.siblings) {
-    logger()->info("prior: {} stored results of this kernel version and shape on {}", sibling.times.size(), sibling.name);
+  if (!strategy_) {
+    const Prior prior = read_prior();
+    for (const auto& sibling : prior.siblings) {
+      logger()->info("prior: {} stored results of this kernel version and shape on {}", sibling.times.size(), sibling.name);
+    }
+    clock_.enter(Phase::Search);
+    strategy_ = std::make_unique<KeptSearch>(
+        start_first(fresh_strategy(prior),
+                    interrupted_first(stored_, index_of_,
+                                      with_prior_first(start_positions(spec_, start_configs(), index_of_), prior))),
+        space_.size());
   }
   clock_.enter(Phase::Search);
-  strategy_ = start_first(fresh_strategy(prior),
-                          interrupted_first(stored_, index_of_,
-                                            with_prior_first(start_positions(spec_, start_configs(), index_of_), prior)));
   // What the cubin cache holds. Among candidates it rates about as well, the strategy takes those: a repeated run then
   // compiles little, and a later shape reuses what earlier ones compiled (a configuration's binary does not depend on
   // the shape, unless it is shape-specialized). The measure loop compiles ahead only what it does not hold.
@@ -208,8 +218,16 @@ void ShapeRun::start_strategy() {
   }
 }
 
-// Tells the strategy every stored outcome of a configuration in the space, in configuration order (a resumed search
-// is deterministic), and counts each; returns how many there were. Stored configurations outside the space (another
+// The search goes back to the tuner for a later call at the shape, with the configurations' positions.
+void ShapeRun::keep_search() {
+  if (growth_ || !strategy_) return;
+  strategy_->prefer_ready({});  // what it holds refers to this call's space
+  strategy_->index_of() = std::move(index_of_);
+  tuner_.keep_search(spec_, shape_, std::move(strategy_));
+}
+
+// Tells the strategy every stored outcome of a configuration in the space that it has not heard (a search kept from
+// an earlier call heard that call's), in configuration order (a resumed search is deterministic), and counts each; returns how many there were. Stored configurations outside the space (another
 // --where, other device limits) are left out: the strategy could not propose them. So are interrupted ones (killed
 // from outside, which says nothing of them): the strategy may propose them again, and the budget has them to spend.
 std::size_t ShapeRun::resume() {
@@ -217,7 +235,7 @@ std::size_t ShapeRun::resume() {
   for (const auto& [config, r] : stored_) {
     const auto it = index_of_.find(config);
     if (it == index_of_.end() || r.status == Status::Interrupted) continue;
-    strategy_->observe(it->second, outcome(r));
+    if (!strategy_->knows(it->second)) strategy_->observe(it->second, outcome(r));  // a kept search heard the rest
     account(r, true);
     ++known;
   }

@@ -15,6 +15,7 @@
 #include "cutune/sample_growth.hpp"
 #include "cutune/tuner.hpp"
 #include "tuner/budget.hpp"
+#include "tuner/kept_search.hpp"
 #include "tuner/measure_loop.hpp"
 #include "tuner/phase_clock.hpp"
 #include "tuner/stop_rules.hpp"
@@ -62,6 +63,7 @@ class ShapeRun final : private MeasureEvents {
   Prior read_prior();
   std::unique_ptr<Strategy> fresh_strategy(const Prior& prior);
   void start_strategy();
+  void keep_search();
   std::size_t resume();
   void tune_on_gpus();
   void measure_and_retime(Dispatcher& dispatcher);
@@ -103,7 +105,7 @@ class ShapeRun final : private MeasureEvents {
   Progress progress_;
   IndexOf index_of_;
   std::vector<Config> library_start_;  // a cuBLASLt configuration family: the heuristic's answers at the shape
-  std::unique_ptr<Strategy> strategy_;
+  std::unique_ptr<KeptSearch> strategy_;  // taken from the tuner when an earlier call at the shape left one
   std::function<bool(std::size_t)> compiled_;  // empty without a cache
   Budget budget_;
   StopRules stop_;

@@ -107,13 +107,28 @@ void TunerResources::expect(const KernelSpec& spec, const std::vector<Shape>& sh
   }
 }
 
+TunerResources::KeptSpace* TunerResources::kept(const KernelSpec& spec, const std::string& key) {
+  for (KeptSpace& k : kept_) {
+    if (k.spec == &spec && k.hash == spec.hash && k.constraints == spec.constraints.size() && k.shape == key) return &k;
+  }
+  return nullptr;
+}
+
+std::unique_ptr<KeptSearch> TunerResources::take_search(const KernelSpec& spec, const Shape& shape,
+                                                        std::size_t space_size) {
+  KeptSpace* k = kept(spec, shape.str());
+  if (k == nullptr || !k->search) return nullptr;
+  std::unique_ptr<KeptSearch> search = std::move(k->search);
+  return search->space_size() == space_size ? std::move(search) : nullptr;
+}
+
+void TunerResources::keep_search(const KernelSpec& spec, const Shape& shape, std::unique_ptr<KeptSearch> search) {
+  if (KeptSpace* k = kept(spec, shape.str())) k->search = std::move(search);
+}
+
 Space TunerResources::tuning_space_of(const KernelSpec& spec, const Shape& shape) {
   const std::string key = shape.str();
-  for (const KeptSpace& k : kept_) {
-    if (k.spec == &spec && k.hash == spec.hash && k.constraints == spec.constraints.size() && k.shape == key) {
-      return k.space;
-    }
-  }
+  if (const KeptSpace* k = kept(spec, key)) return k->space;
   Space space;
   if (const auto ahead = upcoming_.find({&spec, key}); ahead != upcoming_.end()) {
     auto future = std::move(ahead->second);
@@ -123,7 +138,7 @@ Space TunerResources::tuning_space_of(const KernelSpec& spec, const Shape& shape
     space = tuning_space(spec, shape, limits_);
   }
   if (kept_.size() == kKeptSpaces) kept_.pop_front();
-  kept_.push_back({&spec, spec.hash, spec.constraints.size(), key, space});
+  kept_.push_back({&spec, spec.hash, spec.constraints.size(), key, space, nullptr});
   return space;
 }
 
