@@ -126,6 +126,7 @@ class RoundPipeline {
   bool asking_over() const { return m_.stop.check(StopEffect::Asking) != nullptr; }
 
   void top_up() {
+    ask_beyond();
     while (!exhausted_ && room() > 0) {
       if (asking_over()) {
         exhausted_ = true;
@@ -133,7 +134,7 @@ class RoundPipeline {
       }
       const auto [indices, search_ms] = ask(m_, std::min(room(), m_.budget.may_ask()));
       if (indices.empty()) {
-        exhausted_ = true;
+        exhausted_ = strategy_done_ = true;
         break;
       }
       m_.budget.asked(indices.size());
@@ -145,13 +146,37 @@ class RoundPipeline {
     }
   }
 
+  // Once the round has asked its share, what a later call at the shape will measure first (RoundInputs::ask_ahead) is
+  // asked and compiled into the cubin cache, as far as the strategy's lookahead allows: that call then finds it
+  // compiled, or waits for the compile under way (CubinCache::load_or_compile) instead of starting another.
+  void ask_beyond() {
+    if (!exhausted_ || strategy_done_ || given_up_ || m_.cache == nullptr || !m_.ask_ahead || m_.budget.may_ask() > 0)
+      return;
+    const std::size_t waiting = compiling_ + ready_.size() + dispatcher_.in_flight() + arrived_.size() + beyond_;
+    const std::size_t ahead = std::max(m_.strategy.ahead(), dispatcher_.size());
+    const std::size_t n = std::min(m_.compile_beyond - beyond_, ahead > waiting ? ahead - waiting : 0);
+    if (n == 0) return;
+    std::vector<std::size_t> indices;
+    {
+      const PhaseScope searching(m_.clock, Phase::Search);
+      indices = m_.ask_ahead(n);
+    }
+    if (indices.empty()) strategy_done_ = true;
+    for (std::size_t index : indices) {
+      if (!own_spec_) own_spec_ = std::make_shared<const KernelSpec>(*m_.task->spec);
+      submit_compile(m_, index, 0.0, own_spec_);
+      ++speculating_;
+      ++beyond_;
+    }
+  }
+
   // One proposal for a lane that compiles it itself.
   std::optional<std::pair<std::size_t, double>> ask_one() {
     if (!exhausted_ && asking_over()) exhausted_ = true;
     if (exhausted_) return std::nullopt;
     const auto [indices, search_ms] = ask(m_, 1);
     if (indices.empty()) {
-      exhausted_ = true;
+      exhausted_ = strategy_done_ = true;
       return std::nullopt;
     }
     m_.budget.asked(1);
@@ -296,6 +321,8 @@ class RoundPipeline {
   std::deque<Compiled> ready_;  // compiled, waiting for a lane, in the order the compiles finished
   std::deque<LaneOutcome> outcomes_;
   bool exhausted_ = false;
+  bool strategy_done_ = false;  // the strategy had nothing more to propose (not only the budget asked out)
+  std::size_t beyond_ = 0;      // asked for a later call (ask_beyond())
   bool changed_ = true;  // the strategy heard or proposed something since speculate() last looked
   std::vector<Arrival> arrived_;  // results not yet handed to events.arrived (which tells the strategy)
   std::size_t speculating_ = 0;

@@ -75,8 +75,10 @@ std::optional<double> outcome(const Result& r) {
   return usable(r.status) ? std::optional<double>(r.median_ms) : std::nullopt;
 }
 
-ShapeRun::ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& shape, std::optional<std::size_t> budget)
+ShapeRun::ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& shape, std::optional<std::size_t> budget,
+                   std::size_t compile_ahead)
     : tuner_(tuner), options_(tuner.options()), budget_limit_(budget.value_or(options_.budget)),
+      compile_ahead_(compile_ahead),
       database_(tuner.database()), spec_(spec), shape_(shape),
       start_(Clock::now()), clock_(Phase::Startup, start_), space_(checked_space()), kernel_{spec.name, spec.hash},
       shape_key_(shape.str()), arch_(tuner.identity().arch()), flush_(spec.l2_flush(options_.measure.flush)),

@@ -44,7 +44,9 @@ class ShapeRun final : private MeasureEvents {
  public:
   /// Checks that the verification region fits `shape` and takes its space (enumerated ahead by Tuner::expect, or now).
   /// `budget`: the most configurations of the shape (TuneOptions::budget's meaning), in place of the options' own.
-  ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& shape, std::optional<std::size_t> budget = {});
+  /// `compile_ahead`: configurations a later call at the shape may go on to (RoundInputs::compile_beyond).
+  ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& shape, std::optional<std::size_t> budget = {},
+           std::size_t compile_ahead = 0);
   ShapeRun(const ShapeRun&) = delete;
   ShapeRun& operator=(const ShapeRun&) = delete;
 
@@ -85,6 +87,7 @@ class ShapeRun final : private MeasureEvents {
   TunerResources& tuner_;
   const TuneOptions& options_;
   std::size_t budget_limit_;  // the configurations this shape may hold: TuneOptions::budget or the caller's
+  std::size_t compile_ahead_;
   Database& database_;
   const KernelSpec& spec_;
   const Shape& shape_;

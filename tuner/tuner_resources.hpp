@@ -68,6 +68,8 @@ class TunerResources {
   // Where the compile threads compile (compiler processes, or this process), chosen once; warns when the process may
   // use fewer CPUs than the machine has.
   const NvrtcRunnerFactory& compile_runners();
+  // Starts the compiles the first shape of `spec` would wait for before measuring (expect()).
+  void warm_compiles(const KernelSpec& spec, const Shape& shape);
 
   DeviceIdentity identity_;
   DeviceLimits limits_;
@@ -78,6 +80,7 @@ class TunerResources {
   std::unique_ptr<CubinCache> cache_;    // before the dispatcher: an in-process lane uses it
   NvrtcRunnerFactory compile_runners_;  // compiler processes, kept for later shapes
   bool compile_runners_chosen_ = false;
+  bool support_warmed_ = false;  // the support kernels' compiles were started (warm_compiles())
   std::unique_ptr<Dispatcher> dispatcher_;  // started by the first shape with something to measure
   // The compile threads, kept for later shapes: a compile a shape started ahead of its strategy (Strategy::upcoming())
   // may run on after the shape ends, without holding up the next. Ends first: its jobs post to the lanes' outbox.
