@@ -38,6 +38,18 @@ TEST(KeptSearch, KnowsWhatItProposedAndWhatItWasTold) {
   EXPECT_THROW(search.observe(0, 1.0), InputError);  // asked already: a later call must not tell it again
 }
 
+TEST(KeptSearch, WhatItAskedAheadIsProposedFirst) {
+  const KernelSpec spec = test::stand_in_kernel("kept_s1", R"({"A": [1, 2, 3, 4, 5, 6]})", "A");
+  const Space space = tuning_space(spec, Shape{{1000}}, DeviceLimits{});
+  detail::KeptSearch search(make_strategy("exhaustive", space, 1), space.size());
+  EXPECT_EQ(search.ask_ahead(2), (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(search.ahead_waiting(), 2u);
+  EXPECT_TRUE(search.knows(0) && search.knows(1));
+  EXPECT_EQ(search.ask(1), (std::vector<std::size_t>{0}));
+  EXPECT_EQ(search.ask(3), (std::vector<std::size_t>{1, 2, 3}));  // the rest of what was asked ahead, then new ones
+  EXPECT_EQ(search.ahead_waiting(), 0u);
+}
+
 class KeptSearchTune : public ::testing::Test {
  protected:
   KeptSearchTune()
