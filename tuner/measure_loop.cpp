@@ -26,9 +26,9 @@ void submit_compile(const RoundInputs& m, std::size_t index, double search_ms,
                     std::shared_ptr<const KernelSpec> own = nullptr) {
   const bool speculative = own != nullptr;
   const VerifyMode verify = (own ? *own : *m.task->spec).verify_mode(m.options.measure.verify);
-  m.pool.submit([own, &spec = own ? *own : *m.task->spec, config = m.space.configs()[index], arch = m.arch,
-                 cache = m.cache, &outbox = m.dispatcher.outbox(), index, search_ms, shape = m.task->id, speculative,
-                 extents = m.task->shape, verify] {
+  std::function<CompileOutput()> job = [own, &spec = own ? *own : *m.task->spec, config = m.space.configs()[index],
+                                        arch = m.arch, cache = m.cache, &outbox = m.dispatcher.outbox(), index, search_ms,
+                                        shape = m.task->id, speculative, extents = m.task->shape, verify] {
     Compiled c;
     c.index = index;
     c.search_ms = search_ms;
@@ -46,7 +46,13 @@ void submit_compile(const RoundInputs& m, std::size_t index, double search_ms,
     }
     outbox.post(std::move(c));
     return CompileOutput{};
-  });
+  };
+  // What the strategy asked for goes first: a compile ahead of it waits for a spare thread.
+  if (speculative) {
+    m.pool.submit_spare(std::move(job));
+  } else {
+    m.pool.submit(std::move(job));
+  }
 }
 
 // The best median among what is known and what just arrived: the next job's early-stop reference.

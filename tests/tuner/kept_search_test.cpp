@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
+#include "cutune/cubin_cache.hpp"
 #include "cutune/database.hpp"
 #include "cutune/error.hpp"
 #include "cutune/lazy_space.hpp"
@@ -102,6 +105,37 @@ TEST_F(KeptSearchTune, ALaterCallAtTheShapeGoesOnWithTheSameSearch) {
   EXPECT_EQ(third.evaluated, 1u);
   EXPECT_EQ(db.results(device_, {spec_.name, spec_.hash}, shape_.str()).size(), 8u);
   EXPECT_EQ(resources.take_search(spec_, shape_, 5), nullptr);  // a space of another size: not this search's
+}
+
+TEST_F(KeptSearchTune, ACallAsksAheadForTheNextAndCompilesThat) {
+  Database db(dir_ / "r.db");
+  detail::TunerResources resources(device_, DeviceLimits{}, {0}, nullptr, db, options_);
+  const ShapeReport first = detail::ShapeRun(resources, spec_, shape_, 3, 3).run();
+  EXPECT_EQ(first.evaluated, 3u);
+  std::unique_ptr<detail::KeptSearch> search = resources.take_search(spec_, shape_, 8);
+  ASSERT_NE(search, nullptr);
+  EXPECT_EQ(search->ahead_waiting(), 3u);  // asked for the next call, not measured
+  EXPECT_EQ(known(*search), 6u);
+  // The compiles of what was asked ahead run on the pool's spare thread after the call: the cache comes to hold them.
+  const Space space = tuning_space(spec_, shape_, DeviceLimits{});
+  CubinCache cache(options_.cache_dir);
+  const CubinKeys keys(spec_, spec_.kernel);
+  const auto compiled = [&] {
+    for (std::size_t i = 3; i < 6; ++i)
+      if (!cache.contains(keys.config_key(space.configs()[i], device_.arch(), &shape_))) return false;
+    return true;
+  };
+  for (int tries = 0; tries < 600 && !compiled(); ++tries) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_TRUE(compiled());
+  resources.keep_search(spec_, shape_, std::move(search));
+
+  const ShapeReport second = detail::ShapeRun(resources, spec_, shape_, 6).run();
+  EXPECT_EQ(second.evaluated, 3u);
+  EXPECT_EQ(second.cache_hits, 3u);  // what the first call asked ahead, measured first
+  search = resources.take_search(spec_, shape_, 8);
+  ASSERT_NE(search, nullptr);
+  EXPECT_EQ(search->ahead_waiting(), 0u);
+  EXPECT_EQ(known(*search), 6u);
 }
 
 }  // namespace

@@ -89,11 +89,6 @@ TEST_F(OperationTuneTest, TheRoundsGoToTheImplementationThatLowersTheBest) {
   EXPECT_EQ(turns_[1], "op_flat");
   EXPECT_EQ(turns_[2], "op_steep");
   EXPECT_EQ(turns_[3], "op_steep");
-  // At the first shape, each of op_steep's turns asked its search ahead for the next one while a round was left, and
-  // compiled that: the second and third turns found their 8 configurations compiled (the second shape finds every
-  // configuration compiled at the first: the stand-in's binaries do not depend on the shape).
-  EXPECT_EQ(reports[0].cache_hits, 8u);
-  EXPECT_EQ(reports[0].evaluated, 12u);
 }
 
 TEST_F(OperationTuneTest, TheSameRunAgainMeasuresNothing) {
