@@ -35,22 +35,20 @@ CompilePool::~CompilePool() {
 }
 
 std::future<CompileOutput> CompilePool::submit(std::function<CompileOutput()> job) {
-  std::packaged_task<CompileOutput()> task(std::move(job));
-  auto future = task.get_future();
-  {
-    std::lock_guard lock(mutex_);
-    queue_.push_back(std::move(task));
-  }
-  ready_.notify_one();
-  return future;
+  return enqueue(std::move(job), queue_);
 }
 
 std::future<CompileOutput> CompilePool::submit_spare(std::function<CompileOutput()> job) {
+  return enqueue(std::move(job), spare_queue_);
+}
+
+std::future<CompileOutput> CompilePool::enqueue(std::function<CompileOutput()> job,
+                                                std::deque<std::packaged_task<CompileOutput()>>& queue) {
   std::packaged_task<CompileOutput()> task(std::move(job));
   auto future = task.get_future();
   {
     std::lock_guard lock(mutex_);
-    spare_queue_.push_back(std::move(task));
+    queue.push_back(std::move(task));
   }
   ready_.notify_one();
   return future;

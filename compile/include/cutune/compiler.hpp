@@ -91,6 +91,8 @@ class CompilePool {
   unsigned threads() const { return static_cast<unsigned>(workers_.size()); }
 
  private:
+  std::future<CompileOutput> enqueue(std::function<CompileOutput()> job,
+                                     std::deque<std::packaged_task<CompileOutput()>>& queue);
   void work();
 
   std::mutex mutex_;
