@@ -28,17 +28,27 @@ CompilePool::~CompilePool() {
     std::lock_guard lock(mutex_);
     stopping_ = true;
     queue_.clear();  // abandoned jobs: their futures report broken_promise
+    spare_queue_.clear();
   }
   ready_.notify_all();
   for (auto& worker : workers_) worker.join();
 }
 
 std::future<CompileOutput> CompilePool::submit(std::function<CompileOutput()> job) {
+  return enqueue(std::move(job), queue_);
+}
+
+std::future<CompileOutput> CompilePool::submit_spare(std::function<CompileOutput()> job) {
+  return enqueue(std::move(job), spare_queue_);
+}
+
+std::future<CompileOutput> CompilePool::enqueue(std::function<CompileOutput()> job,
+                                                std::deque<std::packaged_task<CompileOutput()>>& queue) {
   std::packaged_task<CompileOutput()> task(std::move(job));
   auto future = task.get_future();
   {
     std::lock_guard lock(mutex_);
-    queue_.push_back(std::move(task));
+    queue.push_back(std::move(task));
   }
   ready_.notify_one();
   return future;
@@ -50,10 +60,11 @@ void CompilePool::work() {
     std::packaged_task<CompileOutput()> task;
     {
       std::unique_lock lock(mutex_);
-      ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      ready_.wait(lock, [this] { return stopping_ || !queue_.empty() || !spare_queue_.empty(); });
       if (stopping_) return;
-      task = std::move(queue_.front());
-      queue_.pop_front();
+      auto& from = queue_.empty() ? spare_queue_ : queue_;
+      task = std::move(from.front());
+      from.pop_front();
     }
     task();
   }

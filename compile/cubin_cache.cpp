@@ -202,21 +202,55 @@ void CubinCache::trim() {
   }
 }
 
+CompileOutput CubinCache::load_or_compile(const std::string& key, const std::function<CompileOutput()>& compile) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto waited = [start](CompileOutput out) {
+    out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    out.from_cache = true;
+    return out;
+  };
+  if (auto hit = load(key)) return waited(std::move(*hit));
+  std::promise<CompileOutput> mine;
+  std::shared_future<CompileOutput> theirs;
+  {
+    std::lock_guard lock(compiling_mutex_);
+    if (const auto it = compiling_.find(key); it != compiling_.end()) {
+      theirs = it->second;
+    } else {
+      compiling_.emplace(key, mine.get_future().share());
+    }
+  }
+  if (theirs.valid()) return waited(theirs.get());
+  const auto done = [this, &key] {
+    std::lock_guard lock(compiling_mutex_);
+    compiling_.erase(key);
+  };
+  try {
+    // Stored meanwhile by a compile that ended between the load above and this thread's turn.
+    if (auto hit = load(key)) {
+      mine.set_value(*hit);
+      done();
+      return waited(std::move(*hit));
+    }
+    CompileOutput out = compile();
+    store(key, out);
+    mine.set_value(out);
+    done();
+    return out;
+  } catch (...) {
+    mine.set_exception(std::current_exception());
+    done();
+    throw;
+  }
+}
+
 namespace {
 
 CompileOutput compile_through(CubinCache* cache, const KernelSpec& spec, const std::string& kernel,
                               const std::vector<std::string>& options, const std::string& arch) {
   if (cache == nullptr) return compile(spec, kernel, options, arch);
-  const auto start = std::chrono::steady_clock::now();
-  const std::string key = CubinCache::key(spec, kernel, options, arch);
-  if (auto hit = cache->load(key)) {
-    hit->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    hit->from_cache = true;
-    return *hit;
-  }
-  CompileOutput out = compile(spec, kernel, options, arch);
-  cache->store(key, out);
-  return out;
+  return cache->load_or_compile(CubinCache::key(spec, kernel, options, arch),
+                                [&] { return compile(spec, kernel, options, arch); });
 }
 
 }  // namespace

@@ -39,9 +39,10 @@ void merge_turn(std::optional<ShapeReport>& into, ShapeReport turn) {
   r = std::move(turn);
 }
 
-// One turn: the implementation tuned up to its share, and what the budget rule learns of it.
-ShapeReport tune_turn(Tuner& tuner, const KernelSpec& spec, const Shape& shape, std::size_t share, ProgressTap* tap,
-                      TurnOutcome& outcome) {
+// One turn: the implementation tuned up to its share, and what the budget rule learns of it. `ahead`: configurations a
+// later turn may add, which the tuner asks its search for and compiles while this one ends.
+ShapeReport tune_turn(Tuner& tuner, const KernelSpec& spec, const Shape& shape, std::size_t share, std::size_t ahead,
+                      ProgressTap* tap, TurnOutcome& outcome) {
   if (tap != nullptr) {
     *tap = [&outcome](const Progress& p) {  // the best right after the turn's first measurement
       if (!outcome.first_ms && p.done > p.resumed && p.best != nullptr) outcome.first_ms = p.best->median_ms;
@@ -49,7 +50,7 @@ ShapeReport tune_turn(Tuner& tuner, const KernelSpec& spec, const Shape& shape, 
   }
   ShapeReport report;
   try {
-    report = tuner.tune(spec, shape, share);
+    report = tuner.tune(spec, shape, share, ahead);
   } catch (...) {
     if (tap != nullptr) *tap = nullptr;
     throw;
@@ -60,6 +61,15 @@ ShapeReport tune_turn(Tuner& tuner, const KernelSpec& spec, const Shape& shape, 
   outcome.seconds = report.seconds;
   if (report.best) outcome.best_ms = report.best->median_ms;
   return report;
+}
+
+// What a later round of a template may add after this turn, as far as the budget leaves one: the tuner compiles that
+// much of its search's next proposals ahead (a library family compiles nothing).
+std::size_t compile_ahead(const KernelSpec& spec, std::size_t budget, const std::vector<std::size_t>& shares) {
+  std::size_t given = 0;
+  for (const std::size_t s : shares) given += s;
+  if (spec.library || budget <= given) return 0;
+  return std::min(budget - given, std::max<std::size_t>(1, budget / OperationBudget::kRoundDivisor));
 }
 
 }  // namespace
@@ -77,13 +87,16 @@ std::vector<ShapeReport> tune_operation_shape(Tuner& tuner, const OperationSpec&
   const std::vector<std::size_t> order = operation_tuning_order(operation);
   OperationBudget rule(order, budget, operation_share_groups(operation));
   std::vector<std::optional<ShapeReport>> merged(operation.implementations.size());
+  std::vector<std::size_t> shares(operation.implementations.size());
   while (const std::optional<BudgetTurn> turn = rule.next()) {
     const KernelSpec& spec = operation.implementations[turn->implementation];
     detail::logger()->info("{} {}: {} to {} configurations ({})", operation.name, shape.str(), spec.name,
                            turn->share, turn->why);
     if (hooks.implementation) hooks.implementation(spec);
+    shares[turn->implementation] = turn->share;
     TurnOutcome outcome;
-    merge_turn(merged[turn->implementation], tune_turn(tuner, spec, shape, turn->share, tap, outcome));
+    merge_turn(merged[turn->implementation],
+               tune_turn(tuner, spec, shape, turn->share, compile_ahead(spec, budget, shares), tap, outcome));
     rule.record(turn->implementation, outcome);
   }
   std::vector<ShapeReport> reports;

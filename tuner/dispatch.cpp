@@ -66,6 +66,7 @@ void Dispatcher::finished(LaneState& state, const LaneOutcome& outcome) {
   const Clock::time_point done = outcome.posted == Clock::time_point{} ? state.idle_since : outcome.posted;
   const auto measuring = done - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(outcome.measure_s));
   spans_.push_back({state.given, measuring, done});
+  if (outcome.prepare_s > 0.0) logger()->debug("{}: the shape prepared in {:.3f} s", state.lane->name(), outcome.prepare_s);
 }
 
 void Dispatcher::start_idle_clock() {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cutune/cubin_cache.hpp"
+#include "base/log.hpp"
 #include "measure/workbench.hpp"
 
 namespace cutune::detail {
@@ -25,9 +26,9 @@ void submit_compile(const RoundInputs& m, std::size_t index, double search_ms,
                     std::shared_ptr<const KernelSpec> own = nullptr) {
   const bool speculative = own != nullptr;
   const VerifyMode verify = (own ? *own : *m.task->spec).verify_mode(m.options.measure.verify);
-  m.pool.submit([own, &spec = own ? *own : *m.task->spec, config = m.space.configs()[index], arch = m.arch,
-                 cache = m.cache, &outbox = m.dispatcher.outbox(), index, search_ms, shape = m.task->id, speculative,
-                 extents = m.task->shape, verify] {
+  std::function<CompileOutput()> job = [own, &spec = own ? *own : *m.task->spec, config = m.space.configs()[index],
+                                        arch = m.arch, cache = m.cache, &outbox = m.dispatcher.outbox(), index, search_ms,
+                                        shape = m.task->id, speculative, extents = m.task->shape, verify] {
     Compiled c;
     c.index = index;
     c.search_ms = search_ms;
@@ -45,7 +46,13 @@ void submit_compile(const RoundInputs& m, std::size_t index, double search_ms,
     }
     outbox.post(std::move(c));
     return CompileOutput{};
-  });
+  };
+  // What the strategy asked for goes first: a compile ahead of it waits for a spare thread.
+  if (speculative) {
+    m.pool.submit_spare(std::move(job));
+  } else {
+    m.pool.submit(std::move(job));
+  }
 }
 
 // The best median among what is known and what just arrived: the next job's early-stop reference.
@@ -125,6 +132,7 @@ class RoundPipeline {
   bool asking_over() const { return m_.stop.check(StopEffect::Asking) != nullptr; }
 
   void top_up() {
+    ask_beyond();
     while (!exhausted_ && room() > 0) {
       if (asking_over()) {
         exhausted_ = true;
@@ -132,7 +140,7 @@ class RoundPipeline {
       }
       const auto [indices, search_ms] = ask(m_, std::min(room(), m_.budget.may_ask()));
       if (indices.empty()) {
-        exhausted_ = true;
+        exhausted_ = strategy_done_ = true;
         break;
       }
       m_.budget.asked(indices.size());
@@ -144,13 +152,37 @@ class RoundPipeline {
     }
   }
 
+  // Once the round has asked its share, what a later call at the shape will measure first (RoundInputs::ask_ahead) is
+  // asked and compiled into the cubin cache, as far as the strategy's lookahead allows: that call then finds it
+  // compiled, or waits for the compile under way (CubinCache::load_or_compile) instead of starting another.
+  void ask_beyond() {
+    if (!exhausted_ || strategy_done_ || given_up_ || m_.cache == nullptr || !m_.ask_ahead || m_.budget.may_ask() > 0)
+      return;
+    const std::size_t waiting = compiling_ + ready_.size() + dispatcher_.in_flight() + arrived_.size() + beyond_;
+    const std::size_t ahead = std::max(m_.strategy.ahead(), dispatcher_.size());
+    const std::size_t n = std::min(m_.compile_beyond - beyond_, ahead > waiting ? ahead - waiting : 0);
+    if (n == 0) return;
+    std::vector<std::size_t> indices;
+    {
+      const PhaseScope searching(m_.clock, Phase::Search);
+      indices = m_.ask_ahead(n);
+    }
+    if (indices.empty()) strategy_done_ = true;
+    for (std::size_t index : indices) {
+      if (!own_spec_) own_spec_ = std::make_shared<const KernelSpec>(*m_.task->spec);
+      submit_compile(m_, index, 0.0, own_spec_);
+      ++speculating_;
+      ++beyond_;
+    }
+  }
+
   // One proposal for a lane that compiles it itself.
   std::optional<std::pair<std::size_t, double>> ask_one() {
     if (!exhausted_ && asking_over()) exhausted_ = true;
     if (exhausted_) return std::nullopt;
     const auto [indices, search_ms] = ask(m_, 1);
     if (indices.empty()) {
-      exhausted_ = true;
+      exhausted_ = strategy_done_ = true;
       return std::nullopt;
     }
     m_.budget.asked(1);
@@ -206,7 +238,12 @@ class RoundPipeline {
   void finish_setup() {
     if (setup_done_) return;
     const PhaseScope starting(m_.clock, Phase::Startup);
+    const auto start = std::chrono::steady_clock::now();
     for (auto& job : setup_) job.get();
+    if (!setup_.empty()) {
+      logger()->debug("{}: the set-up compiles held the lanes back {:.3f} s", m_.task->spec->name,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
     setup_.clear();
     setup_done_ = true;
     dispatcher_.start_idle_clock();
@@ -290,6 +327,8 @@ class RoundPipeline {
   std::deque<Compiled> ready_;  // compiled, waiting for a lane, in the order the compiles finished
   std::deque<LaneOutcome> outcomes_;
   bool exhausted_ = false;
+  bool strategy_done_ = false;  // the strategy had nothing more to propose (not only the budget asked out)
+  std::size_t beyond_ = 0;      // asked for a later call (ask_beyond())
   bool changed_ = true;  // the strategy heard or proposed something since speculate() last looked
   std::vector<Arrival> arrived_;  // results not yet handed to events.arrived (which tells the strategy)
   std::size_t speculating_ = 0;

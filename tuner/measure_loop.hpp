@@ -2,6 +2,7 @@
 // and hearing back.
 #pragma once
 
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
@@ -54,6 +55,11 @@ struct RoundInputs {
   const StopRules& stop;
   MeasureEvents& events;
   PhaseClock* clock = nullptr;  ///< charged with asking (Search), waiting (Waiting) and the set-up compiles (Startup)
+  /// Proposals for a later call at the shape (an operation's next turn), which that call measures first
+  /// (KeptSearch::ask_ahead): once the round has asked its budget, up to compile_beyond of them are asked through this
+  /// and compiled ahead into the cubin cache. Empty (or 0): none.
+  std::function<std::vector<std::size_t>(std::size_t)> ask_ahead;
+  std::size_t compile_beyond = 0;
 };
 
 /// Asks the strategy whenever the compile lookahead runs short, compiles on the pool, gives each compiled

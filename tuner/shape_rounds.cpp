@@ -42,9 +42,14 @@ void ShapeRun::search_rounds(Dispatcher& dispatcher, const std::shared_ptr<const
   const GrowthPlan plan = growth_ ? growth_plan(budget_.to_measure()) : GrowthPlan{budget_.to_measure(), 0};
   budget_.open_round(plan.first);
   for (;;) {
-    const RoundInputs round{.dispatcher = dispatcher, .strategy = *strategy_, .pool = tuner_.compile_pool(),
-                            .cache = cache_, .arch = arch_, .task = task, .space = space_, .options = options_,
-                            .budget = budget_, .stop = stop_, .events = *this, .clock = &clock_};
+    RoundInputs round{.dispatcher = dispatcher, .strategy = *strategy_, .pool = tuner_.compile_pool(),
+                      .cache = cache_, .arch = arch_, .task = task, .space = space_, .options = options_,
+                      .budget = budget_, .stop = stop_, .events = *this, .clock = &clock_, .ask_ahead = {},
+                      .compile_beyond = 0};
+    if (!growth_ && compile_ahead_ > 0) {  // a sample's search is not kept for a later call
+      round.ask_ahead = [this](std::size_t n) { return strategy_->ask_ahead(n); };
+      round.compile_beyond = compile_ahead_;
+    }
     run_round(round, setup, report_);
     if (!growth_ || budget_.left() == 0) return;
     const bool ran_out = budget_.may_ask() > 0;  // the strategy stopped proposing before the round's share was asked
@@ -74,7 +79,7 @@ bool ShapeRun::regrow() {
   if (added == 0) return false;
   logger()->info("{} {}: the sample grows by {} neighbours of the {} best configurations ({} in all)", spec_.name,
                  shape_key_, added, centres, space_.size());
-  strategy_ = fresh_strategy(read_prior());
+  strategy_ = std::make_unique<KeptSearch>(fresh_strategy(read_prior()), space_.size());
   if (compiled_) strategy_->prefer_ready(compiled_);
   const PhaseScope searching(&clock_, Phase::Search);
   for (const auto& [config, r] : results_) {

@@ -75,8 +75,10 @@ std::optional<double> outcome(const Result& r) {
   return usable(r.status) ? std::optional<double>(r.median_ms) : std::nullopt;
 }
 
-ShapeRun::ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& shape, std::optional<std::size_t> budget)
+ShapeRun::ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& shape, std::optional<std::size_t> budget,
+                   std::size_t compile_ahead)
     : tuner_(tuner), options_(tuner.options()), budget_limit_(budget.value_or(options_.budget)),
+      compile_ahead_(compile_ahead),
       database_(tuner.database()), spec_(spec), shape_(shape),
       start_(Clock::now()), clock_(Phase::Startup, start_), space_(checked_space()), kernel_{spec.name, spec.hash},
       shape_key_(shape.str()), arch_(tuner.identity().arch()), flush_(spec.l2_flush(options_.measure.flush)),
@@ -107,21 +109,31 @@ Space ShapeRun::checked_space() {
 }
 
 ShapeReport ShapeRun::run() {
+  const Clock::time_point spaced = Clock::now();
   read_stored();
   cache_ = tuner_.cache();
+  const Clock::time_point stored = Clock::now();
   plan();
+  const Clock::time_point planned = Clock::now();
   start_strategy();
+  const Clock::time_point started = Clock::now();
   // What is stored counts against the budget, and the strategy hears all of it before it proposes anything, so that
   // a resumed run measures only what is missing and a model-based search continues from what it knows.
   budget_.count_stored(resume());
+  logger()->debug("{} {}: space {:.3f} s, stored results {:.3f} s, plan {:.3f} s, strategy {:.3f} s, resume {:.3f} s",
+                  spec_.name, shape_key_, seconds_since(start_) - seconds_since(spaced),
+                  seconds_since(spaced) - seconds_since(stored), seconds_since(stored) - seconds_since(planned),
+                  seconds_since(planned) - seconds_since(started), seconds_since(started));
   if (budget_.to_measure() == 0) {
     report_.best = best_;
     finish_clock();
+    keep_search();
     return std::move(report_);
   }
   tune_on_gpus();
   finish_clock();
   database_.finish_run(db_run_id_, report_.phases);
+  keep_search();
   return std::move(report_);
 }
 
@@ -146,8 +158,9 @@ void ShapeRun::read_stored() {
 
 // The shape's configurations by their text (a sample with what it lacks added), its budget and its GPUs.
 void ShapeRun::plan() {
-  index_of_ = index_by_text(space_, spec_);
-  if (spec_.library && spec_.library->algo) {
+  if (!growth_) strategy_ = tuner_.take_search(spec_, shape_, space_.size());  // a sample's space changes as it grows
+  index_of_ = strategy_ ? std::move(strategy_->index_of()) : index_by_text(space_, spec_);
+  if (!strategy_ && spec_.library && spec_.library->algo) {
     std::string why;
     library_start_ = heuristic_start(spec_, shape_, kHeuristicStart, why);
     if (!why.empty()) logger()->warn("{} {}: no start from cuBLASLt's heuristic: {}", spec_.name, shape_key_, why);
@@ -171,19 +184,31 @@ Prior ShapeRun::read_prior() {
 // from the launches that keep it busiest.
 std::unique_ptr<Strategy> ShapeRun::fresh_strategy(const Prior& prior) {
   const PhaseScope searching(&clock_, Phase::Search);
+  const Clock::time_point start = Clock::now();
   const SearchInputs inputs = launch_inputs(spec_, space_.configs(), shape_, tuner_.limits());
-  return make_strategy(options_.strategy, space_, options_.seed, prior, inputs);
+  const double inputs_s = seconds_since(start);
+  std::unique_ptr<Strategy> strategy = make_strategy(options_.strategy, space_, options_.seed, prior, inputs);
+  logger()->debug("{} {}: launch inputs {:.3f} s, the strategy made in {:.3f} s", spec_.name, shape_key_, inputs_s,
+                  seconds_since(start) - inputs_s);
+  return strategy;
 }
 
+// The search an earlier call at the shape left goes on; else a fresh one starts with the configurations to measure
+// first.
 void ShapeRun::start_strategy() {
-  const Prior prior = read_prior();
-  for (const auto& sibling : prior.siblings) {
-    logger()->info("prior: {} stored results of this kernel version and shape on {}", sibling.times.size(), sibling.name);
+  if (!strategy_) {
+    const Prior prior = read_prior();
+    for (const auto& sibling : prior.siblings) {
+      logger()->info("prior: {} stored results of this kernel version and shape on {}", sibling.times.size(), sibling.name);
+    }
+    clock_.enter(Phase::Search);
+    strategy_ = std::make_unique<KeptSearch>(
+        start_first(fresh_strategy(prior),
+                    interrupted_first(stored_, index_of_,
+                                      with_prior_first(start_positions(spec_, start_configs(), index_of_), prior))),
+        space_.size());
   }
   clock_.enter(Phase::Search);
-  strategy_ = start_first(fresh_strategy(prior),
-                          interrupted_first(stored_, index_of_,
-                                            with_prior_first(start_positions(spec_, start_configs(), index_of_), prior)));
   // What the cubin cache holds. Among candidates it rates about as well, the strategy takes those: a repeated run then
   // compiles little, and a later shape reuses what earlier ones compiled (a configuration's binary does not depend on
   // the shape, unless it is shape-specialized). The measure loop compiles ahead only what it does not hold.
@@ -196,8 +221,16 @@ void ShapeRun::start_strategy() {
   }
 }
 
-// Tells the strategy every stored outcome of a configuration in the space, in configuration order (a resumed search
-// is deterministic), and counts each; returns how many there were. Stored configurations outside the space (another
+// The search goes back to the tuner for a later call at the shape, with the configurations' positions.
+void ShapeRun::keep_search() {
+  if (growth_ || !strategy_) return;
+  strategy_->prefer_ready({});  // what it holds refers to this call's space
+  strategy_->index_of() = std::move(index_of_);
+  tuner_.keep_search(spec_, shape_, std::move(strategy_));
+}
+
+// Tells the strategy every stored outcome of a configuration in the space that it has not heard (a search kept from
+// an earlier call heard that call's), in configuration order (a resumed search is deterministic), and counts each; returns how many there were. Stored configurations outside the space (another
 // --where, other device limits) are left out: the strategy could not propose them. So are interrupted ones (killed
 // from outside, which says nothing of them): the strategy may propose them again, and the budget has them to spend.
 std::size_t ShapeRun::resume() {
@@ -205,7 +238,7 @@ std::size_t ShapeRun::resume() {
   for (const auto& [config, r] : stored_) {
     const auto it = index_of_.find(config);
     if (it == index_of_.end() || r.status == Status::Interrupted) continue;
-    strategy_->observe(it->second, outcome(r));
+    if (!strategy_->knows(it->second)) strategy_->observe(it->second, outcome(r));  // a kept search heard the rest
     account(r, true);
     ++known;
   }
@@ -387,6 +420,11 @@ void ShapeRun::finish_clock() {
   report_.phases = clock_.read();
   report_.phases.compile_cpu_s = compile_cpu_s;
   report_.seconds = report_.phases.wall_s;
+  const PhaseTimes& p = report_.phases;
+  logger()->debug("{} {}: {} measured in {:.3f} s: start-up {:.3f}, waiting for compiles {:.3f}, measuring {:.3f}, "
+                  "searching {:.3f}, storing {:.3f}, other {:.3f}",
+                  spec_.name, shape_key_, report_.evaluated, p.wall_s, p.startup_s, p.compile_wait_s, p.measure_s,
+                  p.search_s, p.store_s, p.other_s);
 }
 
 }  // namespace cutune::detail

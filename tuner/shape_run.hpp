@@ -15,6 +15,7 @@
 #include "cutune/sample_growth.hpp"
 #include "cutune/tuner.hpp"
 #include "tuner/budget.hpp"
+#include "tuner/kept_search.hpp"
 #include "tuner/measure_loop.hpp"
 #include "tuner/phase_clock.hpp"
 #include "tuner/stop_rules.hpp"
@@ -43,7 +44,9 @@ class ShapeRun final : private MeasureEvents {
  public:
   /// Checks that the verification region fits `shape` and takes its space (enumerated ahead by Tuner::expect, or now).
   /// `budget`: the most configurations of the shape (TuneOptions::budget's meaning), in place of the options' own.
-  ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& shape, std::optional<std::size_t> budget = {});
+  /// `compile_ahead`: configurations a later call at the shape may go on to (RoundInputs::compile_beyond).
+  ShapeRun(TunerResources& tuner, const KernelSpec& spec, const Shape& shape, std::optional<std::size_t> budget = {},
+           std::size_t compile_ahead = 0);
   ShapeRun(const ShapeRun&) = delete;
   ShapeRun& operator=(const ShapeRun&) = delete;
 
@@ -62,6 +65,7 @@ class ShapeRun final : private MeasureEvents {
   Prior read_prior();
   std::unique_ptr<Strategy> fresh_strategy(const Prior& prior);
   void start_strategy();
+  void keep_search();
   std::size_t resume();
   void tune_on_gpus();
   void measure_and_retime(Dispatcher& dispatcher);
@@ -83,6 +87,7 @@ class ShapeRun final : private MeasureEvents {
   TunerResources& tuner_;
   const TuneOptions& options_;
   std::size_t budget_limit_;  // the configurations this shape may hold: TuneOptions::budget or the caller's
+  std::size_t compile_ahead_;
   Database& database_;
   const KernelSpec& spec_;
   const Shape& shape_;
@@ -103,7 +108,7 @@ class ShapeRun final : private MeasureEvents {
   Progress progress_;
   IndexOf index_of_;
   std::vector<Config> library_start_;  // a cuBLASLt configuration family: the heuristic's answers at the shape
-  std::unique_ptr<Strategy> strategy_;
+  std::unique_ptr<KeptSearch> strategy_;  // taken from the tuner when an earlier call at the shape left one
   std::function<bool(std::size_t)> compiled_;  // empty without a cache
   Budget budget_;
   StopRules stop_;

@@ -38,6 +38,10 @@ ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape, std::size_t 
   return detail::ShapeRun(*resources_, spec, shape, budget).run();
 }
 
+ShapeReport Tuner::tune(const KernelSpec& spec, const Shape& shape, std::size_t budget, std::size_t compile_ahead) {
+  return detail::ShapeRun(*resources_, spec, shape, budget, compile_ahead).run();
+}
+
 void Tuner::expect(const KernelSpec& spec, const std::vector<Shape>& shapes) { resources_->expect(spec, shapes); }
 
 }  // namespace cutune

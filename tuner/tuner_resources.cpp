@@ -10,6 +10,7 @@
 #include "cutune/error.hpp"
 #include "cutune/lazy_space.hpp"
 #include "measure/evaluator.hpp"
+#include "measure/workbench.hpp"
 #include "tuner/dispatch.hpp"
 #include "worker/compiler_processes.hpp"
 #include "worker/worker_client.hpp"
@@ -97,6 +98,7 @@ void TunerResources::expect(const KernelSpec& spec, const std::vector<Shape>& sh
   } catch (const std::exception&) {
     drop_dispatcher();
   }
+  if (!shapes.empty()) warm_compiles(spec, shapes.front());
   for (const Shape& shape : shapes) {
     auto& slot = upcoming_[{&spec, shape.str()}];
     if (!slot.valid()) {
@@ -107,13 +109,51 @@ void TunerResources::expect(const KernelSpec& spec, const std::vector<Shape>& sh
   }
 }
 
+TunerResources::KeptSpace* TunerResources::kept(const KernelSpec& spec, const std::string& key) {
+  for (KeptSpace& k : kept_) {
+    if (k.spec == &spec && k.hash == spec.hash && k.constraints == spec.constraints.size() && k.shape == key) return &k;
+  }
+  return nullptr;
+}
+
+std::unique_ptr<KeptSearch> TunerResources::take_search(const KernelSpec& spec, const Shape& shape,
+                                                        std::size_t space_size) {
+  KeptSpace* k = kept(spec, shape.str());
+  if (k == nullptr || !k->search) return nullptr;
+  std::unique_ptr<KeptSearch> search = std::move(k->search);
+  return search->space_size() == space_size ? std::move(search) : nullptr;
+}
+
+void TunerResources::keep_search(const KernelSpec& spec, const Shape& shape, std::unique_ptr<KeptSearch> search) {
+  if (KeptSpace* k = kept(spec, shape.str())) k->search = std::move(search);
+}
+
+// The kernels a shape's preparation needs before its first configuration is measured (the support kernels, the spec's
+// reference) are compiled into the cubin cache now, on the idle compile threads, rather than by the first shape while
+// its GPU waits; that shape's own set-up compiles then find them there, or wait for these
+// (CubinCache::load_or_compile). A failure here is the first shape's to report, in its place.
+void TunerResources::warm_compiles(const KernelSpec& spec, const Shape& shape) {
+  CubinCache* const c = cache();
+  if (c == nullptr) return;
+  CompilePool& pool = compile_pool();
+  const std::string arch = identity_.arch();
+  for (std::size_t part = 0; !support_warmed_ && part < kSupportParts; ++part) {
+    pool.submit([arch, c, part] {
+      cache_support_kernels(arch, c, part);
+      return CompileOutput{};
+    });
+  }
+  support_warmed_ = true;
+  const VerifyMode verify = spec.verify_mode(options_.measure.verify);
+  if (verify == VerifyMode::None) return;
+  pool.submit([own = std::make_shared<const KernelSpec>(spec), c, verify, arch, shape] {
+    return compile_reference_for(c, *own, verify, arch, shape);
+  });
+}
+
 Space TunerResources::tuning_space_of(const KernelSpec& spec, const Shape& shape) {
   const std::string key = shape.str();
-  for (const KeptSpace& k : kept_) {
-    if (k.spec == &spec && k.hash == spec.hash && k.constraints == spec.constraints.size() && k.shape == key) {
-      return k.space;
-    }
-  }
+  if (const KeptSpace* k = kept(spec, key)) return k->space;
   Space space;
   if (const auto ahead = upcoming_.find({&spec, key}); ahead != upcoming_.end()) {
     auto future = std::move(ahead->second);
@@ -123,7 +163,7 @@ Space TunerResources::tuning_space_of(const KernelSpec& spec, const Shape& shape
     space = tuning_space(spec, shape, limits_);
   }
   if (kept_.size() == kKeptSpaces) kept_.pop_front();
-  kept_.push_back({&spec, spec.hash, spec.constraints.size(), key, space});
+  kept_.push_back({&spec, spec.hash, spec.constraints.size(), key, space, nullptr});
   return space;
 }
 

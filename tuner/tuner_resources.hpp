@@ -12,6 +12,7 @@
 
 #include "cutune/compiler.hpp"
 #include "cutune/tuner.hpp"
+#include "tuner/kept_search.hpp"
 
 namespace cutune::detail {
 
@@ -56,11 +57,19 @@ class TunerResources {
   Space tuning_space_of(const KernelSpec& spec, const Shape& shape);
   /// How many spaces tuning_space_of() keeps: an operation's implementations at one shape, and some to spare.
   static constexpr std::size_t kKeptSpaces = 4;
+  /// The search the last call at `spec` and `shape` left (keep_search), taken out; null when there is none, or when it
+  /// searched a space of another size than `space_size`.
+  std::unique_ptr<KeptSearch> take_search(const KernelSpec& spec, const Shape& shape, std::size_t space_size);
+  /// Keeps `search` with the space tuning_space_of() keeps for `spec` at `shape`, for the next call there; it goes when
+  /// that space goes (or at once, when the space is no longer kept).
+  void keep_search(const KernelSpec& spec, const Shape& shape, std::unique_ptr<KeptSearch> search);
 
  private:
   // Where the compile threads compile (compiler processes, or this process), chosen once; warns when the process may
   // use fewer CPUs than the machine has.
   const NvrtcRunnerFactory& compile_runners();
+  // Starts the compiles the first shape of `spec` would wait for before measuring (expect()).
+  void warm_compiles(const KernelSpec& spec, const Shape& shape);
 
   DeviceIdentity identity_;
   DeviceLimits limits_;
@@ -71,6 +80,7 @@ class TunerResources {
   std::unique_ptr<CubinCache> cache_;    // before the dispatcher: an in-process lane uses it
   NvrtcRunnerFactory compile_runners_;  // compiler processes, kept for later shapes
   bool compile_runners_chosen_ = false;
+  bool support_warmed_ = false;  // the support kernels' compiles were started (warm_compiles())
   std::unique_ptr<Dispatcher> dispatcher_;  // started by the first shape with something to measure
   // The compile threads, kept for later shapes: a compile a shape started ahead of its strategy (Strategy::upcoming())
   // may run on after the shape ends, without holding up the next. Ends first: its jobs post to the lanes' outbox.
@@ -84,7 +94,10 @@ class TunerResources {
     std::size_t constraints = 0;  // --where adds to them without changing the version
     std::string shape;
     Space space;
+    std::unique_ptr<KeptSearch> search;  // the search of the last call there (keep_search), if kept
   };
+  // The kept space of `spec` (the same object, version and constraints) at the shape `key`, or null.
+  KeptSpace* kept(const KernelSpec& spec, const std::string& key);
   std::deque<KeptSpace> kept_;
 };
 

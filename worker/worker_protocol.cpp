@@ -16,6 +16,7 @@
 #include "cutune/device.hpp"
 #include "cutune/error.hpp"
 #include "cutune/result_fields.hpp"
+#include "worker/kept_benches.hpp"
 
 namespace cutune::detail {
 namespace {
@@ -184,9 +185,7 @@ L2Flush l2_flush_from_message(const Message& m) {
 
 int worker_main(int in, int out) {
   std::unique_ptr<Device> device;
-  std::unique_ptr<KernelSpec> spec;
-  std::unique_ptr<CubinCache> cache;
-  std::unique_ptr<Workbench> bench;
+  KeptBenches benches;
   for (;;) {
     Message request;
     if (read_message(in, -1.0, {}, request) != ReadOutcome::Message) return 0;  // the tuner is gone
@@ -199,28 +198,20 @@ int worker_main(int in, int out) {
         device->block_while_waiting();  // the compile pool needs every core; this process mostly waits on the GPU
         reply = {{"ok", true}};
       } else if (op == "bench") {
-        bench.reset();
-        spec = std::make_unique<KernelSpec>(KernelSpec::from_json(request.at("spec").get<std::string>(),
-                                                                  request.at("source").get<std::string>(),
-                                                                  request.at("source_name").get<std::string>(),
-                                                                  request.value("folder", std::string())));
-        const Shape shape{request.at("shape").get<std::vector<std::int64_t>>()};
-        const std::string cache_dir = request.at("cache_dir").get<std::string>();
-        cache = cache_dir.empty() ? nullptr : std::make_unique<CubinCache>(cache_dir);
-        bench = std::make_unique<Workbench>(*device, *spec, shape, measure_options_from_message(request.at("options")),
-                                            l2_flush_from_message(request.at("flush")));
-        bench->prepare(cache.get());
+        if (!device) throw Error("a set-up request before the worker's hello");
+        benches.select(request, *device);
         reply = {{"ok", true}};
       } else if (op == "evaluate") {
-        const Config config = spec->parse_config(request.at("config").get<std::string>());
+        Workbench& bench = benches.bench();
+        const Config config = benches.spec().parse_config(request.at("config").get<std::string>());
         const CompileOutput compiled = compile_output_from_message(request.at("compiled"));
         const int repeats = request.at("retime").get<int>();
-        const Result r = repeats > 0 ? bench->retime(config, compiled, repeats)
-                                     : bench->evaluate(config, compiled, request.at("best_ms").get<double>());
-        exit_after_reply = !bench->usable();  // the context is poisoned: the tuner starts a fresh worker
+        const Result r = repeats > 0 ? bench.retime(config, compiled, repeats)
+                                     : bench.evaluate(config, compiled, request.at("best_ms").get<double>());
+        exit_after_reply = !bench.usable();  // the context is poisoned: the tuner starts a fresh worker
         reply = {{"result", to_message(r)}};
       } else if (op == "copy") {
-        reply = {{"gbs", bench->copy_bandwidth(request.at("bytes").get<std::int64_t>())}};
+        reply = {{"gbs", benches.bench().copy_bandwidth(request.at("bytes").get<std::int64_t>())}};
       } else {
         reply = {{"error", "unknown worker request '" + op + "'"}};
       }

@@ -1,9 +1,15 @@
-// Host-only tests of the on-disk cubin cache: keys, round trips, damaged entries, the size bound.
+// Host-only tests of the on-disk cubin cache: keys, round trips, damaged entries, the size bound, compiles shared while
+// under way.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <stdexcept>
+#include <thread>
 
 #include "cutune/cubin_cache.hpp"
 #include "cutune/target.hpp"
@@ -140,6 +146,41 @@ TEST_F(CubinCacheTest, CompileThroughTheCache) {
   const CompileOutput uncached = compile_config_cached(nullptr, spec, spec.default_config(), "sm_90");
   EXPECT_FALSE(uncached.from_cache);
   EXPECT_EQ(uncached.cubin, first.cubin);
+}
+
+TEST_F(CubinCacheTest, ACompileUnderWayIsWaitedForNotStartedAgain) {
+  CubinCache cache(dir_);
+  std::atomic<int> compiles = 0;
+  std::promise<void> started;
+  std::promise<void> finish;
+  std::shared_future<void> may_finish = finish.get_future().share();
+  auto first = std::async(std::launch::async, [&] {
+    return cache.load_or_compile("k1", [&] {
+      ++compiles;
+      started.set_value();
+      may_finish.wait();  // still compiling while the second caller asks
+      return fake("binary");
+    });
+  });
+  started.get_future().wait();
+  auto second = std::async(std::launch::async, [&] {
+    return cache.load_or_compile("k1", [&] {
+      ++compiles;
+      return fake("another binary");
+    });
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  finish.set_value();
+  const CompileOutput a = first.get(), b = second.get();
+  EXPECT_EQ(compiles.load(), 1);
+  EXPECT_FALSE(a.from_cache);
+  EXPECT_EQ(b.cubin, "binary");
+  EXPECT_EQ(cache.load_or_compile("k1", [&] { return ++compiles, fake("third"); }).cubin, "binary");  // stored
+  EXPECT_EQ(compiles.load(), 1);
+  // What the compile throws reaches its caller, and the key is free again afterwards.
+  EXPECT_THROW(cache.load_or_compile("k2", []() -> CompileOutput { throw std::runtime_error("no compiler"); }),
+               std::runtime_error);
+  EXPECT_EQ(cache.load_or_compile("k2", [] { return fake("k2 binary"); }).cubin, "k2 binary");
 }
 
 }  // namespace

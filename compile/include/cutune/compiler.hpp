@@ -85,14 +85,20 @@ class CompilePool {
   CompilePool& operator=(const CompilePool&) = delete;
 
   std::future<CompileOutput> submit(std::function<CompileOutput()> job);
+  /// A job for a spare thread: it starts only when no job of submit() is waiting (compiles ahead of a search, which
+  /// must not hold up the compiles it asked for).
+  std::future<CompileOutput> submit_spare(std::function<CompileOutput()> job);
   unsigned threads() const { return static_cast<unsigned>(workers_.size()); }
 
  private:
+  std::future<CompileOutput> enqueue(std::function<CompileOutput()> job,
+                                     std::deque<std::packaged_task<CompileOutput()>>& queue);
   void work();
 
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<std::packaged_task<CompileOutput()>> queue_;
+  std::deque<std::packaged_task<CompileOutput()>> spare_queue_;  // submit_spare()'s, taken when queue_ is empty
   bool stopping_ = false;
   detail::NvrtcRunnerFactory runners_;
   std::vector<std::thread> workers_;

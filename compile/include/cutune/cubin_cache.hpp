@@ -4,6 +4,10 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <future>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -34,6 +38,11 @@ class CubinCache {
   /// Stores a successful compile; failures are not cached. Never throws: a cache that cannot be written only
   /// costs compile time.
   void store(const std::string& key, const CompileOutput& output);
+  /// The compile stored under `key`, else `compile()`'s output, stored. While a thread compiles a key, another that asks
+  /// for the same key waits for that compile rather than compiling it again (a compile ahead of the search and the
+  /// search's own proposal of the same configuration). from_cache is set, and ms is the wait, when this call did not
+  /// compile; what `compile` throws reaches every caller waiting for it.
+  CompileOutput load_or_compile(const std::string& key, const std::function<CompileOutput()>& compile);
 
   const std::filesystem::path& directory() const { return directory_; }
   std::uint64_t hits() const { return hits_; }
@@ -47,6 +56,8 @@ class CubinCache {
   std::atomic<std::uint64_t> hits_ = 0;
   std::atomic<std::uint64_t> misses_ = 0;
   std::atomic<std::uint64_t> stored_since_trim_ = 0;
+  std::mutex compiling_mutex_;
+  std::map<std::string, std::shared_future<CompileOutput>> compiling_;  // keys being compiled in this process
 };
 
 /// CubinCache::key() of many compiles of one kernel of one spec, its source hashed once: the keys of candidate

@@ -178,6 +178,10 @@ class Tuner {
   /// The same with `budget` in place of TuneOptions::budget (0: the whole space): one implementation's share of an
   /// operation's budget.
   ShapeReport tune(const KernelSpec& spec, const Shape& shape, std::size_t budget);
+  /// The same, where a later call at this shape with this spec may go on with the search (an operation's next turn):
+  /// the tuner keeps the search for it, and compiles up to `compile_ahead` of its likely next proposals into the cubin
+  /// cache on spare compile threads meanwhile, so that the later call starts measuring without waiting for compiles.
+  ShapeReport tune(const KernelSpec& spec, const Shape& shape, std::size_t budget, std::size_t compile_ahead);
   /// Says which shapes tune() will be asked for next with `spec` (the same object): the workers start and the shapes'
   /// spaces are enumerated in the background meanwhile, so that a shape does not start by enumerating its space (up
   /// to half a second for a large template such as gemm_bf16). Optional; an error of an enumeration is thrown by the
