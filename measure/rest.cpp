@@ -2,6 +2,8 @@
 #include "rest.hpp"
 
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <numeric>
 #include <thread>
 
@@ -19,12 +21,28 @@ std::chrono::microseconds rest_after(const std::vector<double>& samples_ms) {
 
 }  // namespace detail
 
+namespace {
+
+// When each GPU of this process has rested from its last measurement: one time per GPU, whichever workbench measured
+// last (a worker keeps several, an operation's implementations take turns on one GPU).
+std::mutex rests_mutex;
+std::map<int, std::chrono::steady_clock::time_point> rested_at;
+
+}  // namespace
+
 void Workbench::Impl::rest() {
-  if (std::chrono::steady_clock::now() < rested_at) std::this_thread::sleep_until(rested_at);
+  std::chrono::steady_clock::time_point until;
+  {
+    const std::lock_guard lock(rests_mutex);
+    until = rested_at[device.ordinal()];
+  }
+  if (std::chrono::steady_clock::now() < until) std::this_thread::sleep_until(until);
 }
 
 void Workbench::Impl::rested_after(const std::vector<double>& samples_ms) {
-  rested_at = std::chrono::steady_clock::now() + detail::rest_after(samples_ms);
+  const auto until = std::chrono::steady_clock::now() + detail::rest_after(samples_ms);
+  const std::lock_guard lock(rests_mutex);
+  rested_at[device.ordinal()] = until;
 }
 
 }  // namespace cutune

@@ -145,7 +145,6 @@ struct Workbench::Impl {
   detail::DeviceBuffer stats;
   bool usable = true;
   bool prepared = false;  // support kernels loaded and reference computed
-  std::chrono::steady_clock::time_point rested_at{};  // before then, the GPU rests from the last measurement (rest())
   double peak = 0.0;      // the metric's peak on this device (Result::peak), found by prepare()
   std::shared_ptr<detail::PipelineWorkbench> pipeline;  // specs with a host pipeline: its host side (prepare())
   std::shared_ptr<detail::LibraryWorkbench> library;    // library families: the call planned at the shape (prepare())
@@ -195,7 +194,8 @@ struct Workbench::Impl {
   /// Device-to-device copy of `bytes`, timed like a kernel: GB/s counting bytes read plus bytes written.
   double copy_bandwidth(std::int64_t bytes);
   /// Waits until the GPU has rested from the previous configuration's measurement as long as that measurement kept it
-  /// busy (when that was over kRestAbove): every configuration's timing starts at the same power state (rest.cpp).
+  /// busy (when that was over kRestAbove), whichever workbench of this process measured it on this GPU: every
+  /// configuration's timing starts at the same power state (rest.cpp).
   void rest();
   /// Records the measurement just made (its timed runs, ms) for rest().
   void rested_after(const std::vector<double>& samples_ms);
