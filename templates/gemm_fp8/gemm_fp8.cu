@@ -4,44 +4,31 @@
 // and scale_b are device scalars (per-tensor scales, read once by each thread), bias one value per column of D or a
 // null pointer for none. beta == 0 follows BLAS: C is then not read.
 //
-// The specs compile it after gemm_tc_shared.cu (A's element type, rasterization, split-K), gemm_sm90_ptx.cu,
-// gemm_sm90.cu (the warp-specialized TMA + wgmma pipeline of the 16-bit kernels: producer, ring of stages, persistent
-// and stream-K walks, ping-pong, clusters and multicast; described there), gemm_sm90_streamk.cu,
-// gemm_sm90_transposed.cu (the staged layout of SWAP=1's epilogue), gemm_sm90_store.cu (EPI=1's TMA stores) and
-// gemm_fp8_ops.cu (the instructions).
+// The specs compile it after gemm_tc_shared.cu, gemm_sm90_ptx.cu, gemm_sm90.cu (the warp-specialized TMA + wgmma
+// pipeline of the 16-bit kernels, described there), gemm_sm90_streamk.cu, gemm_sm90_transposed.cu, gemm_sm90_store.cu,
+// gemm_fp8_promote.cu (two buffers of promoted sums) and gemm_fp8_ops.cu (the instructions).
 //
-// wgmma reads 8-bit operands from shared memory K-major only, which both A and B are here: a slab is BK = 128 elements
-// deep, one 128-byte swizzled row per row of A and per column of the product for B, and each of its four k32 steps is
-// 32 bytes further along the rows (gemm_sm90::kmajor_descriptor, as for the 16-bit A). The producer loads A's BM x 128
-// box through a_map and B's BN x 128 rows through b_map (two boxes of BN / 2 rows with multicast, one per block of
-// the cluster).
+// wgmma reads 8-bit operands from shared memory K-major only, as both A and B are here: a slab is BK = 128 elements
+// deep, one 128-byte swizzled row per row of A and per column of the product, four k32 steps of 32 bytes each. The
+// producer loads A's BM x 128 box and B's BN x 128 rows (two boxes of BN / 2 rows with multicast).
 //
-// SWAP=0: the WG consumer warpgroups each own BM / WG rows of the tile (m64 wgmma tiles against all BN columns).
-// SWAP=1, for skinny M: the product is computed transposed, C^T = B^T A^T, which costs nothing with both operands
-// K-major: wgmma's A is a 64-row chunk of B's tile, its B is A's BM rows (wgmma's N, 16 to 128), each consumer owning
-// BN / WG columns of C; the accumulators hold slices of C^T, staged through the ring in the layout of
-// gemm_sm90_transposed.cu before 16-byte stores.
+// SWAP=0: the WG consumer warpgroups each own BM / WG rows of the tile. SWAP=1, for skinny M: C^T = B^T A^T (free with
+// both operands K-major), wgmma's A a 64-row chunk of B's tile and its B A's BM rows; the slices of C^T are staged
+// through the ring (gemm_sm90_transposed.cu) before 16-byte stores. Stores of D (SWAP=0): EPI=0 from the registers;
+// EPI=1 (16-bit D) through shared memory and TMA stores that run on under the next tile's main loop.
 //
-// Stores of D (SWAP=0): EPI=0 from the registers, 8 columns per thread and store (gathered within quads of threads);
-// EPI=1 (16-bit D) staged in shared memory by each consumer warpgroup and written by TMA stores that run on under the
-// next tile's main loop (gemm_sm90_store.cu, with its EPI_SLICE).
+// PROMOTE=P adds the products of every P slabs to FP32 accumulators in registers instead of letting the tensor cores
+// carry the sum across K: Hopper's FP8 wgmma keeps about 14 bits of its running sum (as reported for DeepSeek-V3's
+// training, which promotes every 128 products, P = 1). PROMOTE=0 is cuBLASLt's "fast accumulation"; verification
+// keeps a P only where its error passes.
 //
-// PROMOTE=P adds the products of every P slabs (one slab: 128 products per element, four wgmmas) to the FP32
-// accumulators in registers, instead of letting the tensor cores carry the sum across all of K: Hopper's FP8 wgmma
-// keeps fewer bits of its running sum than FP32 (about 14, as reported for DeepSeek-V3's training, which promotes every
-// 128 products the same way, P = 1). It costs a second set of registers and a wait for the wgmmas every P slabs;
-// PROMOTE=0 is cuBLASLt's "fast accumulation". Verification keeps a P only where its error passes.
+// BLOCK_SCALE=1 (gemm_fp8_blockscaled): A scaled per row and 128-element block of K (scale_a: ceil(K / 128) x M
+// floats), B per 128 x 128 block (scale_b: ceil(N / 128) x ceil(K / 128) floats, row-major by block of N); PROMOTE=1
+// applies each slab's scales as it adds the slab's sums, the scales read while the slab's wgmmas run. SWAP=0, BN 64,
+// 128 or 256.
 //
-// BLOCK_SCALE=1 (gemm_fp8_blockscaled): instead of per-tensor scales, A is scaled per row and 128-element block of K
-// (scale_a: ceil(K / 128) x M floats, block kb's M scales contiguous) and B per 128 x 128 block (scale_b:
-// ceil(N / 128) x ceil(K / 128) floats, row-major by block of N): D = alpha * sum over kb of scale_a[kb][m] *
-// scale_b[n / 128][kb] * (the kb-th slab's products) + beta * C + bias. A slab is one block of K, so PROMOTE=1 applies
-// each slab's scales as it adds the slab's sums to the FP32 accumulators; the scales are read from global memory
-// while the slab's wgmmas run. SWAP=0, and BN 64, 128 or 256 (a tile within one block of B's scales, or two).
-//
-// Verification: gemm_fp8_reference (gemm_fp8_reference.cu, compiled after this file) sees the same FP8 inputs,
-// multiplies them exactly and sums in double, applies the same scales, beta and bias and rounds once to the output
-// type; the specs' tolerances are stated per output type.
+// Verification: gemm_fp8_reference (compiled after this file) multiplies the same FP8 inputs exactly, sums in double,
+// applies the same scales, beta and bias and rounds once to the output type.
 #ifndef B_TYPE
 #define B_TYPE 3
 #endif
