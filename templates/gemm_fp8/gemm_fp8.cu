@@ -11,7 +11,6 @@
 // wgmma reads 8-bit operands from shared memory K-major only, as both A and B are here: a slab is BK = 128 elements
 // deep, one 128-byte swizzled row per row of A and per column of the product, four k32 steps of 32 bytes each. The
 // producer loads A's BM x 128 box and B's BN x 128 rows (two boxes of BN / 2 rows with multicast).
-//
 // SWAP=0: the WG consumer warpgroups each own BM / WG rows of the tile. SWAP=1, for skinny M: C^T = B^T A^T (free with
 // both operands K-major), wgmma's A a 64-row chunk of B's tile and its B A's BM rows; the slices of C^T are staged
 // through the ring (gemm_sm90_transposed.cu) before 16-byte stores. Stores of D (SWAP=0): EPI=0 from the registers;
@@ -26,7 +25,6 @@
 // floats), B per 128 x 128 block (scale_b: ceil(N / 128) x ceil(K / 128) floats, row-major by block of N); PROMOTE=1
 // applies each slab's scales as it adds the slab's sums, the scales read while the slab's wgmmas run. SWAP=0, BN 64,
 // 128 or 256.
-//
 // Verification: gemm_fp8_reference (compiled after this file) multiplies the same FP8 inputs exactly, sums in double,
 // applies the same scales, beta and bias and rounds once to the output type.
 #ifndef B_TYPE
@@ -176,9 +174,8 @@ static_assert(PROMOTE >= 0 && PROMOTE <= 4, "slabs between promotions (0: none)"
 static_assert(!kSwap || PERSIST == 0 && PINGPONG == 0, "SWAP=1 stages its one tile in the ring");
 static_assert(kStageA % kGroup == 0, "B's rows start on a swizzle repeat (1024 bytes)");
 static_assert(accumulators_cover_tile<kWidth>(), "the accumulator layout must cover the tile once");
-// PROMOTE's partial sums in two buffers, added while the next slab's wgmmas run (gemm_fp8_promote.cu), where the
-// registers hold them beside the accumulators: not with two blocks an SM (128 registers a thread), and FP32 D's
-// epilogue needs more of them than 16-bit D's (a 128x128 tile of FP32 D with three sets of 64 spilled).
+// PROMOTE's sums in two buffers (gemm_fp8_promote.cu) where the registers hold them: not with two blocks an SM, and
+// fewer for FP32 D, whose epilogue needs more registers (a 128x128 tile with three sets of 64 spilled).
 constexpr bool kOverlap = PROMOTE >= 1 && PERSIST != 2 && 3 * kTiles * kAccs <= (OUT == 0 ? 144 : 192);
 constexpr int kSumRegisters = (kOverlap ? 3 : PROMOTE ? 2 : 1) * kTiles * kAccs;
 // Two consumer warpgroups that hold 128 accumulators or more reallocate registers (gemm_sm90.cu says why and how).
@@ -244,12 +241,9 @@ struct SlabScales {
 static_assert(BLOCK_SCALE == 0 || PROMOTE == 1 && !kSwap && (BN == 64 || BN == 128 || BN == 256),
               "block scales: one slab per block of K, SWAP=0, tiles within one or two blocks of B's scales");
 
-// PROMOTE's main loop: per slab, wait for its stage and let its wgmmas add the slab's products to a buffer of partial
-// sums, which the first slab of every PROMOTE starts afresh; after every PROMOTE-th slab (and the last), wait for the
-// wgmmas and add the partial sums to `acc` on the CUDA cores. Between promotions a slab's stage is released one slab
-// later (wait_group 1, as in consume_slabs); at a promotion every stage read so far. `issued()` runs once the last
-// slab's wgmmas are issued (ping-pong's turn, as in consume_slabs). The tensor cores idle at each promotion: this loop
-// serves the tiles whose registers cannot hold a second buffer (kOverlap: consume_overlapped below).
+// PROMOTE's main loop with one buffer of partial sums (tiles whose registers cannot hold two; kOverlap): the wgmmas of
+// PROMOTE slabs sum into it, then after a wait (every stage read so far released) it is added to `acc`; between
+// promotions a stage is released one slab later. `issued()` runs once the last slab's wgmmas are issued.
 template <typename Issued>
 __device__ __forceinline__ void consume_promoted(const Block& block, float (&acc)[kTiles][kAccs], int first,
                                                  const BlockScales& scales, Issued&& issued) {
@@ -352,12 +346,9 @@ __device__ __forceinline__ void main_loop(const Block& block, float (&acc)[kTile
   }
 }
 
-// SWAP=0, before either store of the tile: the scale and the bias applied to this thread's accumulators in place; the
-// stores then use `plain`, which only rounds (and adds beta * C). A thread holds columns 8 j + 2 q and the next (q = t %
-// 4) of every n8 block j, for both of its rows. The bias is read 64 columns at a time, two consecutive values per lane
-// of the warp (one coalesced load each, 128 or 256 bytes a warp), and each lane takes the pair of its block j from
-// lane 4 j + q with shuffles: 2 loads and 16 shuffles per 64 columns, where a load per value (128 loads a thread for BN
-// = 256, at one LSU instruction each) kept the texture pipeline busy for much of the epilogue (ncu, 8192x8192x256).
+// SWAP=0, before either store of the tile: scale and bias applied to this thread's accumulators in place (the stores
+// then only round and add beta * C). The bias is read 64 columns at a time, two values per lane in one coalesced load,
+// and shuffled to the lanes that hold them: a load per value kept the texture pipeline busy (ncu, 8192x8192x256).
 __device__ __forceinline__ void scale_and_bias(float (&acc)[kTiles][kAccs], int n0, int t, const Output& out) {
   static_assert(kSwap || kAccs == BN / 2,
                 "64-column segments of 8 n8 blocks (the last one of BN % 64 columns), 4 accumulators per block");

@@ -2,7 +2,7 @@
 // hold them): the wgmmas of PROMOTE slabs sum into one buffer while the sums of the PROMOTE slabs before, in the other
 // buffer, are added to the FP32 accumulators. The specs compile it after gemm_sm90*.cu and before gemm_fp8.cu.
 //
-// With one buffer, a consumer warpgroup waits for all of its wgmmas before it adds their sums, and both warpgroups
+// With one buffer, a consumer warpgroup waits for all of its wgmmas, then adds their sums, and both warpgroups
 // reach that wait together (they read the same stages), so the tensor cores idle while they add and issue the next
 // slab. With two, a group's first slab is issued into the other buffer before the wait, and the wait (wait_group 1)
 // leaves that slab's wgmmas running: the tensor cores hold the next slab's work while the sums are added.
