@@ -44,6 +44,8 @@ std::size_t OperationBudget::left() const {
   return budget_ > given ? budget_ - given : 0;
 }
 
+std::size_t OperationBudget::next_round_size() const { return std::min(round_size(), left()); }
+
 std::optional<double> OperationBudget::best_ms() const {
   std::optional<double> best;
   for (const State& s : states_) {
@@ -77,7 +79,7 @@ std::optional<BudgetTurn> OperationBudget::next() {
 }
 
 std::optional<BudgetTurn> OperationBudget::next_round() {
-  const std::size_t size = std::min(round_size(), left());
+  const std::size_t size = next_round_size();
   if (size == 0) return std::nullopt;
   std::optional<std::size_t> chosen;
   double chosen_pay = 0.0;

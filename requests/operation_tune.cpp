@@ -65,11 +65,8 @@ ShapeReport tune_turn(Tuner& tuner, const KernelSpec& spec, const Shape& shape, 
 
 // What a later round of a template may add after this turn, as far as the budget leaves one: the tuner compiles that
 // much of its search's next proposals ahead (a library family compiles nothing).
-std::size_t compile_ahead(const KernelSpec& spec, std::size_t budget, const std::vector<std::size_t>& shares) {
-  std::size_t given = 0;
-  for (const std::size_t s : shares) given += s;
-  if (spec.library || budget <= given) return 0;
-  return std::min(budget - given, std::max<std::size_t>(1, budget / OperationBudget::kRoundDivisor));
+std::size_t compile_ahead(const KernelSpec& spec, const OperationBudget& rule) {
+  return spec.library ? 0 : rule.next_round_size();
 }
 
 }  // namespace
@@ -87,16 +84,14 @@ std::vector<ShapeReport> tune_operation_shape(Tuner& tuner, const OperationSpec&
   const std::vector<std::size_t> order = operation_tuning_order(operation);
   OperationBudget rule(order, budget, operation_share_groups(operation));
   std::vector<std::optional<ShapeReport>> merged(operation.implementations.size());
-  std::vector<std::size_t> shares(operation.implementations.size());
   while (const std::optional<BudgetTurn> turn = rule.next()) {
     const KernelSpec& spec = operation.implementations[turn->implementation];
     detail::logger()->info("{} {}: {} to {} configurations ({})", operation.name, shape.str(), spec.name,
                            turn->share, turn->why);
     if (hooks.implementation) hooks.implementation(spec);
-    shares[turn->implementation] = turn->share;
     TurnOutcome outcome;
     merge_turn(merged[turn->implementation],
-               tune_turn(tuner, spec, shape, turn->share, compile_ahead(spec, budget, shares), tap, outcome));
+               tune_turn(tuner, spec, shape, turn->share, compile_ahead(spec, rule), tap, outcome));
     rule.record(turn->implementation, outcome);
   }
   std::vector<ShapeReport> reports;

@@ -48,6 +48,8 @@ class OperationBudget {
   std::optional<BudgetTurn> next();
   void record(std::size_t implementation, const TurnOutcome& outcome);
 
+  /// What one more round could add, as far as the budget leaves one: a round's size, or what is left (0: nothing).
+  std::size_t next_round_size() const;
   /// The operation's best time at the shape so far (ms), over every implementation's turns.
   std::optional<double> best_ms() const;
   /// What one more round of `implementation` is expected to lower the operation's best time by, per second of
